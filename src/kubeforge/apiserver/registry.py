@@ -1,0 +1,166 @@
+"""What the local API server serves right now: the built-in kinds plus every established CRD.
+
+``Registry`` is the one source of truth shared by the REST handlers (which look a
+URL up here), discovery and OpenAPI (which list everything) and Table output (which
+reads printer columns). CRD create/delete calls ``add_crd``/``remove_crd`` so a
+custom resource is served, and advertised, the moment its CRD exists.
+
+Entry point: ``Registry()`` (built-ins only), then ``lookup(group, version, plural)``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from kubeforge.core.resource import ResourceInfo
+
+__all__ = ["ALL_VERBS", "BUILTIN_RESOURCES", "Registry", "ServedResource"]
+
+ALL_VERBS: tuple[str, ...] = (
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
+)
+
+
+@dataclass(frozen=True)
+class ServedResource:
+    """One resource at one group/version, as discovery and the handlers see it."""
+
+    info: ResourceInfo
+    verbs: tuple[str, ...] = ALL_VERBS
+    subresources: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    schema: dict[str, Any] | None = None
+    printer_columns: tuple[dict[str, Any], ...] = ()
+    # Extra knowledge the REST layer needs; discovery may ignore these.
+    storage: bool = True
+    builtin: bool = True
+    crd_name: str = ""
+
+
+def _builtin(
+    group: str,
+    kind: str,
+    plural: str,
+    *,
+    namespaced: bool = True,
+    short: tuple[str, ...] = (),
+    subresources: tuple[str, ...] = (),
+    categories: tuple[str, ...] = (),
+    verbs: tuple[str, ...] = ALL_VERBS,
+) -> ServedResource:
+    info = ResourceInfo(
+        group=group,
+        version="v1",
+        kind=kind,
+        plural=plural,
+        namespaced=namespaced,
+        short_names=short,
+        singular=kind.lower(),
+    )
+    return ServedResource(info=info, verbs=verbs, subresources=subresources, categories=categories)
+
+
+# Namespaces cannot be deleted as a collection on a real server; keep the verb set honest.
+_NS_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
+
+BUILTIN_RESOURCES: tuple[ServedResource, ...] = (
+    _builtin("", "ConfigMap", "configmaps", short=("cm",)),
+    _builtin("", "Event", "events", short=("ev",)),
+    _builtin(
+        "",
+        "Namespace",
+        "namespaces",
+        namespaced=False,
+        short=("ns",),
+        subresources=("status",),
+        verbs=_NS_VERBS,
+    ),
+    _builtin("", "Node", "nodes", namespaced=False, short=("no",), subresources=("status",)),
+    _builtin("", "Pod", "pods", short=("po",), subresources=("status",), categories=("all",)),
+    _builtin("", "Secret", "secrets"),
+    _builtin(
+        "",
+        "Service",
+        "services",
+        short=("svc",),
+        subresources=("status",),
+        categories=("all",),
+    ),
+    _builtin("coordination.k8s.io", "Lease", "leases"),
+    _builtin(
+        "apiextensions.k8s.io",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        namespaced=False,
+        short=("crd", "crds"),
+        subresources=("status",),
+        categories=("api-extensions",),
+    ),
+)
+
+
+class Registry:
+    """The mutable set of served resources (built-ins first, then CRDs in creation order)."""
+
+    def __init__(self) -> None:
+        self._builtins: list[ServedResource] = list(BUILTIN_RESOURCES)
+        # crd name -> its served resources, one per served version (priority order)
+        self._crds: dict[str, list[ServedResource]] = {}
+
+    def resources(self) -> list[ServedResource]:
+        """Everything served now, in a stable order: core group first, then by group."""
+        return [*self._builtins, *(r for served in self._crds.values() for r in served)]
+
+    def lookup(self, group: str, version: str, plural: str) -> ServedResource | None:
+        for served in self.resources():
+            info = served.info
+            if info.group == group and info.version == version and info.plural == plural:
+                return served
+        return None
+
+    def storage_version_of(self, group: str, plural: str) -> ServedResource | None:
+        """The version objects of ``plural.group`` are stored at (CRDs may serve several)."""
+        for served in self.resources():
+            if served.info.group == group and served.info.plural == plural and served.storage:
+                return served
+        return None
+
+    def group_versions(self) -> list[tuple[str, list[str]]]:
+        """``[(group, [versions, highest priority first])]``; the core group is ``""``."""
+        order: dict[str, list[str]] = {}
+        for served in self.resources():
+            versions = order.setdefault(served.info.group, [])
+            if served.info.version not in versions:
+                versions.append(served.info.version)
+        return [(group, _by_priority(versions)) for group, versions in order.items()]
+
+    def add_crd(self, name: str, served: list[ServedResource]) -> None:
+        """Serve (or re-serve, after an update) every version of one CRD."""
+        self._crds[name] = list(served)
+
+    def remove_crd(self, name: str) -> None:
+        self._crds.pop(name, None)
+
+
+def _by_priority(versions: list[str]) -> list[str]:
+    """Kubernetes version priority: GA > beta > alpha, higher numbers first, others last."""
+    return sorted(versions, key=_version_key)
+
+
+def _version_key(version: str) -> tuple[int, int, int, str]:
+    match = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", version)
+    if not match:
+        return (3, 0, 0, version)
+    major = int(match.group(1))
+    stage = {None: 0, "beta": 1, "alpha": 2}[match.group(2)]
+    minor = int(match.group(3) or 0)
+    return (stage, -major, -minor, version)
