@@ -1,0 +1,26 @@
+"""Async HTTP to the Kubernetes API server: typed and dynamic verbs, watch streams, discovery.
+
+Entry point: ``Client`` (``async with Client(load_config()) as client``), then
+``client.api(Pod, namespace=...)`` for typed objects, ``client.dynamic(info, ...)``
+for dicts, ``client.discovery.resolve("ptp")`` to find a resource type, and
+``client.request(...)`` for anything else. Imports only ``kubeforge.config``
+and ``kubeforge.core``; knows nothing about caches or controllers.
+"""
+
+from kubeforge.client._transport import Auth, BearerAuth
+from kubeforge.client.api import Api, PatchType, PropagationPolicy
+from kubeforge.client.client import Client
+from kubeforge.client.discovery import Discovery
+from kubeforge.client.wire import ObjectList, WatchEvent
+
+__all__ = [
+    "Api",
+    "Auth",
+    "BearerAuth",
+    "Client",
+    "Discovery",
+    "ObjectList",
+    "PatchType",
+    "PropagationPolicy",
+    "WatchEvent",
+]
