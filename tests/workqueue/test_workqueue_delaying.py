@@ -165,3 +165,12 @@ async def test_shut_down_with_drain_also_stops_the_timer(clock: FakeClock, settl
     assert queue.waiting == 0
     queue.done(key)
     await drain
+
+
+def test_add_after_outside_an_event_loop_fails_without_losing_state() -> None:
+    queue: DelayingQueue[str] = DelayingQueue(clock=FakeClock())
+    with pytest.raises(RuntimeError):
+        queue.add_after("a", 1.0)
+    assert queue.waiting == 0
+    queue.add_after("b", 0)  # no delay needs no loop
+    assert len(queue) == 1

@@ -76,21 +76,21 @@ class DelayingQueue(WorkQueue[T]):
         current = self._waiting.get(item)
         if current is not None and current[0] <= ready_at:
             return  # already due earlier or at the same time: the earlier time wins
+        self._arm(ready_at)  # first: without a running loop it raises before any state changes
         self._seq += 1
         self._waiting[item] = (ready_at, self._seq)
         heapq.heappush(self._heap, (ready_at, self._seq, item))
-        self._arm(ready_at)
 
     def _arm(self, ready_at: float) -> None:
         """Make sure the timer wakes no later than ``ready_at``."""
         timer = self._timer
+        if timer is not None and self._timer_at <= ready_at:
+            return
+        loop = asyncio.get_running_loop()
         if timer is not None:
-            if self._timer_at <= ready_at:
-                return
-            # Only a key due sooner than the current timer costs a new task.
-            timer.cancel()
+            timer.cancel()  # only a key due sooner than the current timer costs a new task
         self._timer_at = ready_at
-        self._timer = asyncio.get_running_loop().create_task(self._wait_until(ready_at))
+        self._timer = loop.create_task(self._wait_until(ready_at))
 
     async def _wait_until(self, ready_at: float) -> None:
         await self._clock.sleep(ready_at - self._clock.now())

@@ -144,6 +144,7 @@ class WorkQueue(Generic[T]):
         self._dirty.discard(item)
         if self._metrics is not None:
             self._metrics.got(item)
+            self._start_ticker()
         return item
 
     def done(self, item: T) -> None:
