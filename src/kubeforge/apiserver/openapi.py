@@ -1,0 +1,248 @@
+"""OpenAPI: ``/openapi/v3`` (an index plus one document per group/version) and ``/openapi/v2``.
+
+kubectl 1.32 reads OpenAPI v3 for three things, and each shapes these documents:
+
+* ``create``/``apply``/``replace`` (default ``--validate=strict``) look for a
+  **PATCH** operation whose ``x-kubernetes-group-version-kind`` is the object's
+  GVK and which takes a ``fieldValidation`` query parameter. Finding it, kubectl
+  leaves validation to the server; so every resource, ``namespaces`` included,
+  gets such an operation with its parameters inline.
+* client-side ``apply`` computes a strategic merge patch from v3 *only* when the
+  PATCH operation lists ``application/strategic-merge-patch+json``. Custom
+  resources must never list it (the server answers 415). Built-ins do not list it
+  either, on purpose: our built-in schemas are shallow and carry no patch-merge
+  keys, and a patch computed from them would be wrong (a removed container would
+  silently stay). Without it kubectl uses the merge keys compiled into its own
+  types, which is exactly right.
+* ``explain`` finds the GVK on the collection or item path's operations, then the
+  schema in ``components.schemas`` whose ``x-kubernetes-group-version-kind`` list
+  contains it. CRD schemas are published there as written, with ``apiVersion``,
+  ``kind`` and ``metadata`` (a reference to ``ObjectMeta``) added.
+
+The index's ``serverRelativeURL`` carries a content hash: kubectl caches documents
+by URL, so the hash changes whenever a group/version's resources change.
+``/openapi/v2`` answers 404: clients fetch it as gnostic protobuf only, and kubectl
+needs it only when v3 is missing.
+
+Entry points: ``add_routes(app, registry)`` and ``OpenApiDocuments``.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from kubeforge.apiserver import _builtin_schemas as builtin
+from kubeforge.apiserver._openapi_paths import resource_paths
+from kubeforge.apiserver.registry import Registry, ServedResource
+from kubeforge.core.status import failure
+
+__all__ = ["OpenApiDocuments", "add_routes", "group_version_document", "schema_name"]
+
+_OBJECT_META = builtin.META + "ObjectMeta"
+_LIST_META = builtin.META + "ListMeta"
+_BUILTIN_PACKAGES = {
+    "": "io.k8s.api.core",
+    "apiextensions.k8s.io": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",
+}
+
+
+def schema_name(served: ServedResource, kind: str | None = None) -> str:
+    """The ``components.schemas`` key of a kind, named the way the real server names it.
+
+    >>> from kubeforge.core.resource import ResourceInfo
+    >>> info = ResourceInfo(group="example.com", version="v1", kind="PodToIp", plural="podtoips")
+    >>> schema_name(ServedResource(info=info, builtin=False))
+    'com.example.v1.PodToIp'
+    """
+    info = served.info
+    kind = kind or info.kind
+    if served.builtin:
+        package = _BUILTIN_PACKAGES.get(info.group)
+        if package is None:
+            package = "io.k8s.api." + info.group.removesuffix(".k8s.io").split(".")[0]
+    else:
+        package = ".".join(reversed(info.group.split(".")))
+    return f"{package}.{info.version}.{kind}"
+
+
+def group_version_document(
+    group: str, version: str, served: list[ServedResource]
+) -> dict[str, Any]:
+    """The OpenAPI 3.0 document for one group/version serving ``served``."""
+    schemas: dict[str, Any] = dict(builtin.META_SCHEMAS)
+    paths: dict[str, Any] = {}
+    for item in sorted(served, key=lambda r: r.info.plural):
+        name, list_name = schema_name(item), schema_name(item, item.info.list_kind)
+        schemas[name] = _kind_schema(item)
+        schemas[list_name] = _list_schema(item, name)
+        paths.update(resource_paths(item, name, list_name))
+    is_crd = any(not item.builtin for item in served)
+    title = "Kubernetes CRD Swagger" if is_crd else "Kubernetes"
+    return {
+        "openapi": "3.0.0",
+        "info": {"title": title, "version": "v0.1.0" if is_crd else "v1.32.4"},
+        "paths": paths,
+        "components": {"schemas": dict(sorted(schemas.items()))},
+    }
+
+
+def _gvk(served: ServedResource, kind: str | None = None) -> dict[str, str]:
+    info = served.info
+    return {"group": info.group, "kind": kind or info.kind, "version": info.version}
+
+
+def _common_properties(served: ServedResource) -> dict[str, Any]:
+    return {
+        "apiVersion": {
+            "type": "string",
+            "description": f"The versioned schema of this object: {served.info.api_version}.",
+        },
+        "kind": {"type": "string", "description": f"The kind of this object: {served.info.kind}."},
+        "metadata": builtin.ref(_OBJECT_META, "Standard object metadata."),
+    }
+
+
+def _kind_schema(served: ServedResource) -> dict[str, Any]:
+    if served.schema is not None:
+        schema = copy.deepcopy(served.schema)
+        schema.setdefault("type", "object")
+        properties = schema.setdefault("properties", {})
+        # The CRD may restrict metadata.name; clients still expect the full ObjectMeta here.
+        properties.update(_common_properties(served))
+    else:
+        properties = {**_common_properties(served)}
+        properties.update(builtin.kind_properties(served.info.group, served.info.kind))
+        schema = {"type": "object", "description": f"A {served.info.kind}.", "properties": {}}
+        schema["properties"] = dict(sorted(properties.items()))
+    schema["x-kubernetes-group-version-kind"] = [_gvk(served)]
+    return schema
+
+
+def _list_schema(served: ServedResource, item_schema: str) -> dict[str, Any]:
+    kind = served.info.list_kind
+    return {
+        "type": "object",
+        "description": f"{kind} is a list of {served.info.kind}.",
+        "required": ["items"],
+        "properties": {
+            "apiVersion": _common_properties(served)["apiVersion"],
+            "items": {
+                "type": "array",
+                "description": f"The {served.info.plural}.",
+                "items": builtin.ref(item_schema),
+            },
+            "kind": {"type": "string", "description": f"The kind of this list: {kind}."},
+            "metadata": builtin.ref(_LIST_META, "Standard list metadata."),
+        },
+        "x-kubernetes-group-version-kind": [_gvk(served, kind)],
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class _Rendered:
+    fingerprint: bytes
+    body: bytes
+    hash: str
+
+
+def _gv_path(group: str, version: str) -> str:
+    return f"apis/{group}/{version}" if group else f"api/{version}"
+
+
+class OpenApiDocuments:
+    """Renders and caches the v3 documents; a document is rebuilt only when its resources change."""
+
+    def __init__(self, registry: Registry) -> None:
+        self._registry = registry
+        self._cache: dict[str, _Rendered] = {}
+
+    def _by_path(self) -> dict[str, tuple[str, str, list[ServedResource]]]:
+        grouped: dict[str, tuple[str, str, list[ServedResource]]] = {}
+        for served in self._registry.resources():
+            key = _gv_path(served.info.group, served.info.version)
+            grouped.setdefault(key, (served.info.group, served.info.version, []))[2].append(served)
+        return grouped
+
+    def _render(
+        self, path: str, group: str, version: str, served: list[ServedResource]
+    ) -> _Rendered:
+        # orjson serialises the frozen dataclasses field by field, which makes a cheap
+        # and exact fingerprint of everything the document is built from.
+        fingerprint = orjson.dumps(served, option=orjson.OPT_SORT_KEYS)
+        cached = self._cache.get(path)
+        if cached is not None and cached.fingerprint == fingerprint:
+            return cached
+        body = orjson.dumps(group_version_document(group, version, served))
+        rendered = _Rendered(fingerprint, body, hashlib.sha512(body).hexdigest().upper())
+        self._cache[path] = rendered
+        return rendered
+
+    def index(self) -> dict[str, Any]:
+        """``GET /openapi/v3``: where each group/version document lives, with its hash."""
+        paths = {}
+        grouped = self._by_path()
+        for path, (group, version, served) in grouped.items():
+            rendered = self._render(path, group, version, served)
+            paths[path] = {"serverRelativeURL": f"/openapi/v3/{path}?hash={rendered.hash}"}
+        for stale in set(self._cache) - set(grouped):
+            del self._cache[stale]
+        return {"paths": paths}
+
+    def document(self, path: str) -> tuple[bytes, str] | None:
+        """The JSON bytes and hash of one document (``api/v1``, ``apis/g/v``), or ``None``."""
+        entry = self._by_path().get(path)
+        if entry is None:
+            return None
+        rendered = self._render(path, *entry)
+        return rendered.body, rendered.hash
+
+
+_HASH = re.compile(r"^[0-9A-F]+$")
+
+
+def add_routes(app: web.Application, registry: Registry) -> None:
+    """Mount ``/openapi/v2`` (404) and ``/openapi/v3[/...]`` on ``app``."""
+    documents = OpenApiDocuments(registry)
+
+    async def v2(request: web.Request) -> web.Response:
+        return _status(404, "NotFound", "the server could not find the requested resource")
+
+    async def v3_index(request: web.Request) -> web.Response:
+        return web.Response(
+            body=orjson.dumps(documents.index()),
+            headers={"Content-Type": "application/json"},
+        )
+
+    async def v3_document(request: web.Request) -> web.Response:
+        found = documents.document(request.match_info["path"].strip("/"))
+        if found is None:
+            return _status(404, "NotFound", "the server could not find the requested resource")
+        body, digest = found
+        etag = f'"{digest}"'
+        asked = request.query.get("hash", "")
+        # A URL naming the current hash can never change, like the real server says;
+        # anything else must be revalidated.
+        cache = "public, immutable" if _HASH.match(asked) and asked == digest else "no-cache"
+        headers = {"Content-Type": "application/json", "ETag": etag, "Cache-Control": cache}
+        if request.headers.get("If-None-Match") == etag:
+            return web.Response(status=304, headers=headers)
+        return web.Response(body=body, headers=headers)
+
+    app.router.add_get("/openapi/v2", v2)
+    app.router.add_get("/openapi/v3", v3_index)
+    app.router.add_get("/openapi/v3/{path:.+}", v3_document)
+
+
+def _status(code: int, reason: str, message: str) -> web.Response:
+    return web.Response(
+        status=code,
+        body=orjson.dumps(failure(code, reason, message)),
+        headers={"Content-Type": "application/json"},
+    )
