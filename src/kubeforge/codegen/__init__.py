@@ -1,0 +1,31 @@
+"""Python model source from OpenAPI v3 / JSON schemas.
+
+``plan_modules()`` turns named schemas into a plan of msgspec ``Model`` and
+``Resource`` classes, and ``render_module()`` / ``format_source()`` turn a plan into
+formatted Python. The built-in kinds in ``kubeforge.models`` are generated this way
+by ``python -m kubeforge.codegen.builtin``; models for custom resources use the
+same core, so both follow one set of rules (see ``kubeforge.codegen.plan``).
+"""
+
+from kubeforge.codegen.plan import (
+    ClassPlan,
+    External,
+    FieldPlan,
+    ModulePlan,
+    PyType,
+    TypeAlias,
+    plan_modules,
+)
+from kubeforge.codegen.render import format_source, render_module
+
+__all__ = [
+    "ClassPlan",
+    "External",
+    "FieldPlan",
+    "ModulePlan",
+    "PyType",
+    "TypeAlias",
+    "format_source",
+    "plan_modules",
+    "render_module",
+]
