@@ -1,0 +1,255 @@
+"""One resumable stream of a resource's state: list, then watch. See ``watcher()``.
+
+The state machine is client-go's reflector shaped as kube-rs's watcher: a
+paginated list announced by ``Init`` ... ``InitDone``, then a watch from the
+list's resourceVersion with bookmarks, re-watched from the last seen version
+when the server ends it, and relisted when the server says that version is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, TypeVar
+
+from kubeforge.core import errors
+from kubeforge.core.clock import Clock, MonotonicClock
+from kubeforge.core.objects import resource_version_of
+from kubeforge.core.resource import Resource
+from kubeforge.watch.backoff import Backoff, ExponentialBackoff
+from kubeforge.watch.events import Apply, Delete, Event, Init, InitApply, InitDone, T
+
+__all__ = ["ListWatch", "WatcherConfig", "watcher"]
+
+log = logging.getLogger("kubeforge.watch")
+
+_T_co = TypeVar("_T_co", covariant=True)
+_K_co = TypeVar("_K_co", bound=Resource | dict[str, Any], covariant=True)
+
+# A watch that ends cleanly this fast without one event is a server or proxy
+# failing in disguise (client-go's "very short watch"): back off, don't spin.
+_VERY_SHORT_WATCH = 1.0
+
+# Seconds of silence beyond the server-side timeout after which a watch counts as dead.
+_IDLE_MARGIN = 5.0
+
+# Failures after which the same resourceVersion is still good: retry the watch.
+# Anything else (403, 404, ...) ends this list/watch cycle and relists.
+_RETRY_WATCH: tuple[type[Exception], ...] = (
+    TimeoutError,  # our idle timeout: nothing arrived long after the server should have ended
+    errors.TransportError,
+    errors.TooManyRequests,
+    errors.InternalError,
+    errors.ServiceUnavailable,
+    errors.ServerTimeout,
+)
+
+
+class ObjectPage(Protocol[_T_co]):
+    """One page of a list response (``client.ObjectList`` satisfies it)."""
+
+    @property
+    def items(self) -> Sequence[_T_co]: ...
+
+    @property
+    def resource_version(self) -> str | None: ...
+
+    @property
+    def continue_(self) -> str | None: ...
+
+
+class WatchEvent(Protocol[_T_co]):
+    """One decoded watch event (``client.WatchEvent`` satisfies it)."""
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def object(self) -> _T_co: ...
+
+
+class ListWatch(Protocol[_K_co]):
+    """What ``watcher()`` needs from an ``Api[T]``: ``list`` and ``watch``."""
+
+    async def list(
+        self,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        resource_version: str | None = None,
+        limit: int | None = None,
+        continue_: str | None = None,
+    ) -> ObjectPage[_K_co]: ...
+
+    def watch(
+        self,
+        *,
+        resource_version: str | None = None,
+        allow_bookmarks: bool = True,
+        timeout_seconds: int | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> AsyncIterator[WatchEvent[_K_co]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class WatcherConfig:
+    """What to watch and how; every field has a default."""
+
+    label_selector: str | None = None
+    """Only objects whose labels match (``app=web,tier!=db``). Defaults to all."""
+
+    field_selector: str | None = None
+    """Only objects whose fields match (``metadata.name=x``). Defaults to all."""
+
+    timeout_seconds: int = 290
+    """Server-side ``timeoutSeconds`` of each watch request. Defaults to 290 s as in
+    kube-rs: under the 5 minutes many load balancers allow an idle connection, and the
+    watch is simply re-opened from the last resourceVersion when it ends."""
+
+    page_size: int | None = 500
+    """Objects per list page. Defaults to 500, client-go's pager default; ``None``
+    asks for everything at once."""
+
+    list_semantic: Literal["any", "most_recent"] = "any"
+    """``"any"`` lists with ``resourceVersion=0`` (the server may answer from its
+    cache, cheap), ``"most_recent"`` with ``""`` (a consistent read). Defaults to
+    ``"any"`` like client-go's first list. A relist after 410 Gone always uses
+    ``""``, so it can never be answered from the same stale version again."""
+
+    bookmarks: bool = True
+    """Ask for BOOKMARK events so a resumed watch rarely meets 410. Defaults to on."""
+
+
+async def watcher(
+    api: ListWatch[T],
+    config: WatcherConfig | None = None,
+    *,
+    clock: Clock | None = None,
+    backoff: Backoff | None = None,
+) -> AsyncGenerator[Event[T], None]:
+    """List, then watch, forever; yield the resource's state as ``Event``\\ s.
+
+    **Guarantees**
+
+    - Starts with ``Init``, ``InitApply`` for every listed object, ``InitDone``.
+    - Then ``Apply``/``Delete`` in the server's order, watched from the list's
+      resourceVersion, so nothing between the list and the watch is missed.
+    - A watch the server ends cleanly is re-opened from the last resourceVersion
+      seen (event or bookmark) without relisting.
+    - 410 Gone (watch ERROR event, or an expired continue token) relists with a
+      consistent read at once; a second 410 in a row waits for the backoff first.
+    - Any other failure is logged and retried after ``backoff`` (by default
+      0.8 s doubling to 30 s with jitter, reset after 2 quiet minutes): a watch
+      that failed for a transient reason (connection lost, 429, 5xx) is re-opened
+      from the same resourceVersion; a list, or a watch refused for another
+      reason, is retried as a relist.
+
+    **Caveats**: never ends by itself; close it (``aclose()``) or cancel the task
+    iterating it. Objects are handed over as decoded, never copied.
+    """
+    clock = clock or MonotonicClock()
+    backoff = backoff or ExponentialBackoff(clock=clock)
+    config = config or WatcherConfig()
+    default_list_rv = "0" if config.list_semantic == "any" else ""
+    list_rv = default_list_rv
+    rv: str | None = None  # None: the next step is a (re)list
+    gone_in_a_row = 0
+
+    while True:
+        if rv is None:
+            yield Init()
+            token: str | None = None
+            try:
+                while True:
+                    page = await api.list(
+                        label_selector=config.label_selector,
+                        field_selector=config.field_selector,
+                        # A continued page must not name a version: the token carries it.
+                        resource_version=None if token else list_rv,
+                        limit=config.page_size,
+                        continue_=token,
+                    )
+                    for obj in page.items:
+                        yield InitApply(obj)
+                    token = page.continue_ or None
+                    if token is None:
+                        break
+            except (errors.ApiError, errors.TransportError) as err:
+                if _is_stale(err) and list_rv != "":
+                    log.info("list of %r: %s; relisting from the latest version", api, err)
+                    list_rv = ""
+                else:
+                    log.warning("list of %r failed: %s", api, err)
+                    await clock.sleep(backoff.next_delay())
+                continue
+            rv = page.resource_version or ""
+            list_rv = default_list_rv
+            yield InitDone(resource_version=rv)
+
+        started, seen = clock.now(), 0
+        stream = api.watch(
+            resource_version=rv,
+            allow_bookmarks=config.bookmarks,
+            timeout_seconds=config.timeout_seconds,
+            label_selector=config.label_selector,
+            field_selector=config.field_selector,
+        )
+        try:
+            while True:
+                # The server ends the watch after timeout_seconds; silence well past that
+                # means a dead connection nobody closed (kube-rs's idle-timeout margin).
+                async with asyncio.timeout(config.timeout_seconds + _IDLE_MARGIN):
+                    try:
+                        event = await anext(stream)
+                    except StopAsyncIteration:
+                        break
+                seen += 1
+                gone_in_a_row = 0
+                # Every event, bookmark included, moves the resume point forward.
+                rv = resource_version_of(event.object) or rv
+                if event.type in ("ADDED", "MODIFIED"):
+                    yield Apply(event.object)
+                elif event.type == "DELETED":
+                    yield Delete(event.object)
+                elif event.type != "BOOKMARK":
+                    log.warning("watch of %r: ignoring event of type %r", api, event.type)
+        except errors.Gone as err:
+            gone_in_a_row += 1
+            log.info("watch of %r: %s; relisting", api, err)
+            rv, list_rv = None, ""
+            if gone_in_a_row > 1:
+                await clock.sleep(backoff.next_delay())
+            continue
+        except _RETRY_WATCH as err:
+            log.warning("watch of %r failed: %r; re-watching from %s", api, err, rv)
+            await clock.sleep(backoff.next_delay())
+            continue
+        except errors.ApiError as err:
+            log.warning("watch of %r refused: %s; relisting", api, err)
+            rv = None
+            await clock.sleep(backoff.next_delay())
+            continue
+        finally:
+            await _aclose(stream)
+        if seen == 0 and clock.now() - started < _VERY_SHORT_WATCH:
+            log.warning("watch of %r closed at once without events; backing off", api)
+            await clock.sleep(backoff.next_delay())
+
+
+def _is_stale(err: Exception) -> bool:
+    """410 Gone/Expired, or a 504 saying the version is newer than the server has."""
+    if isinstance(err, errors.Gone):
+        return True
+    if isinstance(err, errors.ServerTimeout):
+        causes = err.details.get("causes") or []
+        return any(c.get("reason") == "ResourceVersionTooLarge" for c in causes)
+    return False
+
+
+async def _aclose(stream: AsyncIterator[object]) -> None:
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()
