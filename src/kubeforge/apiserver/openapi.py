@@ -215,29 +215,32 @@ def add_routes(app: web.Application, registry: Registry) -> None:
         return _status(404, "NotFound", "the server could not find the requested resource")
 
     async def v3_index(request: web.Request) -> web.Response:
-        return web.Response(
-            body=orjson.dumps(documents.index()),
-            headers={"Content-Type": "application/json"},
-        )
+        body = orjson.dumps(documents.index())
+        return _cacheable(request, body, hashlib.sha256(body).hexdigest().upper(), "no-cache")
 
     async def v3_document(request: web.Request) -> web.Response:
         found = documents.document(request.match_info["path"].strip("/"))
         if found is None:
             return _status(404, "NotFound", "the server could not find the requested resource")
         body, digest = found
-        etag = f'"{digest}"'
         asked = request.query.get("hash", "")
-        # A URL naming the current hash can never change, like the real server says;
+        # A URL naming the current hash can never change, as on the real server;
         # anything else must be revalidated.
         cache = "public, immutable" if _HASH.match(asked) and asked == digest else "no-cache"
-        headers = {"Content-Type": "application/json", "ETag": etag, "Cache-Control": cache}
-        if request.headers.get("If-None-Match") == etag:
-            return web.Response(status=304, headers=headers)
-        return web.Response(body=body, headers=headers)
+        return _cacheable(request, body, digest, cache)
 
     app.router.add_get("/openapi/v2", v2)
     app.router.add_get("/openapi/v3", v3_index)
     app.router.add_get("/openapi/v3/{path:.+}", v3_document)
+
+
+def _cacheable(request: web.Request, body: bytes, digest: str, cache: str) -> web.Response:
+    """JSON ``body`` with an ETag; ``304`` when the client already holds this version."""
+    etag = f'"{digest}"'
+    headers = {"Content-Type": "application/json", "ETag": etag, "Cache-Control": cache}
+    if request.headers.get("If-None-Match") == etag:
+        return web.Response(status=304, headers=headers)
+    return web.Response(body=body, headers=headers)
 
 
 def _status(code: int, reason: str, message: str) -> web.Response:
