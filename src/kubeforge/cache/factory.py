@@ -1,0 +1,167 @@
+"""One shared informer per (resource, namespace, selectors) in a process. See ``InformerFactory``.
+
+Every controller that watches Pods in a namespace shares one watch and one cache,
+as with client-go's ``SharedInformerFactory`` and controller-runtime's cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Protocol, TypeAlias, TypeVar, overload
+
+from kubeforge.cache.informer import Informer, wait_for_sync
+from kubeforge.cache.store import Store
+from kubeforge.core.clock import Clock, MonotonicClock
+from kubeforge.core.resource import Resource, ResourceInfo
+from kubeforge.watch.watcher import ListWatch, WatcherConfig
+
+__all__ = ["ApiSource", "InformerFactory", "Kind"]
+
+log = logging.getLogger("kubeforge.cache")
+
+R = TypeVar("R", bound=Resource)
+
+Kind: TypeAlias = type[Resource] | ResourceInfo
+"""A typed resource class, or a ``ResourceInfo`` for the dynamic (``dict``) face."""
+
+
+class ApiSource(Protocol):
+    """Where informers get their ``Api`` from (``client.Client`` satisfies it)."""
+
+    def api(self, kind: type[R], namespace: str | None = None) -> ListWatch[R]: ...
+
+    def dynamic(
+        self, info: ResourceInfo, namespace: str | None = None
+    ) -> ListWatch[dict[str, Any]]: ...
+
+
+_Key: TypeAlias = tuple[Kind, str | None, str | None, str | None]
+
+
+class InformerFactory:
+    """Creates informers on first request and shares them afterwards.
+
+    Informers asked for before ``start()`` begin with it; informers asked for
+    later start at once. ``resync_period`` is the default for every informer.
+    """
+
+    def __init__(
+        self,
+        source: ApiSource,
+        *,
+        resync_period: float | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self._source = source
+        self.resync_period = resync_period
+        self._clock = clock or MonotonicClock()
+        self._informers: dict[_Key, Informer[Any]] = {}
+        self._started = False
+
+    @overload
+    def informer(
+        self,
+        kind: type[R],
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> Informer[R]: ...
+
+    @overload
+    def informer(
+        self,
+        kind: ResourceInfo,
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> Informer[dict[str, Any]]: ...
+
+    def informer(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> Informer[Any]:
+        """The shared informer for ``kind`` (all namespaces when ``namespace`` is ``None``)."""
+        key: _Key = (kind, namespace, label_selector, field_selector)
+        informer = self._informers.get(key)
+        if informer is None:
+            informer = self._create(key)
+            self._informers[key] = informer
+            if self._started:
+                informer.start()
+        return informer
+
+    @overload
+    def store(
+        self,
+        kind: type[R],
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> Store[R]: ...
+
+    @overload
+    def store(
+        self,
+        kind: ResourceInfo,
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> Store[dict[str, Any]]: ...
+
+    def store(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> Store[Any]:
+        """The shared informer's ``Store`` (registering the informer if new)."""
+        return self.informer(
+            kind,
+            namespace=namespace,
+            label_selector=label_selector,
+            field_selector=field_selector,
+        ).store
+
+    @property
+    def informers(self) -> list[Informer[Any]]:
+        return list(self._informers.values())
+
+    def start(self) -> None:
+        """Start every informer, and any created from now on."""
+        self._started = True
+        for informer in self._informers.values():
+            informer.start()
+
+    # The timeout runs on the injected Clock, which asyncio.timeout() cannot use.
+    async def wait_for_sync(self, timeout: float | None = None) -> None:  # noqa: ASYNC109
+        """Wait for every informer's first list; ``CacheSyncTimeout`` after ``timeout`` s."""
+        await wait_for_sync(self.informers, timeout, clock=self._clock)
+
+    async def stop(self) -> None:
+        """Stop every informer (caches keep their last contents)."""
+        self._started = False
+        await asyncio.gather(*(informer.stop() for informer in self._informers.values()))
+
+    def _create(self, key: _Key) -> Informer[Any]:
+        kind, namespace, label_selector, field_selector = key
+        api: ListWatch[Any]
+        if isinstance(kind, ResourceInfo):
+            api, info = self._source.dynamic(kind, namespace), kind
+        else:
+            api, info = self._source.api(kind, namespace), kind.info
+        where = f" in {namespace}" if namespace else ""
+        selectors = ",".join(s for s in (label_selector, field_selector) if s)
+        name = f"{info.group_resource}{where}" + (f" [{selectors}]" if selectors else "")
+        config = WatcherConfig(label_selector=label_selector, field_selector=field_selector)
+        return Informer(api, config, resync_period=self.resync_period, clock=self._clock, name=name)
