@@ -221,8 +221,7 @@ def render_builtin(package_dir: Path) -> dict[str, str]:
     """File name -> formatted source of every generated file, formatted as if in ``package_dir``."""
     plans = plan_builtin()
     files = {
-        f"{name}.py": render_module(plan, package=PACKAGE, doc=_module_doc(plan))
-        for name, plan in plans.items()
+        f"{name}.py": render_module(plan, doc=_module_doc(plan)) for name, plan in plans.items()
     }
     files["_index.py"] = _index(plans)
     return {name: format_source(text, package_dir / name) for name, text in sorted(files.items())}

@@ -28,9 +28,10 @@ both:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
+from kubeforge.codegen._order import finish_modules
 from kubeforge.codegen.naming import attribute_name, class_name, wire_name_override
 from kubeforge.core.resource import ResourceInfo
 
@@ -133,9 +134,10 @@ class ClassPlan:
 
 @dataclass(slots=True)
 class ModulePlan:
-    """One Python module: its classes in definition order, and aliases it defines."""
+    """One Python module of ``package``: its classes in definition order, and its aliases."""
 
     name: str
+    package: str
     classes: list[ClassPlan] = field(default_factory=list)
     aliases: list[TypeAlias] = field(default_factory=list)
 
@@ -226,7 +228,7 @@ class _Planner:
 
     def module(self, name: str) -> ModulePlan:
         if name not in self.modules:
-            self.modules[name] = ModulePlan(name)
+            self.modules[name] = ModulePlan(name, self.package)
             self.taken[name] = set()
         return self.modules[name]
 
@@ -344,88 +346,9 @@ class _Planner:
         return PyType(" | ".join(unique), refs) if len(unique) > 1 else members[0]
 
     def finish(self) -> dict[str, ModulePlan]:
-        _break_factory_cycles(self.modules, self.package)
-        for plan in self.modules.values():
-            plan.classes = _definition_order(plan.classes, f"{self.package}.{plan.name}")
+        finish_modules(self.modules)
         return dict(sorted(self.modules.items()))
 
 
 def _container(expr: str, inner: PyType, factory: str) -> PyType:
     return PyType(expr, inner.refs, factory=factory)
-
-
-_Key = tuple[str, str]  # (module path, class name)
-
-
-def _factory_target(f: FieldPlan) -> _Key | None:
-    """The generated or imported class a required field builds by default, if any."""
-    if f.factory is None:
-        return None
-    return next((ref for ref in sorted(f.type.refs) if ref[1] == f.factory), None)
-
-
-def _break_factory_cycles(modules: Mapping[str, ModulePlan], package: str) -> None:
-    """Turn required fields whose default would recurse forever into ``T | None = None``."""
-    classes = {(f"{package}.{m.name}", c.name): c for m in modules.values() for c in m.classes}
-    while True:
-        edges = {
-            key: [(t, i) for i, f in enumerate(cls.fields) if (t := _factory_target(f)) in classes]
-            for key, cls in classes.items()
-        }
-        cycle = _find_cycle(edges)
-        if cycle is None:
-            return
-        owner, index = cycle
-        cls = classes[owner]
-        old = cls.fields[index]
-        cls.fields[index] = replace(
-            old, annotation=f"{old.type.expr} | None", default="None", factory=None
-        )
-
-
-def _find_cycle(edges: Mapping[_Key, list[tuple[_Key, int]]]) -> tuple[_Key, int] | None:
-    state: dict[_Key, int] = {}  # 1: on the current path, 2: done
-
-    def visit(node: _Key) -> tuple[_Key, int] | None:
-        state[node] = 1
-        for target, index in edges.get(node, []):
-            if state.get(target) == 1:
-                return node, index
-            if target not in state:
-                found = visit(target)
-                if found is not None:
-                    return found
-        state[node] = 2
-        return None
-
-    for node in sorted(edges):
-        if node not in state:
-            found = visit(node)
-            if found is not None:
-                return found
-    return None
-
-
-def _definition_order(classes: list[ClassPlan], module_path: str) -> list[ClassPlan]:
-    """Sort by name, then move each class after the local classes its defaults build.
-
-    A ``default_factory`` names its class when the class body executes, so that class
-    must already exist; annotations are strings and need no order.
-    """
-    by_name = {c.name: c for c in classes}
-    done: set[str] = set()
-    out: list[ClassPlan] = []
-
-    def emit(cls: ClassPlan) -> None:
-        if cls.name in done:
-            return
-        done.add(cls.name)
-        for f in cls.fields:
-            target = _factory_target(f)
-            if target is not None and target[0] == module_path:
-                emit(by_name[target[1]])
-        out.append(cls)
-
-    for cls in sorted(classes, key=lambda c: c.name):
-        emit(cls)
-    return out

@@ -68,9 +68,9 @@ def _clean(text: str) -> str:
     return clean
 
 
-def render_module(plan: ModulePlan, *, package: str, doc: str) -> str:
+def render_module(plan: ModulePlan, *, doc: str) -> str:
     """The source of one module (unformatted; see ``format_source``)."""
-    own = f"{package}.{plan.name}"
+    own = f"{plan.package}.{plan.name}"
     imports = _imports(plan, own)
     names = sorted([a.name for a in plan.aliases] + [c.name for c in plan.classes])
     _check_collisions(plan, imports)
