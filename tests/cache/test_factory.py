@@ -2,35 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from kubeforge.cache import InformerFactory
 from kubeforge.core.clock import FakeClock
 from kubeforge.core.resource import ResourceInfo
 from kubeforge.models.core_v1 import ConfigMap, Secret
-from watch.fakes import FakeApi, obj
+from watch.fakes import FakeApi, FakeSource, obj
 
 WIDGETS = ResourceInfo(group="example.com", version="v1", kind="Widget", plural="widgets")
 
 
-class Source:
-    """Hands out one FakeApi per (kind, namespace) and remembers what was asked for."""
-
-    def __init__(self) -> None:
-        self.apis: dict[tuple[str, str | None], FakeApi] = {}
-
-    def _get(self, kind: str, namespace: str | None) -> FakeApi:
-        return self.apis.setdefault((kind, namespace), FakeApi())
-
-    def api(self, kind: type[Any], namespace: str | None = None) -> Any:
-        return self._get(kind.info.kind, namespace)
-
-    def dynamic(self, info: ResourceInfo, namespace: str | None = None) -> Any:
-        return self._get(info.kind, namespace)
-
-
 async def test_the_same_request_shares_one_informer_and_other_requests_get_their_own():
-    factory = InformerFactory(Source(), clock=FakeClock())
+    factory = InformerFactory(FakeSource(), clock=FakeClock())
     pods = factory.informer(ConfigMap)
     assert factory.informer(ConfigMap) is pods
     assert factory.store(ConfigMap) is pods.store
@@ -44,7 +26,7 @@ async def test_the_same_request_shares_one_informer_and_other_requests_get_their
 
 
 async def test_informers_start_with_the_factory_and_later_ones_start_at_once():
-    source = Source()
+    source = FakeSource()
     factory = InformerFactory(source, clock=FakeClock(), resync_period=60)
     early = factory.informer(ConfigMap)
     assert not early.running

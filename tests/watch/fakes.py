@@ -17,6 +17,7 @@ from typing import Any
 from kubeforge.core import errors
 from kubeforge.core.objects import key_of
 from kubeforge.core.refs import ObjectKey
+from kubeforge.core.resource import ResourceInfo
 
 
 def obj(name: str, namespace: str = "default", **fields: Any) -> dict[str, Any]:
@@ -221,3 +222,19 @@ class FakeApi:
                 yield item
         finally:
             self._streams.remove(stream)
+
+
+class FakeSource:
+    """An ``ApiSource`` handing out one ``FakeApi`` per (kind, namespace)."""
+
+    def __init__(self) -> None:
+        self.apis: dict[tuple[str, str | None], FakeApi] = {}
+
+    def _get(self, kind: str, namespace: str | None) -> FakeApi:
+        return self.apis.setdefault((kind, namespace), FakeApi())
+
+    def api(self, kind: type[Any], namespace: str | None = None) -> Any:
+        return self._get(kind.info.kind, namespace)
+
+    def dynamic(self, info: ResourceInfo, namespace: str | None = None) -> Any:
+        return self._get(info.kind, namespace)

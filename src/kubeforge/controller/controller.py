@@ -1,0 +1,214 @@
+"""Queue + N workers + the retry policy: ``Controller``.
+
+Sources (informers plus a mapper) feed keys into a ``RateLimitingQueue``;
+``max_concurrent_reconciles`` workers take keys out and call the reconciler;
+``_handle_outcome`` is the one place deciding what happens next
+(controller-runtime's ``reconcileHandler``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kubeforge.cache.informer import HandlerRegistration, Informer, wait_for_sync
+from kubeforge.controller.handler import EnqueueHandler, Mapper, enqueue_object
+from kubeforge.controller.predicate import Predicate
+from kubeforge.core.clock import Clock, MonotonicClock
+from kubeforge.reconcile import Reconciler, Request, Result, TerminalError
+from kubeforge.workqueue import MetricsProvider, RateLimiter, RateLimitingQueue, ShutDown
+
+__all__ = ["Controller", "ControllerOptions"]
+
+log = logging.getLogger("kubeforge.controller")
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerOptions:
+    """How a controller runs; every field has a default."""
+
+    max_concurrent_reconciles: int = 1
+    """Workers sharing the queue. Defaults to 1, as in controller-runtime. Different
+    keys run in parallel; one key never runs twice at once whatever the count."""
+
+    cache_sync_timeout: float = 120.0
+    """Seconds to wait for the sources' caches before failing to start. Defaults to
+    2 minutes (controller-runtime's ``CacheSyncTimeout``)."""
+
+    rate_limiter: RateLimiter[Request] | None = None
+    """Per-key retry delays. Defaults to client-go's controller limiter: 5 ms doubling
+    to 1000 s per key, and 10 retries/s (burst 100) overall."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    informer: Informer[Any]
+    mapper: Mapper
+    predicates: tuple[Predicate, ...]
+
+
+class Controller:
+    """Runs ``reconciler`` for every key its sources queue.
+
+    **Guarantees**
+
+    - A key is never reconciled by two workers at once; keys queued while it runs
+      are merged into one more run afterwards (the workqueue's dirty/processing rule).
+    - Workers start only after every source's cache has synced.
+    - Outcome policy (controller-runtime's): an exception re-queues the key with
+      its rate-limited backoff; ``TerminalError`` is logged and not re-queued;
+      ``Result(requeue_after=s)`` forgets the backoff and re-queues after ``s``;
+      ``Result(requeue=True)`` re-queues with backoff; anything else forgets the
+      backoff. A failing reconciler never stops a worker.
+    - ``stop`` hands out no new keys, lets running reconciles finish within the
+      grace period, then cancels what is left.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        reconciler: Reconciler,
+        *,
+        options: ControllerOptions | None = None,
+        clock: Clock | None = None,
+        metrics: MetricsProvider | None = None,
+    ) -> None:
+        self.name = name
+        self.reconciler = reconciler
+        self.options = options or ControllerOptions()
+        if self.options.max_concurrent_reconciles < 1:
+            raise ValueError("max_concurrent_reconciles must be at least 1")
+        self._clock = clock or MonotonicClock()
+        self.queue: RateLimitingQueue[Request] = RateLimitingQueue(
+            self.options.rate_limiter, name=name, clock=self._clock, metrics=metrics
+        )
+        self._sources: list[_Source] = []
+        self._registrations: list[tuple[Informer[Any], HandlerRegistration[Any]]] = []
+        self._workers: list[asyncio.Task[None]] = []
+        self._started = False
+        self._stopping = False
+
+    def watch(
+        self,
+        informer: Informer[Any],
+        mapper: Mapper = enqueue_object,
+        *,
+        predicates: Sequence[Predicate] = (),
+    ) -> None:
+        """Queue ``mapper(obj)`` for every event of ``informer`` that passes ``predicates``."""
+        if self._started:
+            raise RuntimeError(f"controller {self.name}: add watches before start()")
+        self._sources.append(_Source(informer, mapper, tuple(predicates)))
+
+    @property
+    def informers(self) -> list[Informer[Any]]:
+        return [source.informer for source in self._sources]
+
+    async def start(self) -> None:
+        """Connect the sources, wait for their caches, then start the workers."""
+        if self._started:
+            raise RuntimeError(f"controller {self.name} was already started")
+        self._started = True
+        for source in self._sources:
+            handler = EnqueueHandler(source.mapper, self.queue.add, source.predicates)
+            registration = source.informer.add_handler(
+                on_add=handler.on_add, on_update=handler.on_update, on_delete=handler.on_delete
+            )
+            self._registrations.append((source.informer, registration))
+        for informer in self.informers:
+            informer.start()  # no-op for informers the manager already runs
+        await wait_for_sync(self.informers, self.options.cache_sync_timeout, clock=self._clock)
+        if self._stopping:
+            return
+        self._workers = [
+            asyncio.create_task(self._worker(), name=f"{self.name} worker {n}")
+            for n in range(self.options.max_concurrent_reconciles)
+        ]
+        log.info(
+            "controller %s: started %d worker(s)", self.name, self.options.max_concurrent_reconciles
+        )
+
+    async def stop(self, grace_period: float | None = 30.0) -> None:
+        """Stop taking keys; wait up to ``grace_period`` s for running reconciles, then cancel."""
+        self._stopping = True
+        for informer, registration in self._registrations:
+            informer.remove_handler(registration)
+        self._registrations.clear()
+        self.queue.shut_down()
+        workers, self._workers = self._workers, []
+        if not workers:
+            return
+        finished = asyncio.ensure_future(asyncio.gather(*workers, return_exceptions=True))
+        if grace_period is not None:
+            expiry = asyncio.ensure_future(self._clock.sleep(grace_period))
+            waiting: set[asyncio.Future[Any]] = {finished, expiry}
+            try:
+                await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                expiry.cancel()
+            if not finished.done():
+                log.warning(
+                    "controller %s: reconciles still running after %s s; cancelling",
+                    self.name,
+                    grace_period,
+                )
+                for worker in workers:
+                    worker.cancel()
+        await finished  # gather(return_exceptions=True): cancelled workers do not raise here
+        log.info("controller %s: stopped", self.name)
+
+    async def _worker(self) -> None:
+        while True:
+            try:
+                request = await self.queue.get()
+            except ShutDown:
+                return
+            try:
+                # After stop() the queue still hands out what was queued; drop it.
+                if not self._stopping:
+                    await self._reconcile(request)
+            finally:
+                self.queue.done(request)
+
+    async def _reconcile(self, request: Request) -> None:
+        reconcile_id = uuid.uuid4().hex[:12]
+        extra = {"controller": self.name, "request": str(request), "reconcile_id": reconcile_id}
+        try:
+            result = await self.reconciler(request)
+        except TerminalError as err:
+            log.error(
+                "controller %s: reconcile %s failed terminally (not retried): %s",
+                self.name,
+                request,
+                err,
+                extra=extra,
+            )
+            return
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this worker is being cancelled: let it end
+            log.error("controller %s: reconcile %s was cancelled", self.name, request, extra=extra)
+            self.queue.add_rate_limited(request)
+            return
+        except Exception:
+            log.exception("controller %s: reconcile %s failed", self.name, request, extra=extra)
+            self.queue.add_rate_limited(request)
+            return
+        self._handle_outcome(request, result)
+
+    def _handle_outcome(self, request: Request, result: Result | None) -> None:
+        if result is not None and result.requeue_after is not None and result.requeue_after > 0:
+            self.queue.forget(request)
+            self.queue.add_after(request, result.requeue_after)
+        elif result is not None and result.requeue:
+            self.queue.add_rate_limited(request)
+        else:
+            self.queue.forget(request)
+
+    def __repr__(self) -> str:
+        return f"Controller({self.name!r}, workers={len(self._workers)})"
