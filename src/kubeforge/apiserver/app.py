@@ -1,0 +1,182 @@
+"""Assembles the server: storage, registry, engine, controllers, and the aiohttp app.
+
+Entry point: ``LocalServer(options)``; ``build_app()`` gives the aiohttp application
+(routes: health, discovery/OpenAPI from ``discovery``, then every ``/api`` and
+``/apis`` resource URL); ``start()``/``stop()`` run the built-in controllers.
+
+Middlewares, outermost first: every failure becomes a ``Status`` (never a
+traceback: unexpected exceptions are logged and answered 500 ``InternalError``);
+then bearer-token authentication (health endpoints are open).
+"""
+
+from __future__ import annotations
+
+import hmac
+import importlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from kubeforge.apiserver import failures
+from kubeforge.apiserver.controllers import NamespaceFinalizer, NodeSimulator
+from kubeforge.apiserver.crds import CRDController
+from kubeforge.apiserver.engine import Engine
+from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.handlers import ResourceHandlers, json_response
+from kubeforge.apiserver.listing import Lister
+from kubeforge.apiserver.registry import Registry
+from kubeforge.apiserver.storage import DEFAULT_HISTORY, Storage
+from kubeforge.apiserver.watch import WatchHub
+
+__all__ = ["DB_FILE", "LocalServer", "ServerOptions"]
+
+log = logging.getLogger("kubeforge.apiserver")
+
+DB_FILE = "kubeforge.db"
+_OPEN_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
+_INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """How one server runs. ``data_dir=None`` keeps everything in memory."""
+
+    token: str
+    data_dir: Path | None = None
+    simulate_node: bool = True
+    """Run the simulated node and namespace finalizer (off: behave like envtest)."""
+    watch_history: int = DEFAULT_HISTORY
+    """Events kept so watches can resume from an older resourceVersion."""
+    bookmark_interval: float = 5.0
+    """Seconds between BOOKMARK events on watches that allow them."""
+
+
+class LocalServer:
+    """One local API server's state, rules and HTTP face."""
+
+    def __init__(self, options: ServerOptions) -> None:
+        self.options = options
+        path = options.data_dir / DB_FILE if options.data_dir is not None else None
+        self.storage = Storage(path, history=options.watch_history)
+        self.registry = Registry()
+        self.engine = Engine(self.storage, self.registry)
+        self.hub = WatchHub()
+        self.hub.bookmark_interval = options.bookmark_interval
+        self.crds = CRDController(self.engine, self.registry, self.hub.close)
+        self.crds.install()
+        self.lister = Lister(self.engine, self.storage, self.hub)
+        self.handlers = ResourceHandlers(self.engine, self.registry, self.lister)
+        self._controllers: list[NodeSimulator | NamespaceFinalizer] = []
+        self._bootstrap()
+
+    def _bootstrap(self) -> None:
+        """What a fresh cluster has, and the CRDs a restarted one already served."""
+        namespaces = self.registry.lookup("", "v1", "namespaces")
+        assert namespaces is not None  # built-in
+        for name in _INITIAL_NAMESPACES:
+            if self.storage.get(("", "namespaces"), "", name) is None:
+                body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+                self.engine.create(namespaces, "", body)
+        self.crds.restore()
+
+    async def start(self) -> None:
+        """Start the built-in controllers (needs the running loop)."""
+        if self.options.simulate_node:
+            self._controllers = [
+                NodeSimulator(self.engine, self.registry),
+                NamespaceFinalizer(self.engine, self.registry),
+            ]
+            for controller in self._controllers:
+                controller.start()
+
+    async def stop(self) -> None:
+        """End watches and controllers; call before the app's cleanup, then ``close``."""
+        for controller in self._controllers:
+            controller.stop()
+        self.hub.close_all()
+
+    def close(self) -> None:
+        self.storage.close()
+
+    # --- HTTP ------------------------------------------------------------------------------
+
+    def build_app(self) -> web.Application:
+        app = web.Application(middlewares=[_status_middleware, self._auth_middleware])
+        for path in _OPEN_PATHS:
+            app.router.add_get(path, _health)
+        app.router.add_get("/", self._root)
+        discovery = _optional("kubeforge.apiserver.discovery")
+        if discovery is not None:
+            discovery.add_routes(app, self.registry)
+        app.router.add_route("*", "/api/{tail:.*}", self.handlers.handle)
+        app.router.add_route("*", "/apis/{tail:.*}", self.handlers.handle)
+        return app
+
+    @web.middleware
+    async def _auth_middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.path not in _OPEN_PATHS:
+            header = request.headers.get("Authorization", "")
+            expected = f"Bearer {self.options.token}"
+            # Constant-time compare: the token is the only secret guarding the server.
+            if not hmac.compare_digest(header.encode(), expected.encode()):
+                raise failures.unauthorized()
+        return await handler(request)
+
+    async def _root(self, request: web.Request) -> web.Response:
+        paths = ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/version"]
+        for group, versions in self.registry.group_versions():
+            if group:
+                paths.append(f"/apis/{group}")
+                paths += [f"/apis/{group}/{v}" for v in versions]
+        return json_response({"paths": sorted(paths)})
+
+
+async def _health(request: web.Request) -> web.Response:
+    if "verbose" in request.query:
+        text = "[+]ping ok\n[+]etcd ok\n" + f"{request.path.strip('/')} check passed\n"
+        return web.Response(text=text)
+    return web.Response(text="ok")
+
+
+def _optional(module: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+@web.middleware
+async def _status_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    try:
+        return await handler(request)
+    except StatusError as error:
+        return json_response(error.status, error.code)
+    except web.HTTPNotFound:
+        return json_response(failures.resource_not_found().status, 404)
+    except web.HTTPMethodNotAllowed:
+        refused = failures.method_not_allowed(
+            None, "the server does not allow this method on the requested resource"
+        )
+        return json_response(refused.status, 405)
+    except web.HTTPException as error:
+        status = failures.StatusError(
+            {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "metadata": {},
+                "status": "Failure",
+                "message": error.text or error.reason,
+                "reason": error.reason.replace(" ", ""),
+                "code": error.status,
+            }
+        )
+        return json_response(status.status, error.status)
+    except Exception as error:  # the last line of defence: log, answer a Status, keep serving
+        log.exception("unexpected error serving %s %s", request.method, request.path)
+        return json_response(failures.internal_error(type(error).__name__).status, 500)

@@ -1,0 +1,169 @@
+"""``kubeforge apiserver``: run the local server in the foreground until SIGTERM/SIGINT.
+
+Entry point: ``apiserver_command`` (click), used both by ``python -m
+kubeforge.apiserver`` and by the ``kubeforge`` CLI group. Listens on 127.0.0.1
+only, serves HTTPS with the CA from the data directory (or a throwaway one with
+``--in-memory``), and writes the kubeconfig only once the socket accepts requests,
+so "the file exists" means "the server is ready". The token is never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+from aiohttp import web
+
+from kubeforge.apiserver.app import LocalServer, ServerOptions
+from kubeforge.apiserver.storage import DEFAULT_HISTORY
+from kubeforge.apiserver.tls import Credentials, write_kubeconfig
+
+__all__ = ["apiserver_command", "serve"]
+
+log = logging.getLogger("kubeforge.apiserver")
+
+_HOST = "127.0.0.1"
+
+
+async def serve(
+    *,
+    port: int,
+    data_dir: Path | None,
+    kubeconfig: Path | None,
+    simulate_node: bool,
+    watch_history: int,
+    bookmark_interval: float,
+) -> None:
+    """Run until SIGTERM/SIGINT; every acknowledged write is already durable when it returns."""
+    scratch: Path | None = None
+    if data_dir is None:
+        scratch = Path(tempfile.mkdtemp(prefix="kubeforge-apiserver-"))
+    try:
+        credentials = Credentials.load_or_create(data_dir if data_dir is not None else scratch)  # type: ignore[arg-type]
+        server = LocalServer(
+            ServerOptions(
+                token=credentials.token,
+                data_dir=data_dir,
+                simulate_node=simulate_node,
+                watch_history=watch_history,
+                bookmark_interval=bookmark_interval,
+            )
+        )
+        try:
+            await _run(server, credentials, port, kubeconfig)
+        finally:
+            server.close()
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+async def _run(
+    server: LocalServer, credentials: Credentials, port: int, kubeconfig: Path | None
+) -> None:
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stopping.set)
+    runner = web.AppRunner(server.build_app(), handle_signals=False, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(
+        runner, _HOST, port, ssl_context=credentials.ssl_context(), shutdown_timeout=2.0
+    )
+    await site.start()
+    await server.start()
+    sockets = getattr(site._server, "sockets", None) or []  # the real port when port=0
+    bound = sockets[0].getsockname()[1] if sockets else port
+    url = f"https://{_HOST}:{bound}"
+    if kubeconfig is not None:
+        write_kubeconfig(kubeconfig, url, credentials.ca_pem, credentials.token)
+    log.info("serving on %s (kubeconfig: %s)", url, kubeconfig or "not written")
+    try:
+        await stopping.wait()
+    finally:
+        log.info("shutting down")
+        await server.stop()
+        await runner.cleanup()
+
+
+@click.command("apiserver")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=6443,
+    show_default=True,
+    help="Port on 127.0.0.1; 0 picks a free one (written into the kubeconfig).",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for the database, CA, certificate and token.",
+)
+@click.option("--in-memory", is_flag=True, help="Keep nothing: no data directory.")
+@click.option(
+    "--kubeconfig",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write a kubeconfig here once the server is ready.",
+)
+@click.option(
+    "--simulate-node/--no-simulate-node",
+    default=True,
+    show_default=True,
+    help="Run a simulated node (pods get Running and IPs); off behaves like envtest.",
+)
+@click.option(
+    "--watch-history",
+    type=click.IntRange(1),
+    default=DEFAULT_HISTORY,
+    show_default=True,
+    help="Events kept so watches can resume.",
+)
+@click.option(
+    "--bookmark-interval",
+    type=click.FloatRange(min=0.01),
+    default=5.0,
+    show_default=True,
+    help="Seconds between watch BOOKMARK events.",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Log each request.")
+def apiserver_command(
+    port: int,
+    data_dir: Path | None,
+    in_memory: bool,
+    kubeconfig: Path | None,
+    simulate_node: bool,
+    watch_history: int,
+    bookmark_interval: float,
+    verbose: bool,
+) -> None:
+    """Run a local Kubernetes API server (HTTPS, bearer token) on 127.0.0.1."""
+    if in_memory == (data_dir is not None):
+        raise click.UsageError("give exactly one of --data-dir DIR or --in-memory")
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if verbose:
+        logging.getLogger("aiohttp.access").setLevel(logging.INFO)
+    try:
+        asyncio.run(
+            serve(
+                port=port,
+                data_dir=data_dir,
+                kubeconfig=kubeconfig,
+                simulate_node=simulate_node,
+                watch_history=watch_history,
+                bookmark_interval=bookmark_interval,
+            )
+        )
+    except OSError as error:
+        raise click.ClickException(
+            f"cannot serve on {_HOST}:{port}: {error.strerror or error}"
+        ) from None

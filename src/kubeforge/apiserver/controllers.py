@@ -1,0 +1,334 @@
+"""The simulated control plane: one node with a kubelet, and the namespace finalizer.
+
+On by default; ``--no-simulate-node`` turns both off and the server behaves like
+envtest (a bare kube-apiserver): no Node object, pods stay ``Pending`` with no
+``nodeName``, a pod DELETE is immediate unless the pod names a node (then it stays
+terminating forever, as with no kubelet), and deleted namespaces stay
+``Terminating``.
+
+With it (``NodeSimulator``, ``NamespaceFinalizer``):
+
+* Node ``kubeforge-node-0`` exists and is Ready.
+* A new pod without ``spec.nodeName`` is bound to it a few milliseconds later, then
+  started: ``status.phase: Running``, Ready conditions, container statuses, a
+  ``podIP`` unique among live pods from 10.244.0.0/16 and the node's ``hostIP``.
+  Each step is an ordinary update: new resourceVersion, MODIFIED event.
+* A graceful pod DELETE marks the pod (deletionTimestamp + grace period); the node
+  removes it after the grace period, capped at one second so tests stay fast.
+* A deleted namespace has its contents deleted, then its ``kubernetes`` finalizer
+  removed, and disappears — what kube-controller-manager does.
+
+Controllers react to storage events but never write from inside a listener: each
+reaction is scheduled on the loop, so watchers see events in revision order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+from typing import Any
+
+from kubeforge.apiserver.engine import DeleteOptions, Engine, storage_key
+from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.registry import Registry, ServedResource
+from kubeforge.apiserver.storage import Event, clone
+
+__all__ = ["NODE_NAME", "NamespaceFinalizer", "NodeSimulator"]
+
+NODE_NAME = "kubeforge-node-0"
+HOST_IP = "172.18.0.2"
+_POD_NETWORK = ipaddress.ip_network("10.244.0.0/16")
+_BIND_DELAY = 0.005
+_START_DELAY = 0.02
+_MAX_GRACE = 1.0
+_PODS = ("", "pods")
+_NAMESPACES = ("", "namespaces")
+
+
+class NodeSimulator:
+    """A node object plus the kubelet behaviour tests observe (binding, Running, IPs)."""
+
+    def __init__(self, engine: Engine, registry: Registry) -> None:
+        self._engine = engine
+        self._registry = registry
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._scheduled: set[tuple[str, str]] = set()
+        self._removing: set[tuple[str, str]] = set()
+        self._next_ip = 2
+        self._unsubscribe: Any = None
+
+    def _served(self, plural: str) -> ServedResource:
+        served = self._registry.lookup("", "v1", plural)
+        assert served is not None  # built-in
+        return served
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._ensure_node()
+        self._unsubscribe = self._engine.storage.subscribe(self._on_event)
+        for pod in self._engine.storage.objects(_PODS):
+            meta = pod["metadata"]
+            self._schedule(meta.get("namespace") or "", meta["name"], 0.0)
+
+    def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def _ensure_node(self) -> None:
+        if self._engine.storage.get(("", "nodes"), "", NODE_NAME) is not None:
+            return
+        now = self._engine.now()
+        condition = {
+            "type": "Ready",
+            "status": "True",
+            "lastHeartbeatTime": now,
+            "lastTransitionTime": now,
+            "reason": "KubeletReady",
+            "message": "kubelet is posting ready status",
+        }
+        node = {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": NODE_NAME,
+                "labels": {
+                    "kubernetes.io/hostname": NODE_NAME,
+                    "kubernetes.io/os": "linux",
+                    "kubernetes.io/arch": "amd64",
+                },
+            },
+            "spec": {"podCIDR": str(_POD_NETWORK), "podCIDRs": [str(_POD_NETWORK)]},
+            "status": {
+                "conditions": [condition],
+                "addresses": [
+                    {"type": "InternalIP", "address": HOST_IP},
+                    {"type": "Hostname", "address": NODE_NAME},
+                ],
+                "capacity": {"cpu": "8", "memory": "16Gi", "pods": "110"},
+                "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"},
+                "nodeInfo": {
+                    "kubeletVersion": "v1.32.0",
+                    "operatingSystem": "linux",
+                    "architecture": "amd64",
+                    "containerRuntimeVersion": "kubeforge://simulated",
+                    "kernelVersion": "",
+                    "osImage": "kubeforge simulated node",
+                    "kubeProxyVersion": "",
+                    "machineID": "",
+                    "systemUUID": "",
+                    "bootID": "",
+                },
+            },
+        }
+        self._engine.create(self._served("nodes"), "", node)
+
+    def _on_event(self, event: Event) -> None:
+        if event.resource != _PODS or event.type == "DELETED":
+            return
+        meta = event.object["metadata"]
+        self._schedule(meta.get("namespace") or "", meta["name"], _BIND_DELAY)
+
+    def _schedule(self, namespace: str, name: str, delay: float) -> None:
+        key = (namespace, name)
+        if key in self._scheduled or self._loop is None:
+            return
+        self._scheduled.add(key)
+        self._loop.call_later(delay, self._reconcile, key)
+
+    def _reconcile(self, key: tuple[str, str]) -> None:
+        self._scheduled.discard(key)
+        pod = self._engine.storage.get(_PODS, *key)
+        if pod is None:
+            self._removing.discard(key)
+            return
+        spec = pod.get("spec") or {}
+        meta = pod["metadata"]
+        try:
+            if meta.get("deletionTimestamp"):
+                if spec.get("nodeName") == NODE_NAME:
+                    self._remove_later(key, pod)
+            elif not spec.get("nodeName"):
+                self._bind(pod)
+            elif (
+                spec.get("nodeName") == NODE_NAME
+                and (pod.get("status") or {}).get("phase") == "Pending"
+            ):
+                assert self._loop is not None
+                self._loop.call_later(_START_DELAY, self._start_pod, key)
+        except StatusError:
+            self._schedule(*key, 0.05)  # e.g. a racing client update; look again shortly
+
+    def _bind(self, pod: dict[str, Any]) -> None:
+        body = clone(pod)
+        body["spec"]["nodeName"] = NODE_NAME
+        meta = pod["metadata"]
+        self._engine.update(
+            self._served("pods"), meta.get("namespace") or "", meta["name"], body, trusted=True
+        )
+        status = clone(
+            self._engine.storage.get(_PODS, meta.get("namespace") or "", meta["name"]) or {}
+        )
+        if status:
+            now = self._engine.now()
+            status.setdefault("status", {})["conditions"] = [
+                {
+                    "type": "PodScheduled",
+                    "status": "True",
+                    "lastProbeTime": None,
+                    "lastTransitionTime": now,
+                }
+            ]
+            self._engine.update(
+                self._served("pods"),
+                meta.get("namespace") or "",
+                meta["name"],
+                status,
+                subresource="status",
+                trusted=True,
+            )
+
+    def _allocate_ip(self) -> str:
+        used = {
+            str((p.get("status") or {}).get("podIP")) for p in self._engine.storage.objects(_PODS)
+        }
+        size = _POD_NETWORK.num_addresses
+        for _ in range(size):
+            candidate = str(_POD_NETWORK.network_address + self._next_ip)
+            self._next_ip = self._next_ip + 1 if self._next_ip + 1 < size - 1 else 2
+            if candidate not in used:
+                return candidate
+        raise RuntimeError("pod network exhausted")
+
+    def _start_pod(self, key: tuple[str, str]) -> None:
+        pod = self._engine.storage.get(_PODS, *key)
+        if pod is None or pod["metadata"].get("deletionTimestamp"):
+            return
+        if (pod.get("status") or {}).get("phase") != "Pending":
+            return
+        spec = pod.get("spec") or {}
+        now = self._engine.now()
+        ip = HOST_IP if spec.get("hostNetwork") else self._allocate_ip()
+        body = clone(pod)
+        conditions = [
+            {"type": t, "status": "True", "lastProbeTime": None, "lastTransitionTime": now}
+            for t in (
+                "PodReadyToStartContainers",
+                "Initialized",
+                "Ready",
+                "ContainersReady",
+                "PodScheduled",
+            )
+        ]
+        body["status"] = {
+            **(pod.get("status") or {}),
+            "phase": "Running",
+            "conditions": conditions,
+            "hostIP": HOST_IP,
+            "hostIPs": [{"ip": HOST_IP}],
+            "podIP": ip,
+            "podIPs": [{"ip": ip}],
+            "startTime": now,
+            "containerStatuses": [
+                {
+                    "name": c.get("name"),
+                    "ready": True,
+                    "started": True,
+                    "restartCount": 0,
+                    "image": c.get("image"),
+                    "imageID": f"docker-pullable://{c.get('image')}",
+                    "containerID": f"kubeforge://{pod['metadata'].get('uid')}-{c.get('name')}",
+                    "state": {"running": {"startedAt": now}},
+                    "lastState": {},
+                }
+                for c in spec.get("containers") or []
+                if isinstance(c, dict)
+            ],
+        }
+        try:
+            self._engine.update(
+                self._served("pods"), *key, body, subresource="status", trusted=True
+            )
+        except StatusError:
+            self._schedule(*key, 0.05)
+
+    def _remove_later(self, key: tuple[str, str], pod: dict[str, Any]) -> None:
+        if key in self._removing or self._loop is None:
+            return
+        self._removing.add(key)
+        grace = float(pod["metadata"].get("deletionGracePeriodSeconds") or 0)
+        self._loop.call_later(min(grace, _MAX_GRACE), self._remove, key)
+
+    def _remove(self, key: tuple[str, str]) -> None:
+        self._removing.discard(key)
+        try:
+            self._engine.finish_deletion(self._served("pods"), *key)
+        except StatusError:
+            self._schedule(*key, 0.05)
+
+
+class NamespaceFinalizer:
+    """Empties a deleted namespace, then removes its ``kubernetes`` finalizer."""
+
+    def __init__(self, engine: Engine, registry: Registry) -> None:
+        self._engine = engine
+        self._registry = registry
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pending: set[str] = set()
+        self._unsubscribe: Any = None
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._unsubscribe = self._engine.storage.subscribe(self._on_event)
+        for ns in self._engine.storage.objects(_NAMESPACES):
+            if ns["metadata"].get("deletionTimestamp"):
+                self._schedule(ns["metadata"]["name"])
+
+    def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def _on_event(self, event: Event) -> None:
+        meta = event.object["metadata"]
+        if event.resource == _NAMESPACES:
+            if meta.get("deletionTimestamp") and event.type != "DELETED":
+                self._schedule(meta["name"])
+        elif event.type == "DELETED" and meta.get("namespace") in self._terminating():
+            self._schedule(meta["namespace"])
+
+    def _terminating(self) -> set[str]:
+        return {
+            ns["metadata"]["name"]
+            for ns in self._engine.storage.objects(_NAMESPACES)
+            if ns["metadata"].get("deletionTimestamp")
+        }
+
+    def _schedule(self, name: str) -> None:
+        if name in self._pending or self._loop is None:
+            return
+        self._pending.add(name)
+        self._loop.call_later(0.0, self._finalize, name)
+
+    def _finalize(self, name: str) -> None:
+        self._pending.discard(name)
+        ns = self._engine.storage.get(_NAMESPACES, "", name)
+        if ns is None or not ns["metadata"].get("deletionTimestamp"):
+            return
+        remaining = 0
+        for served in self._registry.resources():
+            if not served.info.namespaced or not served.storage:
+                continue
+            for obj in list(self._engine.storage.objects(storage_key(served.info), name)):
+                remaining += 1
+                if obj["metadata"].get("deletionTimestamp"):
+                    continue
+                try:
+                    self._engine.delete(served, name, obj["metadata"]["name"], DeleteOptions())
+                except StatusError:
+                    continue  # gone meanwhile or refused; the next pass sees it
+        if remaining:
+            return  # DELETED events of the contents bring us back here
+        body = clone(ns)
+        body.setdefault("spec", {})["finalizers"] = [
+            f for f in (ns.get("spec") or {}).get("finalizers") or [] if f != "kubernetes"
+        ]
+        self._engine.finalize_namespace(name, body)

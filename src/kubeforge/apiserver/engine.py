@@ -1,0 +1,520 @@
+"""The verbs without HTTP: create, update, patch and delete with the real server's rules.
+
+``Engine`` is shared by the REST handlers and by the built-in controllers (simulated
+node, namespace finalizer, CRD cleanup), so a controller's change looks exactly like
+a client's: same metadata rules, same resourceVersion bump, same watch events.
+Everything here is synchronous and runs on the event-loop thread (see ``storage``).
+
+Metadata rules (``rest.BeforeCreate``/``BeforeUpdate``, ``store.go``): the server
+owns uid, creationTimestamp, resourceVersion, generation, deletionTimestamp and
+deletionGracePeriodSeconds; a no-op update neither bumps the resourceVersion nor
+emits an event; removing the last finalizer of a deleting object deletes it.
+``managedFields`` are not tracked: anything a client sends there is dropped.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from kubeforge.apiserver import failures
+from kubeforge.apiserver.failures import FieldError, StatusError
+from kubeforge.apiserver.patching import PatchApplyError, PatchDecodeError, apply_patch
+from kubeforge.apiserver.registry import Registry, ServedResource
+from kubeforge.apiserver.storage import ResourceKey, Storage, clone
+from kubeforge.apiserver.strategies import Strategy, non_metadata
+from kubeforge.apiserver.validation import validate_meta_update, validate_object_meta
+from kubeforge.apiserver.workloads import builtin_strategy
+from kubeforge.core.resource import ResourceInfo
+from kubeforge.core.status import failure
+
+__all__ = ["DeleteOptions", "Engine", "format_time", "storage_key"]
+
+# Alphabet and length of generateName suffixes (apiserver storage/names): no vowels,
+# no look-alike characters, so generated names never spell words.
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_NAME_SUFFIX = 5
+_MAX_GENERATED_NAME = 63
+_GENERATE_ATTEMPTS = 8
+
+_NAMESPACES = ResourceInfo("", "v1", "Namespace", "namespaces", namespaced=False)
+
+
+def format_time(seconds: float) -> str:
+    """RFC 3339 in UTC with whole seconds, as ``metav1.Time`` serialises."""
+    return datetime.fromtimestamp(int(seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def storage_key(info: ResourceInfo) -> ResourceKey:
+    return (info.group, info.plural)
+
+
+@dataclass
+class DeleteOptions:
+    """The parts of ``DeleteOptions`` the server acts on."""
+
+    grace_period_seconds: int | None = None
+    propagation_policy: str | None = None
+    orphan_dependents: bool | None = None
+    precondition_uid: str | None = None
+    precondition_rv: str | None = None
+    dry_run: bool = False
+
+
+@dataclass
+class Engine:
+    """Applies the verbs to ``storage`` using each resource's ``Strategy``."""
+
+    storage: Storage
+    registry: Registry
+    wall_clock: Callable[[], float] = time.time
+    _strategies: dict[ResourceInfo, Strategy] = field(default_factory=dict)
+
+    # --- strategies and views ---------------------------------------------------------------
+
+    def strategy(self, served: ServedResource) -> Strategy:
+        strategy = self._strategies.get(served.info)
+        if strategy is None:
+            strategy = builtin_strategy(served, self._service_ips)
+            self._strategies[served.info] = strategy
+        return strategy
+
+    def set_strategy(self, served: ServedResource, strategy: Strategy) -> None:
+        self._strategies[served.info] = strategy
+
+    def forget_strategy(self, info: ResourceInfo) -> None:
+        self._strategies.pop(info, None)
+
+    def _service_ips(self) -> set[str]:
+        return {
+            str((obj.get("spec") or {}).get("clusterIP"))
+            for obj in self.storage.objects(("", "services"))
+        }
+
+    @staticmethod
+    def view(served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
+        """``obj`` as served at ``served``'s version (CRDs store one version, serve several)."""
+        if obj.get("apiVersion") == served.info.api_version:
+            return obj
+        return {**obj, "apiVersion": served.info.api_version}
+
+    def now(self) -> str:
+        return format_time(self.wall_clock())
+
+    # --- reads ----------------------------------------------------------------------------
+
+    def get(self, served: ServedResource, namespace: str, name: str) -> dict[str, Any]:
+        obj = self.storage.get(storage_key(served.info), namespace, name)
+        if obj is None:
+            raise failures.not_found(served.info, name)
+        return self.view(served, obj)
+
+    def namespace_state(self, namespace: str, info: ResourceInfo, name: str) -> None:
+        """NamespaceLifecycle admission: the namespace must exist and not be terminating."""
+        ns = self.storage.get(("", "namespaces"), "", namespace)
+        if ns is None:
+            raise failures.not_found(_NAMESPACES, namespace)
+        if (ns.get("metadata") or {}).get("deletionTimestamp"):
+            message = (
+                f"unable to create new content in namespace {namespace} because it is being "
+                "terminated"
+            )
+            raise failures.forbidden(
+                info,
+                name,
+                message,
+                causes=[
+                    {
+                        "reason": "NamespaceTerminating",
+                        "message": message,
+                        "field": "metadata.namespace",
+                    }
+                ],
+            )
+
+    # --- create ---------------------------------------------------------------------------
+
+    def create(
+        self, served: ServedResource, namespace: str, body: dict[str, Any], *, dry_run: bool = False
+    ) -> dict[str, Any]:
+        info = served.info
+        strategy = self.strategy(served)
+        obj = clone(body)
+        meta = obj.setdefault("metadata", {})
+        if not isinstance(meta, dict):
+            raise failures.bad_request("metadata must be an object")
+        self._check_namespace(info, meta, namespace)
+        obj["apiVersion"], obj["kind"] = info.api_version, info.kind
+        if meta.get("resourceVersion"):
+            raise self._invalid(
+                strategy,
+                str(meta.get("name") or meta.get("generateName") or ""),
+                [
+                    FieldError(
+                        "Invalid",
+                        "metadata.resourceVersion",
+                        "must be empty",
+                        meta["resourceVersion"],
+                    )
+                ],
+            )
+        if info.namespaced:
+            self.namespace_state(namespace, info, str(meta.get("name") or ""))
+        for system_field in (
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "managedFields",
+            "selfLink",
+        ):
+            meta.pop(system_field, None)
+        meta["uid"] = str(uuid.uuid4())
+        meta["creationTimestamp"] = self.now()
+        if strategy.has_generation:
+            meta["generation"] = 1
+        else:
+            meta.pop("generation", None)
+        strategy.prepare_for_create(obj)
+        attempts = _GENERATE_ATTEMPTS if not meta.get("name") and meta.get("generateName") else 1
+        key = storage_key(info)
+        for _ in range(attempts):
+            if not meta.get("name") and meta.get("generateName"):
+                meta["name"] = _generated_name(str(meta["generateName"]))
+            self._validate_create(strategy, obj)
+            if self.storage.get(key, namespace, meta["name"]) is None:
+                break
+            if attempts == 1:
+                raise failures.already_exists(info, meta["name"])
+            meta["name"] = ""
+        else:
+            error = failures.already_exists(info, str(meta.get("generateName")))
+            error.status.setdefault("details", {})["retryAfterSeconds"] = 1
+            raise error
+        if dry_run:
+            return self.view(served, obj)
+        stored = self.storage.create(key, self._to_storage(served, obj))
+        strategy.committed(stored, False)
+        return self.view(served, stored)
+
+    def _to_storage(self, served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
+        target = self.registry.storage_version_of(served.info.group, served.info.plural)
+        if target is not None:
+            obj["apiVersion"] = target.info.api_version
+        return obj
+
+    @staticmethod
+    def _check_namespace(info: ResourceInfo, meta: dict[str, Any], namespace: str) -> None:
+        if info.namespaced:
+            given = meta.get("namespace")
+            if given and given != namespace:
+                raise failures.bad_request(
+                    "the namespace of the provided object does not match the namespace sent on "
+                    "the request"
+                )
+            meta["namespace"] = namespace
+        else:
+            meta.pop("namespace", None)
+
+    def _validate_create(self, strategy: Strategy, obj: dict[str, Any]) -> None:
+        meta = obj["metadata"]
+        errors = validate_object_meta(
+            meta, namespaced=strategy.served.info.namespaced, name_validator=strategy.name_validator
+        )
+        errors += strategy.validate(obj)
+        if errors:
+            raise self._invalid(
+                strategy, str(meta.get("name") or meta.get("generateName") or ""), errors
+            )
+
+    @staticmethod
+    def _invalid(strategy: Strategy, name: str, errors: list[FieldError]) -> StatusError:
+        info = strategy.served.info
+        return failures.invalid(info.kind, info.group, name, errors)
+
+    # --- update ---------------------------------------------------------------------------
+
+    def update(
+        self,
+        served: ServedResource,
+        namespace: str,
+        name: str,
+        body: dict[str, Any],
+        *,
+        subresource: str = "",
+        dry_run: bool = False,
+        trusted: bool = False,
+        require_rv: bool = True,
+    ) -> tuple[dict[str, Any], bool]:
+        """PUT semantics; returns ``(object, created)``. ``trusted`` skips spec validation
+        for the built-in controllers (the real ones write through subresources such as
+        ``binding`` that this server does not expose)."""
+        info = served.info
+        strategy = self.strategy(served)
+        key = storage_key(info)
+        new = clone(body)
+        meta = new.setdefault("metadata", {})
+        if not isinstance(meta, dict):
+            raise failures.bad_request("metadata must be an object")
+        if meta.get("name") and meta["name"] != name:
+            raise failures.bad_request(
+                f"the name of the object ({meta['name']}) does not match the name on the URL "
+                f"({name})"
+            )
+        self._check_namespace(info, meta, namespace)
+        meta["name"] = name
+        old = self.storage.get(key, namespace, name)
+        if old is None:
+            if strategy.allow_create_on_update and not subresource:
+                meta.pop("resourceVersion", None)
+                return self.create(served, namespace, new, dry_run=dry_run), True
+            raise failures.not_found(info, name)
+        given_rv = meta.get("resourceVersion")
+        if not given_rv and require_rv and not strategy.allow_unconditional_update:
+            raise self._invalid(
+                strategy,
+                name,
+                [
+                    FieldError(
+                        "Invalid", "metadata.resourceVersion", "must be specified for an update", 0
+                    )
+                ],
+            )
+        if given_rv and given_rv != old["metadata"].get("resourceVersion"):
+            raise failures.conflict(info, name)
+        new["apiVersion"], new["kind"] = info.api_version, info.kind
+        if subresource == "status":
+            status_only = clone(old)
+            if "status" in new:
+                status_only["status"] = new["status"]
+            else:
+                status_only.pop("status", None)
+            new = status_only
+        else:
+            self._carry_system_metadata(new, old)
+            strategy.prepare_for_update(new, old)
+            if strategy.has_generation and non_metadata(new) != non_metadata(
+                {**old, "apiVersion": new["apiVersion"]}
+            ):
+                new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
+        errors = validate_meta_update(new["metadata"], old["metadata"])
+        if not trusted:
+            errors += validate_object_meta(
+                new["metadata"], namespaced=info.namespaced, name_validator=lambda _: []
+            )
+            errors += strategy.validate_update(new, old)
+        if errors:
+            raise self._invalid(strategy, name, errors)
+        return self._commit_update(served, strategy, new, old, dry_run=dry_run), False
+
+    @staticmethod
+    def _carry_system_metadata(new: dict[str, Any], old: dict[str, Any]) -> None:
+        meta, old_meta = new["metadata"], old["metadata"]
+        for key in (
+            "uid",
+            "creationTimestamp",
+            "deletionTimestamp",
+            "deletionGracePeriodSeconds",
+            "generation",
+            "managedFields",
+        ):
+            if key == "uid" and meta.get("uid"):
+                continue  # a different uid is a validation error, not silently fixed
+            if key in old_meta:
+                meta[key] = old_meta[key]
+            else:
+                meta.pop(key, None)
+        meta.pop("selfLink", None)
+
+    def _commit_update(
+        self,
+        served: ServedResource,
+        strategy: Strategy,
+        new: dict[str, Any],
+        old: dict[str, Any],
+        *,
+        dry_run: bool,
+    ) -> dict[str, Any]:
+        key = storage_key(served.info)
+        new = self._to_storage(served, new)
+        new["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
+        if new == old:
+            return self.view(served, old)  # no-op: same RV, no event
+        if dry_run:
+            return self.view(served, new)
+        gone = bool(new["metadata"].get("deletionTimestamp")) and strategy.may_delete_now(new)
+        write = self.storage.delete if gone else self.storage.update
+        stored = write(key, new, old)
+        strategy.committed(stored, gone)
+        return self.view(served, stored)
+
+    # --- patch ----------------------------------------------------------------------------
+
+    def patch(
+        self,
+        served: ServedResource,
+        namespace: str,
+        name: str,
+        content_type: str,
+        patch: Any,
+        *,
+        subresource: str = "",
+        dry_run: bool = False,
+    ) -> dict[str, Any]:
+        old = self.storage.get(storage_key(served.info), namespace, name)
+        if old is None:
+            raise failures.not_found(served.info, name)
+        current = self.view(served, old)
+        try:
+            patched = apply_patch(content_type, current, patch)
+        except PatchDecodeError as error:
+            raise failures.bad_request(str(error)) from None
+        except PatchApplyError as error:
+            raise StatusError(failure(422, "", str(error))) from None
+        if not isinstance(patched, dict):
+            raise failures.bad_request("the patch must produce a JSON object")
+        meta = patched.get("metadata")
+        if not isinstance(meta, dict):
+            raise failures.bad_request("metadata must be an object")
+        # A resourceVersion in the patch is an optimistic-lock precondition.
+        if meta.get("resourceVersion") != old["metadata"].get("resourceVersion"):
+            if meta.get("resourceVersion"):
+                raise failures.conflict(served.info, name)
+            meta["resourceVersion"] = old["metadata"].get("resourceVersion")
+        for key, label in (("apiVersion", "API version"), ("kind", "kind")):
+            if patched.get(key) != current.get(key):
+                raise failures.bad_request(
+                    f"the {label} in the data ({patched.get(key)}) does not match the expected "
+                    f"{label} ({current.get(key)})"
+                )
+        obj, _ = self.update(
+            served, namespace, name, patched, subresource=subresource, dry_run=dry_run
+        )
+        return obj
+
+    # --- delete ---------------------------------------------------------------------------
+
+    def delete(
+        self, served: ServedResource, namespace: str, name: str, options: DeleteOptions
+    ) -> tuple[dict[str, Any], bool]:
+        """DELETE semantics; returns ``(last state, gone)``. ``gone`` is False while finalizers
+        or a grace period keep the object (it then carries a deletionTimestamp)."""
+        info = served.info
+        strategy = self.strategy(served)
+        key = storage_key(info)
+        old = self.storage.get(key, namespace, name)
+        if old is None:
+            raise failures.not_found(info, name)
+        strategy.before_delete(old)
+        old_meta = old["metadata"]
+        if options.precondition_uid and options.precondition_uid != old_meta.get("uid"):
+            raise failures.conflict(
+                info,
+                name,
+                f"Precondition failed: UID in precondition: {options.precondition_uid}, UID in "
+                f"object meta: {old_meta.get('uid')}",
+                kind=info.kind,
+            )
+        if options.precondition_rv and options.precondition_rv != old_meta.get("resourceVersion"):
+            raise failures.conflict(
+                info,
+                name,
+                f"Precondition failed: ResourceVersion in precondition: {options.precondition_rv}, "
+                f"ResourceVersion in object meta: {old_meta.get('resourceVersion')}",
+                kind=info.kind,
+            )
+        new = clone(old)
+        meta = new["metadata"]
+        finalizers = _gc_finalizers(list(meta.get("finalizers") or []), options)
+        if finalizers:
+            meta["finalizers"] = finalizers
+        else:
+            meta.pop("finalizers", None)
+        grace = strategy.grace_period(old, options.grace_period_seconds)
+        keep = bool(finalizers) or grace > 0 or strategy.keep_on_delete(old)
+        if not keep:
+            if options.dry_run:
+                return self.view(served, old), True
+            return self._commit_delete(served, strategy, new, old, gone=True), True
+        now = self.wall_clock()
+        if not old_meta.get("deletionTimestamp"):
+            meta["deletionTimestamp"] = format_time(now + grace)
+            meta["deletionGracePeriodSeconds"] = grace
+            if strategy.has_generation and meta.get("generation"):
+                meta["generation"] = int(meta["generation"]) + 1
+            strategy.mark_deleting(new)
+        elif grace < int(old_meta.get("deletionGracePeriodSeconds") or 0):
+            # A shorter grace period moves the deadline earlier, never later.
+            meta["deletionTimestamp"] = format_time(now + grace)
+            meta["deletionGracePeriodSeconds"] = grace
+        if new == old:
+            return self.view(served, old), False
+        if options.dry_run:
+            return self.view(served, new), False
+        return self._commit_delete(served, strategy, new, old, gone=False), False
+
+    def _commit_delete(
+        self,
+        served: ServedResource,
+        strategy: Strategy,
+        new: dict[str, Any],
+        old: dict[str, Any],
+        *,
+        gone: bool,
+    ) -> dict[str, Any]:
+        key = storage_key(served.info)
+        write = self.storage.delete if gone else self.storage.update
+        stored = write(key, new, old)
+        strategy.committed(stored, gone)
+        return self.view(served, stored)
+
+    def finalize_namespace(self, name: str, body: dict[str, Any]) -> dict[str, Any]:
+        """``PUT /api/v1/namespaces/{name}/finalize``: only ``spec.finalizers`` changes."""
+        served = self.registry.lookup("", "v1", "namespaces")
+        assert served is not None  # built-in
+        old = self.storage.get(("", "namespaces"), "", name)
+        if old is None:
+            raise failures.not_found(served.info, name)
+        given_rv = (body.get("metadata") or {}).get("resourceVersion")
+        if given_rv and given_rv != old["metadata"].get("resourceVersion"):
+            raise failures.conflict(served.info, name)
+        finalizers = (body.get("spec") or {}).get("finalizers") or []
+        if not isinstance(finalizers, list) or not all(isinstance(f, str) for f in finalizers):
+            raise failures.bad_request("spec.finalizers must be a list of strings")
+        new = clone(old)
+        if finalizers:
+            new["spec"] = {**(new.get("spec") or {}), "finalizers": finalizers}
+        else:
+            new.setdefault("spec", {}).pop("finalizers", None)
+        return self._commit_update(served, self.strategy(served), new, old, dry_run=False)
+
+    def finish_deletion(self, served: ServedResource, namespace: str, name: str) -> None:
+        """What a kubelet does once a pod stopped: delete with grace 0 (finalizers still hold)."""
+        try:
+            self.delete(served, namespace, name, DeleteOptions(grace_period_seconds=0))
+        except StatusError as error:
+            if error.code != 404:
+                raise
+
+
+def _gc_finalizers(finalizers: list[str], options: DeleteOptions) -> list[str]:
+    """The garbage collector's finalizers the server adds for Orphan/Foreground deletes."""
+    policy = options.propagation_policy
+    if policy is None and options.orphan_dependents is not None:
+        policy = "Orphan" if options.orphan_dependents else "Background"
+    if policy is None:
+        return finalizers
+    kept = [f for f in finalizers if f not in ("orphan", "foregroundDeletion")]
+    if policy == "Orphan":
+        kept.append("orphan")
+    elif policy == "Foreground":
+        kept.append("foregroundDeletion")
+    return kept
+
+
+def _generated_name(base: str) -> str:
+    base = base[: _MAX_GENERATED_NAME - _NAME_SUFFIX]
+    return base + "".join(secrets.choice(_NAME_ALPHABET) for _ in range(_NAME_SUFFIX))

@@ -1,0 +1,208 @@
+"""Every failure the local server can answer, as a ``StatusError`` carrying a Kubernetes ``Status``.
+
+Handlers raise; the error middleware in ``app`` turns the exception into a JSON
+response whose HTTP code equals ``status.code``. Messages and ``details`` follow
+apimachinery's ``pkg/api/errors`` builders so clients can key on ``reason``.
+Entry points: the builder functions (``not_found``, ``conflict``, ``invalid`` ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from kubeforge.core.resource import ResourceInfo
+from kubeforge.core.status import failure
+
+__all__ = [
+    "OPTIMISTIC_LOCK_MESSAGE",
+    "FieldError",
+    "StatusError",
+    "already_exists",
+    "bad_request",
+    "conflict",
+    "expired",
+    "forbidden",
+    "go_quote",
+    "internal_error",
+    "invalid",
+    "method_not_allowed",
+    "not_found",
+    "resource_not_found",
+    "too_large",
+    "unauthorized",
+    "unsupported_media_type",
+]
+
+OPTIMISTIC_LOCK_MESSAGE = (
+    "the object has been modified; please apply your changes to the latest version and try again"
+)
+
+
+class StatusError(Exception):
+    """Raised anywhere in the server; answered as ``status`` with HTTP ``status["code"]``."""
+
+    def __init__(self, status: dict[str, Any]) -> None:
+        super().__init__(status.get("message", ""))
+        self.status = status
+        self.code = int(status["code"])
+
+
+def _details(info: ResourceInfo, name: str, **extra: Any) -> dict[str, Any]:
+    # details.kind is the *resource* (plural) for NotFound/AlreadyExists/Conflict.
+    details: dict[str, Any] = {"name": name}
+    if info.group:
+        details["group"] = info.group
+    details["kind"] = info.plural
+    details.update(extra)
+    return details
+
+
+def not_found(info: ResourceInfo, name: str) -> StatusError:
+    return StatusError(
+        failure(404, "NotFound", f'{info.group_resource} "{name}" not found', _details(info, name))
+    )
+
+
+def resource_not_found() -> StatusError:
+    """Unknown group, version, resource or path."""
+    status = failure(404, "NotFound", "the server could not find the requested resource")
+    status["details"] = {}
+    return StatusError(status)
+
+
+def already_exists(info: ResourceInfo, name: str) -> StatusError:
+    message = f'{info.group_resource} "{name}" already exists'
+    return StatusError(failure(409, "AlreadyExists", message, _details(info, name)))
+
+
+def conflict(
+    info: ResourceInfo, name: str, detail: str = OPTIMISTIC_LOCK_MESSAGE, *, kind: str = ""
+) -> StatusError:
+    message = f'Operation cannot be fulfilled on {info.group_resource} "{name}": {detail}'
+    details = _details(info, name)
+    if kind:  # preconditions report the Kind, not the resource (rest/delete.go quirk)
+        details["kind"] = kind
+    return StatusError(failure(409, "Conflict", message, details))
+
+
+def forbidden(info: ResourceInfo, name: str, detail: str, **extra: Any) -> StatusError:
+    target = f'{info.group_resource} "{name}"' if name else info.group_resource
+    message = f"{target} is forbidden: {detail}"
+    return StatusError(failure(403, "Forbidden", message, _details(info, name, **extra)))
+
+
+def bad_request(message: str) -> StatusError:
+    return StatusError(failure(400, "BadRequest", message))
+
+
+def unauthorized() -> StatusError:
+    return StatusError(failure(401, "Unauthorized", "Unauthorized"))
+
+
+def method_not_allowed(info: ResourceInfo | None, message: str) -> StatusError:
+    details: dict[str, Any] = {}
+    if info is not None:
+        if info.group:
+            details["group"] = info.group
+        details["kind"] = info.plural
+    return StatusError(failure(405, "MethodNotAllowed", message, details or None))
+
+
+def unsupported_media_type(content_type: str, accepted: tuple[str, ...]) -> StatusError:
+    message = (
+        "the body of the request was in an unknown format - accepted media types include: "
+        + ", ".join(accepted)
+    )
+    del content_type  # the real message does not echo the rejected type
+    return StatusError(failure(415, "UnsupportedMediaType", message))
+
+
+def too_large(limit: int) -> StatusError:
+    message = f"Request entity too large: limit is {limit}"
+    return StatusError(failure(413, "RequestEntityTooLarge", message))
+
+
+def expired(message: str) -> StatusError:
+    return StatusError(failure(410, "Expired", message))
+
+
+def internal_error(message: str) -> StatusError:
+    message = f"Internal error occurred: {message}"
+    status = failure(500, "InternalError", message, {"causes": [{"message": message}]})
+    return StatusError(status)
+
+
+def go_quote(value: Any) -> str:
+    """Render a value the way Go's ``%#v``-ish field errors show it (strings quoted)."""
+    if isinstance(value, str):
+        return orjson.dumps(value).decode()
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+_NO_VALUE = object()
+
+_REASONS = {
+    "Invalid": "FieldValueInvalid",
+    "Required": "FieldValueRequired",
+    "Forbidden": "FieldValueForbidden",
+    "NotSupported": "FieldValueNotSupported",
+    "Duplicate": "FieldValueDuplicate",
+    "TooLong": "FieldValueTooLong",
+    "TypeInvalid": "FieldValueTypeInvalid",
+}
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One validation problem, shaped like apimachinery's ``field.Error``."""
+
+    kind: str  # Invalid | Required | Forbidden | NotSupported | Duplicate | TooLong | TypeInvalid
+    field: str
+    detail: str = ""
+    value: Any = _NO_VALUE
+
+    def body(self) -> str:
+        if self.kind == "Required":
+            head = "Required value"
+        elif self.kind == "Forbidden":
+            head = "Forbidden"
+        elif self.kind == "NotSupported":
+            head = f"Unsupported value: {go_quote(self.value)}"
+        elif self.kind == "Duplicate":
+            head = f"Duplicate value: {go_quote(self.value)}"
+        elif self.kind == "TooLong":
+            head = "Too long"
+        elif self.kind == "TypeInvalid":
+            head = f"Invalid value: {go_quote(self.value)}"
+        else:
+            head = "Invalid value"
+            if self.value is not _NO_VALUE:
+                head += f": {go_quote(self.value)}"
+        return f"{head}: {self.detail}" if self.detail else head
+
+    def cause(self) -> dict[str, Any]:
+        return {"reason": _REASONS[self.kind], "message": self.body(), "field": self.field}
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.body()}"
+
+
+def invalid(kind: str, group: str, name: str, errors: list[FieldError]) -> StatusError:
+    """422 Invalid; ``details.kind`` is the Kind here (unlike NotFound, which uses the resource)."""
+    qualified = f"{kind}.{group}" if group else kind
+    text = str(errors[0]) if len(errors) == 1 else "[" + ", ".join(map(str, errors)) + "]"
+    details: dict[str, Any] = {"name": name}
+    if group:
+        details["group"] = group
+    details["kind"] = kind
+    details["causes"] = [error.cause() for error in errors]
+    return StatusError(failure(422, "Invalid", f'{qualified} "{name}" is invalid: {text}', details))

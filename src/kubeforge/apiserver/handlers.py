@@ -1,0 +1,398 @@
+"""REST handlers: URL -> resource, query and body parsing, and the answer for every verb.
+
+Entry point: ``ResourceHandlers.handle``, mounted by ``app`` on ``/api/...`` and
+``/apis/...`` after discovery's routes. URL layout and verb mapping follow the
+real server's request-info rules (``/namespaces/{ns}/{resource}/{name}/{sub}``;
+``namespaces/{name}/status|finalize`` are subresources of the namespace itself).
+List pagination, resourceVersion semantics and selectors live in ``listing``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+import yaml
+from aiohttp import web
+
+from kubeforge.apiserver import failures
+from kubeforge.apiserver.engine import DeleteOptions, Engine
+from kubeforge.apiserver.listing import Lister
+from kubeforge.apiserver.patching import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from kubeforge.apiserver.registry import Registry, ServedResource
+from kubeforge.core.status import success
+
+__all__ = ["MAX_BODY_BYTES", "ResourceHandlers", "Target", "json_response", "read_body"]
+
+MAX_BODY_BYTES = 3 * 1024 * 1024
+"""The real server's request body limit (``MaxRequestBodyBytes``, 3 MiB)."""
+
+_APPLY_PATCH = "application/apply-patch+yaml"
+_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, _APPLY_PATCH, STRATEGIC_MERGE_PATCH)
+_CR_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, _APPLY_PATCH)
+_BODY_TYPES = ("application/json", "application/yaml")
+_NAMESPACE_SUBRESOURCES = ("status", "finalize")
+
+
+def json_response(body: Any, status: int = 200) -> web.Response:
+    return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a request URL addresses."""
+
+    served: ServedResource
+    namespace: str | None  # None: not in the URL
+    name: str
+    subresource: str
+    legacy_watch: bool
+
+
+def _tables() -> Any:
+    """Table rendering (a teammate's module); absent means kubectl prints client-side."""
+    try:
+        return importlib.import_module("kubeforge.apiserver.tables")
+    except ImportError:
+        return None
+
+
+def resolve(registry: Registry, path: str) -> Target:
+    parts = [p for p in path.split("/") if p]
+    if len(parts) >= 2 and parts[0] == "api":
+        group, version, rest = "", parts[1], parts[2:]
+    elif len(parts) >= 3 and parts[0] == "apis":
+        group, version, rest = parts[1], parts[2], parts[3:]
+    else:
+        raise failures.resource_not_found()
+    legacy_watch = bool(rest) and rest[0] == "watch"
+    if legacy_watch:
+        rest = rest[1:]
+    namespace: str | None = None
+    if len(rest) >= 2 and rest[0] == "namespaces":
+        if len(rest) == 2 or rest[2] in _NAMESPACE_SUBRESOURCES:
+            pass  # the namespace object itself (or its status/finalize)
+        else:
+            namespace, rest = rest[1], rest[2:]
+    if not rest or len(rest) > 3:
+        raise failures.resource_not_found()
+    served = registry.lookup(group, version, rest[0])
+    if served is None:
+        raise failures.resource_not_found()
+    name = rest[1] if len(rest) > 1 else ""
+    subresource = rest[2] if len(rest) > 2 else ""
+    if served.info.namespaced and namespace is None and name:
+        raise failures.resource_not_found()
+    if not served.info.namespaced and namespace is not None:
+        raise failures.resource_not_found()
+    finalize = served.info.plural == "namespaces" and subresource == "finalize"
+    if subresource and subresource not in served.subresources and not finalize:
+        raise failures.resource_not_found()
+    return Target(served, namespace, name, subresource, legacy_watch)
+
+
+async def read_body(request: web.Request) -> bytes:
+    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
+        raise failures.too_large(MAX_BODY_BYTES)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.content.iter_chunked(65536):
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise failures.too_large(MAX_BODY_BYTES)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _decode(raw: bytes, content_type: str) -> Any:
+    if content_type == "application/yaml" or content_type == _APPLY_PATCH:
+        try:
+            return yaml.safe_load(raw)
+        except yaml.YAMLError as error:
+            raise failures.bad_request(f"error converting YAML to JSON: {error}") from None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        raise failures.bad_request(
+            f"couldn't get version/kind; json parse error: {error}"
+        ) from None
+
+
+def _dry_run(request: web.Request) -> bool:
+    values = request.query.getall("dryRun", [])
+    for value in values:
+        if value != "All":
+            raise failures.bad_request(
+                f'dryRun: Unsupported value: "{value}": supported values: "All"'
+            )
+    return bool(values)
+
+
+class ResourceHandlers:
+    """Serves every resource URL; one instance per server."""
+
+    def __init__(self, engine: Engine, registry: Registry, lister: Lister) -> None:
+        self.engine = engine
+        self.registry = registry
+        self.lister = lister
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        target = resolve(self.registry, request.path)
+        method = request.method
+        if target.legacy_watch and method != "GET":
+            raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
+        if target.subresource:
+            return await self._subresource(request, target)
+        if not target.name:
+            if method == "GET":
+                return await self.lister.list_or_watch(request, target, _tables())
+            if method == "POST":
+                return await self._create(request, target)
+            if method == "DELETE":
+                return await self._delete_collection(request, target)
+        else:
+            if method == "GET":
+                if target.legacy_watch or request.query.get("watch") in ("true", "1"):
+                    return await self.lister.list_or_watch(request, target, _tables())
+                self._verb(target, "get")
+                obj = self.engine.get(target.served, target.namespace or "", target.name)
+                return self._object_response(request, target, obj)
+            if method == "PUT":
+                return await self._update(request, target)
+            if method == "PATCH":
+                return await self._patch(request, target)
+            if method == "DELETE":
+                return await self._delete(request, target)
+        raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
+
+    @staticmethod
+    def _verb(target: Target, verb: str) -> None:
+        if verb not in target.served.verbs:
+            raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
+
+    def _object_response(
+        self, request: web.Request, target: Target, obj: dict[str, Any], status: int = 200
+    ) -> web.Response:
+        tables = _tables()
+        if tables is not None and tables.wants_table(request):
+            include = request.query.get("includeObject", "Metadata")
+            body = tables.to_table(target.served, [obj], {"resourceVersion": ""}, include)
+            return web.Response(
+                body=orjson.dumps(body),
+                status=status,
+                content_type="application/json",
+            )
+        return json_response(obj, status)
+
+    async def _body(self, request: web.Request, target: Target) -> dict[str, Any]:
+        content_type = request.content_type or "application/json"
+        if content_type not in _BODY_TYPES:
+            raise failures.unsupported_media_type(
+                content_type, (*_BODY_TYPES, "application/vnd.kubernetes.protobuf")
+            )
+        body = _decode(await read_body(request), content_type)
+        if not isinstance(body, dict):
+            raise failures.bad_request(
+                "couldn't get version/kind; json parse error: json: cannot unmarshal "
+                f"{_json_type(body)} into Go value of type struct {{ APIVersion string "
+                '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
+            )
+        self._check_type(target.served, body)
+        return body
+
+    @staticmethod
+    def _check_type(served: ServedResource, body: dict[str, Any]) -> None:
+        info = served.info
+        api_version, kind = body.get("apiVersion"), body.get("kind")
+        if not served.builtin and (not api_version or not kind):
+            missing = "Kind" if not kind else "Version"
+            raise failures.bad_request(
+                f"Object '{missing}' is missing in '{orjson.dumps(body).decode()[:1024]}'"
+            )
+        if api_version and api_version != info.api_version:
+            raise failures.bad_request(
+                f"the API version in the data ({api_version}) does not match the expected API "
+                f"version ({info.api_version})"
+            )
+        if kind and kind != info.kind:
+            raise failures.bad_request(
+                f"the kind in the data ({kind}) does not match the expected kind ({info.kind})"
+            )
+
+    async def _create(self, request: web.Request, target: Target) -> web.Response:
+        self._verb(target, "create")
+        if target.served.info.namespaced and target.namespace is None:
+            raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
+        dry_run = _dry_run(request)
+        body = await self._body(request, target)
+        obj = self.engine.create(target.served, target.namespace or "", body, dry_run=dry_run)
+        return self._object_response(request, target, obj, 201)
+
+    async def _update(self, request: web.Request, target: Target) -> web.Response:
+        self._verb(target, "update")
+        dry_run = _dry_run(request)
+        body = await self._body(request, target)
+        obj, created = self.engine.update(
+            target.served,
+            target.namespace or "",
+            target.name,
+            body,
+            subresource=target.subresource,
+            dry_run=dry_run,
+        )
+        return self._object_response(request, target, obj, 201 if created else 200)
+
+    async def _patch(self, request: web.Request, target: Target) -> web.Response:
+        self._verb(target, "patch")
+        content_type = request.content_type
+        allowed = _PATCH_TYPES if target.served.builtin else _CR_PATCH_TYPES
+        if content_type not in allowed or content_type == _APPLY_PATCH:
+            raise failures.unsupported_media_type(
+                content_type, _CR_PATCH_TYPES if not target.served.builtin else _PATCH_TYPES
+            )
+        dry_run = _dry_run(request)
+        if "force" in request.query:
+            raise self.engine._invalid(
+                self.engine.strategy(target.served),
+                target.name,
+                [
+                    failures.FieldError(
+                        "Forbidden", "force", "may not be specified for non-apply patch"
+                    )
+                ],
+            )
+        patch = _decode(await read_body(request), content_type)
+        obj = self.engine.patch(
+            target.served,
+            target.namespace or "",
+            target.name,
+            content_type,
+            patch,
+            subresource=target.subresource,
+            dry_run=dry_run,
+        )
+        return self._object_response(request, target, obj)
+
+    async def _subresource(self, request: web.Request, target: Target) -> web.Response:
+        if target.subresource == "finalize":
+            if request.method != "PUT":
+                raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
+            body = await self._body(request, target)
+            return json_response(self.engine.finalize_namespace(target.name, body))
+        if target.subresource != "status":
+            raise failures.resource_not_found()
+        if request.method == "GET":
+            obj = self.engine.get(target.served, target.namespace or "", target.name)
+            return self._object_response(request, target, obj)
+        if request.method == "PUT":
+            return await self._update(request, target)
+        if request.method == "PATCH":
+            return await self._patch(request, target)
+        raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
+
+    async def _delete_options(self, request: web.Request) -> DeleteOptions:
+        raw = await read_body(request)
+        body: dict[str, Any] = {}
+        if raw.strip():
+            decoded = _decode(
+                raw,
+                "application/yaml"
+                if request.content_type == "application/yaml"
+                else "application/json",
+            )
+            if not isinstance(decoded, dict):
+                raise failures.bad_request("the body of a delete must be a DeleteOptions object")
+            body = decoded
+        query = request.query
+        options = DeleteOptions(dry_run=_dry_run(request) or bool(body.get("dryRun")))
+        grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
+        if grace is not None:
+            try:
+                options.grace_period_seconds = int(grace)
+            except (TypeError, ValueError):
+                raise failures.bad_request(f"invalid gracePeriodSeconds: {grace}") from None
+        policy = body.get("propagationPolicy", query.get("propagationPolicy"))
+        if policy is not None:
+            if policy not in ("Orphan", "Background", "Foreground"):
+                raise failures.invalid(
+                    "DeleteOptions",
+                    "meta.k8s.io",
+                    "",
+                    [
+                        failures.FieldError(
+                            "NotSupported",
+                            "propagationPolicy",
+                            'supported values: "Foreground", "Background", "Orphan", "nil"',
+                            policy,
+                        )
+                    ],
+                )
+            options.propagation_policy = policy
+        orphan = body.get("orphanDependents", query.get("orphanDependents"))
+        if orphan is not None:
+            options.orphan_dependents = orphan in (True, "true", "1")
+        preconditions = body.get("preconditions") or {}
+        if isinstance(preconditions, dict):
+            options.precondition_uid = preconditions.get("uid")
+            options.precondition_rv = preconditions.get("resourceVersion")
+        return options
+
+    async def _delete(self, request: web.Request, target: Target) -> web.Response:
+        self._verb(target, "delete")
+        options = await self._delete_options(request)
+        obj, gone = self.engine.delete(target.served, target.namespace or "", target.name, options)
+        strategy = self.engine.strategy(target.served)
+        if gone and not strategy.return_deleted_object:
+            info = target.served.info
+            details: dict[str, Any] = {"name": target.name}
+            if info.group:
+                details["group"] = info.group
+            details["kind"] = info.plural
+            details["uid"] = obj["metadata"].get("uid")
+            return json_response(success(details))
+        return json_response(obj)
+
+    async def _delete_collection(self, request: web.Request, target: Target) -> web.Response:
+        self._verb(target, "deletecollection")
+        if target.served.info.namespaced and target.namespace is None:
+            raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
+        options = await self._delete_options(request)
+        selected = self.lister.select(request, target)
+        deleted: list[dict[str, Any]] = []
+        for obj in selected:
+            meta = obj["metadata"]
+            try:
+                last, _ = self.engine.delete(
+                    target.served, meta.get("namespace") or "", meta["name"], options
+                )
+            except failures.StatusError as error:
+                if error.code == 404:
+                    continue  # deleted meanwhile: not an error for a collection delete
+                raise
+            deleted.append(last)
+        info = target.served.info
+        return json_response(
+            {
+                "kind": info.list_kind,
+                "apiVersion": info.api_version,
+                "metadata": {"resourceVersion": str(self.engine.storage.revision)},
+                "items": deleted,
+            }
+        )
+
+
+_NOT_ALLOWED = "the server does not allow this method on the requested resource"
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    return "null" if value is None else "object"

@@ -1,0 +1,379 @@
+"""LIST and WATCH requests: query validation, selectors, resourceVersion, pagination.
+
+Entry point: ``Lister.list_or_watch``. Semantics (real server, ``get.go`` and the
+storage layer):
+
+* ``resourceVersion`` unset: the latest state. ``"0"``: any state (the latest here);
+  ``limit`` is ignored, as the watch cache ignores it. ``"N"``: not older than N, or
+  exactly N with ``resourceVersionMatch=Exact`` (410 once N left the kept history).
+  An N ahead of the store waits up to 3 s, then answers 504 ``ResourceVersionTooLarge``.
+* ``limit``/``continue``: every page comes from the snapshot at the first page's
+  revision (``Storage.snapshot``). The token has the real server's shape: base64url
+  of ``{"v":"meta.k8s.io/v1","rv":N,"start":"<key after the last item>"}``.
+* Unsupported field selectors answer 400 ``field label not supported: X``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from aiohttp import web
+
+from kubeforge.apiserver import failures
+from kubeforge.apiserver.engine import Engine, storage_key
+from kubeforge.apiserver.failures import FieldError, StatusError
+from kubeforge.apiserver.storage import ExpiredError, Storage
+from kubeforge.apiserver.strategies import Strategy
+from kubeforge.apiserver.watch import WatchHub, WatchRequest, stream_watch
+from kubeforge.core.selectors import (
+    FieldSelector,
+    LabelSelector,
+    SelectorError,
+    parse_field_selector,
+    parse_label_selector,
+)
+from kubeforge.core.status import failure
+
+if TYPE_CHECKING:
+    from kubeforge.apiserver.handlers import Target
+
+__all__ = ["Lister", "decode_continue", "encode_continue"]
+
+_TOO_LARGE_WAIT = 3.0
+_EXPIRED_CONTINUE = (
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this "
+    "response to retrieve the remainder of the results. Continuing with the provided token "
+    "results in an inconsistent list - objects that were created, modified, or deleted between "
+    "the time the first chunk was returned and now may show up in the list."
+)
+
+
+def encode_continue(revision: int, start: str) -> str:
+    token = orjson.dumps({"v": "meta.k8s.io/v1", "rv": revision, "start": start})
+    return base64.urlsafe_b64encode(token).decode().rstrip("=")
+
+
+def decode_continue(token: str) -> tuple[int, str]:
+    """``(revision, start key)``; a malformed token is a 400, as on the real server."""
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        data = orjson.loads(raw)
+        revision, start = int(data["rv"]), str(data["start"])
+        if data.get("v") != "meta.k8s.io/v1" or revision <= 0:
+            raise ValueError("bad token version")
+    except (binascii.Error, ValueError, KeyError, TypeError, orjson.JSONDecodeError):
+        raise failures.bad_request(
+            "continue key is not valid: incorrect encoded start resourceVersion (version "
+            "meta.k8s.io/v1)"
+        ) from None
+    return revision, start
+
+
+def _key_string(obj: dict[str, Any]) -> str:
+    meta = obj["metadata"]
+    namespace = meta.get("namespace") or ""
+    return f"{namespace}/{meta['name']}" if namespace else str(meta["name"])
+
+
+def _key_tuple(key: str) -> tuple[str, str]:
+    namespace, _, name = key.rpartition("/")
+    return namespace, name
+
+
+def _list_options_invalid(errors: list[FieldError]) -> StatusError:
+    return failures.invalid("ListOptions", "meta.k8s.io", "", errors)
+
+
+class Lister:
+    """Serves collection GETs: lists (with Table output) and watches."""
+
+    def __init__(self, engine: Engine, storage: Storage, hub: WatchHub) -> None:
+        self.engine = engine
+        self.storage = storage
+        self.hub = hub
+
+    # --- selection ---------------------------------------------------------------------------
+
+    def _selectors(
+        self, request: web.Request, strategy: Strategy
+    ) -> tuple[LabelSelector, FieldSelector]:
+        try:
+            labels = parse_label_selector(request.query.get("labelSelector"))
+            fields = parse_field_selector(request.query.get("fieldSelector"))
+        except SelectorError as error:
+            raise failures.bad_request(str(error)) from None
+        supported = strategy.supported_fields()
+        for field in fields.fields():
+            if field not in supported:
+                raise failures.bad_request(f"field label not supported: {field}")
+        return labels, fields
+
+    def matcher(self, request: web.Request, target: Target) -> Callable[[dict[str, Any]], bool]:
+        strategy = self.engine.strategy(target.served)
+        labels, fields = self._selectors(request, strategy)
+        namespace = target.namespace
+        # The deprecated single-object watch path selects by name.
+        name = target.name
+
+        def matches(obj: dict[str, Any]) -> bool:
+            meta = obj.get("metadata") or {}
+            if namespace is not None and meta.get("namespace") != namespace:
+                return False
+            if name and meta.get("name") != name:
+                return False
+            if not labels.matches(meta.get("labels")):
+                return False
+            return fields.empty() or fields.matches(strategy.field_set(obj))
+
+        return matches
+
+    def select(self, request: web.Request, target: Target) -> list[dict[str, Any]]:
+        matches = self.matcher(request, target)
+        objects = self.storage.objects(storage_key(target.served.info), target.namespace)
+        return [obj for obj in objects if matches(obj)]
+
+    # --- entry point ---------------------------------------------------------------------------
+
+    async def list_or_watch(
+        self, request: web.Request, target: Target, tables: Any
+    ) -> web.StreamResponse:
+        query = request.query
+        watching = target.legacy_watch or query.get("watch") in ("true", "1")
+        verb = "watch" if watching else "list"
+        if verb not in target.served.verbs:
+            raise failures.method_not_allowed(
+                target.served.info,
+                "the server does not allow this method on the requested resource",
+            )
+        rv = query.get("resourceVersion", "")
+        if rv and not rv.isdigit():
+            raise failures.bad_request(
+                f'Invalid value: "{rv}": strconv.ParseUint: parsing "{rv}": invalid syntax'
+            )
+        table = tables is not None and tables.wants_table(request)
+        include = query.get("includeObject", "Metadata")
+        if watching:
+            return await self._watch(request, target, rv, tables if table else None, include)
+        return await self._list(request, target, rv, tables if table else None, include)
+
+    # --- list --------------------------------------------------------------------------------
+
+    async def _list(
+        self, request: web.Request, target: Target, rv: str, tables: Any, include: str
+    ) -> web.Response:
+        query = request.query
+        match = query.get("resourceVersionMatch", "")
+        token = query.get("continue", "")
+        errors: list[FieldError] = []
+        if match and match not in ("Exact", "NotOlderThan"):
+            errors.append(
+                FieldError(
+                    "NotSupported",
+                    "resourceVersionMatch",
+                    'supported values: "Exact", "NotOlderThan", ""',
+                    match,
+                )
+            )
+        if match and not rv:
+            errors.append(
+                FieldError(
+                    "Forbidden",
+                    "resourceVersionMatch",
+                    "resourceVersionMatch is forbidden unless resourceVersion is provided",
+                )
+            )
+        if match and token:
+            errors.append(
+                FieldError(
+                    "Forbidden",
+                    "resourceVersionMatch",
+                    "resourceVersionMatch is forbidden when continue is provided",
+                )
+            )
+        if match == "Exact" and rv == "0":
+            errors.append(
+                FieldError(
+                    "Forbidden",
+                    "resourceVersionMatch",
+                    'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+                )
+            )
+        if "sendInitialEvents" in query:
+            errors.append(
+                FieldError(
+                    "Forbidden", "sendInitialEvents", "sendInitialEvents is forbidden for list"
+                )
+            )
+        if errors:
+            raise _list_options_invalid(errors)
+        if token and rv and rv != "0":
+            raise failures.bad_request(
+                "specifying resource version is not allowed when using continue"
+            )
+        try:
+            limit = int(query.get("limit", "0") or 0)
+        except ValueError:
+            raise failures.bad_request(f"invalid limit: {query.get('limit')}") from None
+        matches = self.matcher(request, target)
+        key = storage_key(target.served.info)
+
+        start = ""
+        if token:
+            revision, start = decode_continue(token)
+            try:
+                objects = self.storage.snapshot(key, revision)
+            except ExpiredError:
+                raise failures.expired(_EXPIRED_CONTINUE) from None
+        elif match == "Exact":
+            revision = int(rv)
+            await self._wait_for(revision)
+            try:
+                objects = self.storage.snapshot(key, revision)
+            except ExpiredError:
+                raise failures.expired(
+                    "The resourceVersion for the provided list is too old."
+                ) from None
+        else:
+            if rv and rv != "0":
+                await self._wait_for(int(rv))
+            revision = self.storage.revision
+            objects = self.storage.objects(key, target.namespace)
+        if rv == "0" and not token:
+            limit = 0  # served "from cache": the real watch cache ignores limit here
+        start_key = _key_tuple(start.rstrip("\x00")) if start else None
+        selected: list[dict[str, Any]] = []
+        metadata: dict[str, Any] = {"resourceVersion": str(revision)}
+        remaining = 0
+        for obj in objects:
+            if start_key is not None:
+                meta = obj["metadata"]
+                if (meta.get("namespace") or "", meta["name"]) <= start_key:
+                    continue
+            if not matches(obj):
+                continue
+            if limit and len(selected) >= limit:
+                remaining += 1
+                continue
+            selected.append(obj)
+        if remaining:
+            metadata["continue"] = encode_continue(revision, _key_string(selected[-1]) + "\x00")
+            if not request.query.get("labelSelector") and not request.query.get("fieldSelector"):
+                metadata["remainingItemCount"] = remaining
+        served = target.served
+        items = [self.engine.view(served, obj) for obj in selected]
+        if tables is not None:
+            body = tables.to_table(served, items, metadata, include)
+            return web.Response(body=orjson.dumps(body), content_type="application/json")
+        info = served.info
+        body = {
+            "kind": info.list_kind,
+            "apiVersion": info.api_version,
+            "metadata": metadata,
+            "items": items,
+        }
+        return web.Response(body=orjson.dumps(body), content_type="application/json")
+
+    async def _wait_for(self, revision: int) -> None:
+        """Wait (up to 3 s, like the real server) for the store to reach ``revision``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + _TOO_LARGE_WAIT
+        while self.storage.revision < revision:
+            if loop.time() >= deadline:
+                message = (
+                    f"Timeout: Too large resource version: {revision}, current: "
+                    f"{self.storage.revision}"
+                )
+                status = failure(
+                    504,
+                    "Timeout",
+                    message,
+                    {
+                        "causes": [
+                            {
+                                "reason": "ResourceVersionTooLarge",
+                                "message": "Too large resource version",
+                            }
+                        ],
+                        "retryAfterSeconds": 1,
+                    },
+                )
+                raise StatusError(status)
+            await asyncio.sleep(0.05)
+
+    # --- watch -------------------------------------------------------------------------------
+
+    async def _watch(
+        self, request: web.Request, target: Target, rv: str, tables: Any, include: str
+    ) -> web.StreamResponse:
+        query = request.query
+        match = query.get("resourceVersionMatch", "")
+        initial_raw = query.get("sendInitialEvents")
+        send_initial = None if initial_raw is None else initial_raw in ("true", "1")
+        bookmarks = query.get("allowWatchBookmarks") in ("true", "1")
+        errors: list[FieldError] = []
+        if send_initial is None and match:
+            errors.append(
+                FieldError(
+                    "Forbidden",
+                    "resourceVersionMatch",
+                    "resourceVersionMatch is forbidden for watch unless sendInitialEvents is "
+                    "provided",
+                )
+            )
+        if send_initial is not None:
+            if match != "NotOlderThan":
+                errors.append(
+                    FieldError(
+                        "Forbidden",
+                        "resourceVersionMatch",
+                        "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+                    )
+                )
+            if not bookmarks:
+                errors.append(
+                    FieldError(
+                        "Forbidden",
+                        "allowWatchBookmarks",
+                        "sendInitialEvents requires setting allowWatchBookmarks to true",
+                    )
+                )
+        if errors:
+            raise _list_options_invalid(errors)
+        timeout_raw = query.get("timeoutSeconds")
+        timeout: float | None = None
+        if timeout_raw:
+            try:
+                timeout = float(int(timeout_raw))
+            except ValueError:
+                raise failures.bad_request(f"invalid timeoutSeconds: {timeout_raw}") from None
+        served = target.served
+        engine = self.engine
+
+        def render(obj: dict[str, Any]) -> dict[str, Any]:
+            viewed = engine.view(served, obj)
+            if tables is None:
+                return viewed
+            meta = {"resourceVersion": str(viewed["metadata"].get("resourceVersion", ""))}
+            result: dict[str, Any] = tables.to_table(served, [viewed], meta, include)
+            return result
+
+        if send_initial is False and rv in ("", "0"):
+            rv = str(self.storage.revision)  # no initial events: start "now"
+        watch = WatchRequest(
+            resource=storage_key(served.info),
+            kind=served.info.kind,
+            api_version=served.info.api_version,
+            matches=self.matcher(request, target),
+            resource_version=rv,
+            timeout=timeout,
+            bookmarks=bookmarks,
+            send_initial_events=send_initial,
+            render=render,
+        )
+        return await stream_watch(request, self.storage, self.hub, watch)
