@@ -162,6 +162,23 @@ async def test_resync_redelivers_every_object_as_an_update_to_itself(api, inform
     await settle(lambda: len(resyncing.seen) == 3)
 
 
+async def test_a_handler_with_a_shorter_period_added_later_is_resynced_on_its_own_period(
+    api, informer, clock
+):
+    api.put(obj("a"))
+    slow, fast = Recorder(), Recorder()
+    slow.register(informer, resync_period=3600)
+    informer.start()
+    await informer.wait_for_sync()
+    await clock.wait_for_sleepers(1)
+    fast.register(informer, resync_period=10)
+    await settle(lambda: clock.next_deadline == 10)
+    clock.advance(10)
+    await settle(lambda: len(fast.seen) == 2)
+    assert fast.seen == ["add a@1", "resync a@1->a@1"]
+    assert slow.seen == ["add a@1"]
+
+
 async def test_resync_periods_below_one_second_are_raised_to_one_second(api, informer, clock):
     registration = informer.add_handler(on_update=lambda old, new: None, resync_period=0.01)
     assert registration.resync_period == 1.0

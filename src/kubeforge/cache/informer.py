@@ -189,25 +189,43 @@ class Informer(Generic[T]):
 
     async def _resync_loop(self) -> None:
         while True:
+            self._handlers_changed.clear()
             dues = [reg.next_resync for reg in self._handlers if reg.next_resync is not None]
             if not dues:
-                self._handlers_changed.clear()
                 await self._handlers_changed.wait()
                 continue
-            await self._clock.sleep(min(dues) - self._clock.now())
-            now = self._clock.now()
-            due = [r for r in self._handlers if r.next_resync is not None and r.next_resync <= now]
-            for reg in due:
-                assert reg.resync_period is not None
-                reg.next_resync = now + reg.resync_period
-            # Before the first list there is nothing to resync; the period still runs.
-            if not self.store.has_synced:
+            # Sleep until the earliest resync, but wake up when handlers change: a new
+            # one may be due sooner than what we were waiting for.
+            sleep = asyncio.ensure_future(self._sleep_until(min(dues)))
+            changed = asyncio.ensure_future(self._handlers_changed.wait())
+            try:
+                await asyncio.wait({sleep, changed}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for future in (sleep, changed):
+                    future.cancel()
+                await asyncio.wait({sleep, changed})
+            if not sleep.done() or sleep.cancelled():
                 continue
-            for obj in list(self.store._state.items.values()):
-                for reg in due:
-                    if reg.on_update is not None and reg in self._handlers:
-                        same = _copy(obj)
-                        self._call(reg.on_update, same, same)
+            self._resync_due()
+
+    async def _sleep_until(self, deadline: float) -> None:
+        # Read the clock when the task runs, not when it was created: time may move between.
+        await self._clock.sleep(deadline - self._clock.now())
+
+    def _resync_due(self) -> None:
+        now = self._clock.now()
+        due = [r for r in self._handlers if r.next_resync is not None and r.next_resync <= now]
+        for reg in due:
+            assert reg.resync_period is not None
+            reg.next_resync = now + reg.resync_period
+        # Before the first list there is nothing to resync; the period still runs.
+        if not self.store.has_synced:
+            return
+        for obj in list(self.store._state.items.values()):
+            for reg in due:
+                if reg.on_update is not None and reg in self._handlers:
+                    same = _copy(obj)
+                    self._call(reg.on_update, same, same)
 
     def _log_crash(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:
