@@ -26,9 +26,10 @@ from kubeforge.apiserver.controllers import NamespaceFinalizer, NodeSimulator
 from kubeforge.apiserver.crds import CRDController
 from kubeforge.apiserver.engine import Engine
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.handlers import ResourceHandlers, json_response
+from kubeforge.apiserver.handlers import ResourceHandlers
 from kubeforge.apiserver.listing import Lister
 from kubeforge.apiserver.registry import Registry
+from kubeforge.apiserver.responses import json_response
 from kubeforge.apiserver.storage import DEFAULT_HISTORY, Storage
 from kubeforge.apiserver.watch import WatchHub
 

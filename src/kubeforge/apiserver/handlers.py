@@ -22,9 +22,10 @@ from kubeforge.apiserver.engine import DeleteOptions, Engine
 from kubeforge.apiserver.listing import Lister
 from kubeforge.apiserver.patching import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kubeforge.apiserver.registry import Registry, ServedResource
+from kubeforge.apiserver.responses import json_response, table_response
 from kubeforge.core.status import success
 
-__all__ = ["MAX_BODY_BYTES", "ResourceHandlers", "Target", "json_response", "read_body"]
+__all__ = ["MAX_BODY_BYTES", "ResourceHandlers", "Target", "read_body"]
 
 MAX_BODY_BYTES = 3 * 1024 * 1024
 """The real server's request body limit (``MaxRequestBodyBytes``, 3 MiB)."""
@@ -34,10 +35,6 @@ _PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, _APPLY_PATCH, STRATEGIC_MERGE_PATCH)
 _CR_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, _APPLY_PATCH)
 _BODY_TYPES = ("application/json", "application/yaml")
 _NAMESPACE_SUBRESOURCES = ("status", "finalize")
-
-
-def json_response(body: Any, status: int = 200) -> web.Response:
-    return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
 
 
 @dataclass(frozen=True)
@@ -179,11 +176,7 @@ class ResourceHandlers:
         if tables is not None and tables.wants_table(request):
             include = request.query.get("includeObject", "Metadata")
             body = tables.to_table(target.served, [obj], {"resourceVersion": ""}, include)
-            return web.Response(
-                body=orjson.dumps(body),
-                status=status,
-                content_type="application/json",
-            )
+            return table_response(tables, body, status)
         return json_response(obj, status)
 
     async def _body(self, request: web.Request, target: Target) -> dict[str, Any]:

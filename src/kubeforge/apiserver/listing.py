@@ -27,6 +27,7 @@ from aiohttp import web
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.engine import Engine, storage_key
 from kubeforge.apiserver.failures import FieldError, StatusError
+from kubeforge.apiserver.responses import table_response
 from kubeforge.apiserver.storage import ExpiredError, Storage
 from kubeforge.apiserver.strategies import Strategy
 from kubeforge.apiserver.watch import WatchHub, WatchRequest, stream_watch
@@ -268,8 +269,7 @@ class Lister:
         served = target.served
         items = [self.engine.view(served, obj) for obj in selected]
         if tables is not None:
-            body = tables.to_table(served, items, metadata, include)
-            return web.Response(body=orjson.dumps(body), content_type="application/json")
+            return table_response(tables, tables.to_table(served, items, metadata, include))
         info = served.info
         body = {
             "kind": info.list_kind,
