@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import socket
+from pathlib import Path
 
 import pytest
 from kf_widgets import Widget, WidgetSpec, WidgetStatus
@@ -212,6 +213,22 @@ async def test_a_wrong_token_is_unauthorized(kube_apiserver: LocalApiServer) -> 
         with pytest.raises(Unauthorized) as info:
             await client.api(ConfigMap, namespace="default").list()
     assert info.value.code == 401
+
+
+async def test_a_rotated_token_file_is_used_from_the_next_request_on(
+    kube_apiserver: LocalApiServer, tmp_path: Path
+) -> None:
+    token_file = tmp_path / "token"
+    token_file.write_text(kube_apiserver.token)
+    config = dataclasses.replace(
+        load_config(kube_apiserver.kubeconfig), token=None, token_file=token_file
+    )
+    async with Client(config) as client:
+        cms = client.api(ConfigMap, namespace="default")
+        await cms.list()
+        token_file.write_text("rotated-to-a-token-the-server-does-not-know")
+        with pytest.raises(Unauthorized):
+            await cms.list()
 
 
 async def test_an_untrusted_server_certificate_is_a_transport_error(
