@@ -12,7 +12,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from kubeforge.codegen import plan_modules, render_module
+from kubeforge.codegen import plan_crd, plan_modules, render_module
 from kubeforge.codegen.render import format_source
 from kubeforge.core.meta import Model
 from kubeforge.core.resource import Resource, ResourceInfo
@@ -236,3 +236,33 @@ def test_formatting_gives_ruff_clean_source_and_is_stable() -> None:
     assert format_source(source, target) == source
     assert max(len(line) for line in source.splitlines()) <= 100
     compile(source, str(target), "exec")
+
+
+def test_a_crd_manifest_gives_one_module_per_version_with_its_rest_mapping(
+    importable: Path,
+) -> None:
+    crd = json.loads((Path(__file__).parent / "samples" / "crd.json").read_text())
+    plans = plan_crd(crd, package="kf_crd")
+    folder = importable / "kf_crd"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    for name, plan in plans.items():
+        (folder / f"{name}.py").write_text(render_module(plan, doc="PodToIp models."))
+    module = importlib.import_module("kf_crd.podtoip_v1")
+    kind = module.Podtoip
+    assert kind.info == ResourceInfo(
+        group="example.com",
+        version="v1",
+        kind="Podtoip",
+        plural="podtoips",
+        namespaced=True,
+        short_names=("ptp",),
+        singular="podtoip",
+    )
+    obj = msgspec.json.decode(
+        b'{"metadata": {"name": "web-0"}, "spec": {"podName": "web-0", "port": "http",'
+        b' "extra": {"any": ["thing"]}}, "status": {"created": true}}',
+        type=kind,
+    )
+    assert (obj.spec.pod_name, obj.spec.port, obj.status.created) == ("web-0", "http", True)
+    assert obj.api_version == "example.com/v1" and obj.spec.extra == {"any": ["thing"]}

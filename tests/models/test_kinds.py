@@ -12,7 +12,7 @@ import msgspec
 import pytest
 
 import kubeforge.models
-from kubeforge.codegen import naming
+from kubeforge.codegen import crd, naming
 from kubeforge.core.meta import Model
 from kubeforge.core.resource import Resource
 from kubeforge.models import KINDS, resource_class
@@ -121,7 +121,7 @@ def test_common_kinds_import_from_the_package_on_first_use() -> None:
     assert "Pod" in dir(kubeforge.models)
 
 
-@pytest.mark.parametrize("module", [kubeforge.models, naming], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [kubeforge.models, naming, crd], ids=lambda m: m.__name__)
 def test_docstring_examples_hold(module: ModuleType) -> None:
     result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0

@@ -1,12 +1,14 @@
 """Python model source from OpenAPI v3 / JSON schemas.
 
 ``plan_modules()`` turns named schemas into a plan of msgspec ``Model`` and
-``Resource`` classes, and ``render_module()`` / ``format_source()`` turn a plan into
-formatted Python. The built-in kinds in ``kubeforge.models`` are generated this way
-by ``python -m kubeforge.codegen.builtin``; models for custom resources use the
-same core, so both follow one set of rules (see ``kubeforge.codegen.plan``).
+``Resource`` classes (``plan_crd()`` does it for a CustomResourceDefinition);
+``render_module()`` and ``format_source()`` turn a plan into formatted Python.
+The built-in kinds in ``kubeforge.models`` are generated this way by
+``python -m kubeforge.codegen.builtin``; models for custom resources use the same
+core, so both follow one set of rules (see ``kubeforge.codegen.plan``).
 """
 
+from kubeforge.codegen.crd import plan_crd
 from kubeforge.codegen.plan import (
     ClassPlan,
     External,
@@ -26,6 +28,7 @@ __all__ = [
     "PyType",
     "TypeAlias",
     "format_source",
+    "plan_crd",
     "plan_modules",
     "render_module",
 ]
