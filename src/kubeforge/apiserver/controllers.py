@@ -75,6 +75,7 @@ class NodeSimulator:
             self._unsubscribe()
 
     def _ensure_node(self) -> None:
+        self._ensure_lease()
         if self._engine.storage.get(("", "nodes"), "", NODE_NAME) is not None:
             return
         now = self._engine.now()
@@ -121,6 +122,26 @@ class NodeSimulator:
             },
         }
         self._engine.create(self._served("nodes"), "", node)
+
+    def _ensure_lease(self) -> None:
+        """The node heartbeat Lease a kubelet keeps in ``kube-node-lease``."""
+        leases = self._registry.lookup("coordination.k8s.io", "v1", "leases")
+        key = ("coordination.k8s.io", "leases")
+        if leases is None or self._engine.storage.get(key, "kube-node-lease", NODE_NAME):
+            return
+        if self._engine.storage.get(_NAMESPACES, "", "kube-node-lease") is None:
+            return
+        lease = {
+            "apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease",
+            "metadata": {"name": NODE_NAME, "namespace": "kube-node-lease"},
+            "spec": {
+                "holderIdentity": NODE_NAME,
+                "leaseDurationSeconds": 40,
+                "renewTime": self._engine.now().replace("Z", ".000000Z"),
+            },
+        }
+        self._engine.create(leases, "kube-node-lease", lease)
 
     def _on_event(self, event: Event) -> None:
         if event.resource != _PODS or event.type == "DELETED":

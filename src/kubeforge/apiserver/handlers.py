@@ -17,7 +17,7 @@ import orjson
 import yaml
 from aiohttp import web
 
-from kubeforge.apiserver import failures
+from kubeforge.apiserver import failures, protobuf
 from kubeforge.apiserver.engine import DeleteOptions, Engine
 from kubeforge.apiserver.listing import Lister
 from kubeforge.apiserver.patching import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
@@ -34,6 +34,7 @@ _APPLY_PATCH = "application/apply-patch+yaml"
 _PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, _APPLY_PATCH, STRATEGIC_MERGE_PATCH)
 _CR_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, _APPLY_PATCH)
 _BODY_TYPES = ("application/json", "application/yaml")
+_PROTOBUF = "application/vnd.kubernetes.protobuf"
 _NAMESPACE_SUBRESOURCES = ("status", "finalize")
 
 
@@ -181,11 +182,18 @@ class ResourceHandlers:
 
     async def _body(self, request: web.Request, target: Target) -> dict[str, Any]:
         content_type = request.content_type or "application/json"
-        if content_type not in _BODY_TYPES:
-            raise failures.unsupported_media_type(
-                content_type, (*_BODY_TYPES, "application/vnd.kubernetes.protobuf")
-            )
-        body = _decode(await read_body(request), content_type)
+        accepted = (*_BODY_TYPES, _PROTOBUF)
+        if content_type == _PROTOBUF:
+            try:
+                body = protobuf.decode(await read_body(request))
+            except protobuf.UnsupportedKind:
+                raise failures.unsupported_media_type(content_type, accepted) from None
+            except protobuf.ProtobufError as error:
+                raise failures.bad_request(f"unable to decode protobuf body: {error}") from None
+        elif content_type in _BODY_TYPES:
+            body = _decode(await read_body(request), content_type)
+        else:
+            raise failures.unsupported_media_type(content_type, accepted)
         if not isinstance(body, dict):
             raise failures.bad_request(
                 "couldn't get version/kind; json parse error: json: cannot unmarshal "
