@@ -127,6 +127,8 @@ async def stream_watch(
     else:
         try:
             for event in storage.events_after(int(rv)):
+                if event.resource != watch.resource:
+                    continue  # the history holds every resource's events
                 type_ = _transition(event, watch.matches)
                 if type_ is not None:
                     initial.append(_line(type_, watch.render(event.object)))
