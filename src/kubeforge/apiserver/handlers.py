@@ -118,6 +118,14 @@ def _decode(raw: bytes, content_type: str) -> Any:
         ) from None
 
 
+def _body_content_type(request: web.Request) -> str:
+    # Without a Content-Type the real server reads JSON, its first supported type
+    # (the official Python client sends no Content-Type on create and update).
+    if "Content-Type" not in request.headers:
+        return "application/json"
+    return request.content_type
+
+
 def _dry_run(request: web.Request) -> bool:
     values = request.query.getall("dryRun", [])
     for value in values:
@@ -181,7 +189,7 @@ class ResourceHandlers:
         return json_response(obj, status)
 
     async def _body(self, request: web.Request, target: Target) -> dict[str, Any]:
-        content_type = request.content_type or "application/json"
+        content_type = _body_content_type(request)
         accepted = (*_BODY_TYPES, _PROTOBUF)
         if content_type == _PROTOBUF:
             try:
@@ -297,12 +305,7 @@ class ResourceHandlers:
         raw = await read_body(request)
         body: dict[str, Any] = {}
         if raw.strip():
-            decoded = _decode(
-                raw,
-                "application/yaml"
-                if request.content_type == "application/yaml"
-                else "application/json",
-            )
+            decoded = _decode(raw, _body_content_type(request))
             if not isinstance(decoded, dict):
                 raise failures.bad_request("the body of a delete must be a DeleteOptions object")
             body = decoded
