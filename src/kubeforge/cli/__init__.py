@@ -1,0 +1,1 @@
+"""The ``kubeforge`` command line. See ``kubeforge.cli.main`` for the entry point."""

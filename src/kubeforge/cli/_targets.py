@@ -1,0 +1,64 @@
+"""Find the controllers a ``kubeforge run TARGET`` names.
+
+A target is a module name (``my_operator.controllers``), a ``.py`` file, or a
+directory holding a package (``examples/podtoip``). It must define
+``setup(manager)``, which registers its controllers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import click
+
+__all__ = ["load_module", "load_setup"]
+
+
+def load_setup(target: str) -> Callable[[Any], None]:
+    """Import ``target`` and return its ``setup`` function; errors are one readable line."""
+    module = load_module(target)
+    setup = getattr(module, "setup", None)
+    if not callable(setup):
+        raise click.ClickException(f"{target}: defines no setup(manager) function")
+    return setup  # type: ignore[no-any-return]
+
+
+def load_module(target: str) -> ModuleType:
+    """Import a module name, a ``.py`` file or a package directory."""
+    path = Path(target)
+    if path.is_dir():
+        init = path / "__init__.py"
+        if not init.is_file():
+            raise click.ClickException(
+                f"{target}: a directory target must be a package (no __init__.py)"
+            )
+        return _import_file(path.resolve().name, init, package_dir=path.resolve())
+    if path.suffix == ".py":
+        if not path.is_file():
+            raise click.ClickException(f"{target}: no such file")
+        return _import_file(path.stem, path.resolve(), package_dir=None)
+    try:
+        return importlib.import_module(target)
+    except ImportError as exc:
+        raise click.ClickException(f"{target}: cannot import ({exc})") from exc
+
+
+def _import_file(name: str, file: Path, *, package_dir: Path | None) -> ModuleType:
+    locations = [str(package_dir)] if package_dir is not None else None
+    spec = importlib.util.spec_from_file_location(name, file, submodule_search_locations=locations)
+    if spec is None or spec.loader is None:
+        raise click.ClickException(f"{file}: cannot be imported")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except ImportError as exc:
+        del sys.modules[name]
+        raise click.ClickException(f"{file}: cannot import ({exc})") from exc
+    return module

@@ -1,0 +1,196 @@
+"""``kubeforge demo``: PodToIp converging live on an embedded local API server.
+
+Starts a local API server (in memory, with its simulated node), installs the
+PodToIp CRD, creates a handful of pods, runs the PodToIp controller in this
+process and draws pods next to their PodToIps until Ctrl-C. Once converged it
+keeps deleting and creating a pod every few seconds, so the controller has
+something to follow. ``--exit-when-converged`` exits 0 as soon as everything
+matches (non-zero after ``--timeout``), which is how CI runs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import click
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from kubeforge.cli._errors import readable_errors
+from kubeforge.cli._targets import load_module
+from kubeforge.client import Client
+from kubeforge.config import load_config
+from kubeforge.core.meta import ObjectMeta
+from kubeforge.crd import install_crds, load_manifests
+from kubeforge.models.core_v1 import Container, Pod, PodSpec
+from kubeforge.runtime import Manager
+from kubeforge.testing import LocalApiServer
+
+__all__ = ["demo_command"]
+
+NAMESPACE = "default"
+CHURN_EVERY = 4.0
+
+
+@click.command()
+@click.option("--pods", "pod_count", default=5, show_default=True, help="Pods to create.")
+@click.option("--exit-when-converged", is_flag=True, help="Exit 0 once every pod has its PodToIp.")
+@click.option(
+    "--timeout",
+    default=120.0,
+    show_default=True,
+    help="With --exit-when-converged: fail after this many seconds.",
+)
+@click.option(
+    "--example",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="The PodToIp example package (default: examples/podtoip of this checkout).",
+)
+def demo_command(
+    pod_count: int, exit_when_converged: bool, timeout: float, example: str | None
+) -> None:
+    """Watch the PodToIp controller converge on an embedded local API server.
+
+    \b
+    Examples:
+      kubeforge demo
+      kubeforge demo --pods 20 --exit-when-converged
+    """
+    with readable_errors():
+        podtoip = load_module(str(_example_dir(example)))
+        console = Console()
+        with LocalApiServer() as server:
+            console.print(
+                f"local API server at {server.url}; try: "
+                f"kubectl --kubeconfig {server.kubeconfig} get pods,ptp -w"
+            )
+            try:
+                converged = asyncio.run(
+                    _demo(
+                        podtoip, server.kubeconfig, pod_count, exit_when_converged, timeout, console
+                    )
+                )
+            except KeyboardInterrupt:
+                converged = True
+        if not converged:
+            raise click.ClickException(f"not converged after {timeout:g}s")
+
+
+def _example_dir(explicit: str | None) -> Path:
+    if explicit is not None:
+        return Path(explicit)
+    source_checkout = Path(__file__).resolve().parents[3] / "examples" / "podtoip"
+    for candidate in (Path.cwd() / "examples" / "podtoip", source_checkout):
+        if (candidate / "__init__.py").is_file():
+            return candidate
+    raise click.ClickException(
+        "examples/podtoip not found: run from the kubeforge checkout or pass --example"
+    )
+
+
+async def _demo(
+    podtoip: ModuleType,
+    kubeconfig: Path,
+    pod_count: int,
+    exit_when_converged: bool,
+    timeout: float,
+    console: Console,
+) -> bool:
+    config = load_config(kubeconfig)
+    async with Client(config) as client:
+        await install_crds(client, load_manifests(podtoip.CRD_PATH))
+        names = itertools.count()
+        for _ in range(pod_count):
+            await client.api(Pod, namespace=NAMESPACE).create(_pod(f"web-{next(names)}"))
+        manager = Manager(config)
+        podtoip.setup(manager)
+        running = asyncio.create_task(manager.run())
+        try:
+            return await _watch(client, podtoip, names, exit_when_converged, timeout, console)
+        finally:
+            manager.stop()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+
+
+async def _watch(
+    client: Client,
+    podtoip: ModuleType,
+    names: itertools.count[int],
+    exit_when_converged: bool,
+    timeout: float,
+    console: Console,
+) -> bool:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    next_churn = None
+    with Live(console=console, refresh_per_second=8, transient=False) as live:
+        while True:
+            pods = (await client.api(Pod, namespace=NAMESPACE).list()).items
+            ptps = (await client.api(podtoip.PodToIp, namespace=NAMESPACE).list()).items
+            problems = podtoip.waiting_for_ip(pods) + podtoip.differences(pods, ptps)
+            live.update(_render(pods, ptps, problems))
+            if not problems and exit_when_converged:
+                console.print()
+                return True
+            if exit_when_converged and loop.time() > deadline:
+                return False
+            if not problems and not exit_when_converged:
+                next_churn = next_churn or loop.time() + CHURN_EVERY
+                if loop.time() >= next_churn:
+                    await _churn(client, pods, f"web-{next(names)}")
+                    next_churn = None
+            await asyncio.sleep(0.25)
+
+
+async def _churn(client: Client, pods: list[Pod], new_name: str) -> None:
+    api = client.api(Pod, namespace=NAMESPACE)
+    live = [p for p in pods if not p.metadata.deletion_timestamp]
+    if live:
+        oldest = min(live, key=lambda p: p.metadata.creation_timestamp or "")
+        await api.delete(oldest.metadata.name or "")
+    await api.create(_pod(new_name))
+
+
+def _pod(name: str) -> Pod:
+    return Pod(
+        metadata=ObjectMeta(name=name, namespace=NAMESPACE, labels={"app": "demo"}),
+        spec=PodSpec(containers=[Container(name="web", image="nginx:1.27")]),
+    )
+
+
+def _render(pods: list[Pod], ptps: list[Any], problems: list[str]) -> Group:
+    by_name = {p.metadata.name: p for p in ptps}
+    table = Table(title="pods and their PodToIps", expand=False)
+    for column in ("pod", "phase", "pod IP", "podtoip address", ""):
+        table.add_column(column)
+    for pod in sorted(pods, key=lambda p: p.metadata.name or ""):
+        name = pod.metadata.name or ""
+        ip = (pod.status.pod_ip if pod.status else None) or ""
+        phase = (
+            "Terminating"
+            if pod.metadata.deletion_timestamp
+            else ((pod.status.phase if pod.status else None) or "Pending")
+        )
+        ptp = by_name.pop(name, None)
+        address = ptp.spec.pod_address if ptp is not None else ""
+        waiting = not ip and not pod.metadata.deletion_timestamp
+        wanted = ip and not pod.metadata.deletion_timestamp
+        ok = not waiting and ((address == ip) if wanted else ptp is None)
+        table.add_row(name, phase, ip, address, Text("✓", "green") if ok else Text("…", "yellow"))
+    for name, ptp in sorted(by_name.items()):
+        table.add_row(str(name), "(gone)", "", ptp.spec.pod_address, Text("…", "yellow"))
+    status = (
+        Text("converged", "bold green")
+        if not problems
+        else Text(f"converging: {len(problems)} difference(s)", "yellow")
+    )
+    return Group(table, status)

@@ -1,0 +1,59 @@
+"""``kubeforge run``: bad targets and bad kubeconfigs give one readable line, no traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+
+def kubeforge(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kubeforge.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+    )
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert result.returncode == 1, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_a_missing_python_file_is_named(tmp_path: Path) -> None:
+    assert_one_line_error(kubeforge("run", str(tmp_path / "nope.py")), "nope.py", "no such file")
+
+
+def test_a_target_without_setup_is_rejected(tmp_path: Path) -> None:
+    target = tmp_path / "controllers.py"
+    target.write_text("X = 1\n")
+    assert_one_line_error(kubeforge("run", str(target)), "controllers.py", "setup(manager)")
+
+
+def test_an_unimportable_module_is_named() -> None:
+    assert_one_line_error(
+        kubeforge("run", "no_such_module_xyz"), "no_such_module_xyz", "cannot import"
+    )
+
+
+def test_a_broken_kubeconfig_names_the_file(tmp_path: Path) -> None:
+    target = tmp_path / "controllers.py"
+    target.write_text("def setup(manager):\n    pass\n")
+    config = tmp_path / "kubeconfig"
+    config.write_text("apiVersion: v1\nkind: Config\nclusters: [\n")
+    assert_one_line_error(kubeforge("run", str(target), "--kubeconfig", str(config)), str(config))
+
+
+def test_a_kubeconfig_without_the_named_context_says_so(tmp_path: Path) -> None:
+    target = tmp_path / "controllers.py"
+    target.write_text("def setup(manager):\n    pass\n")
+    config = tmp_path / "kubeconfig"
+    config.write_text("apiVersion: v1\nkind: Config\ncontexts: []\nclusters: []\nusers: []\n")
+    result = kubeforge("run", str(target), "--kubeconfig", str(config), "--context", "dev")
+    assert_one_line_error(result, str(config), "dev")
