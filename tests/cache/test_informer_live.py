@@ -82,6 +82,7 @@ class GatedApi:
 
     def __init__(self, api: Any) -> None:
         self.api = api
+        self.info = api.info
         self.gate = asyncio.Event()
 
     async def list(self, **kwargs: Any) -> Any:

@@ -63,8 +63,13 @@ class _Stream:
     queue: asyncio.Queue[Event | BaseException | None] = field(default_factory=asyncio.Queue)
 
 
+WIDGETS = ResourceInfo(group="example.com", version="v1", kind="Widget", plural="widgets")
+
+
 class FakeApi:
-    """``list`` and ``watch`` over an in-memory collection with a change log."""
+    """``list`` and ``watch`` over an in-memory collection of Widgets with a change log."""
+
+    info = WIDGETS
 
     def __init__(self) -> None:
         self.rv = 0
@@ -90,6 +95,12 @@ class FakeApi:
         self.log.append(event)
         for stream in self._streams:
             stream.queue.put_nowait(copy.deepcopy(event))
+
+    def inject(self, type_: str, o: dict[str, Any]) -> None:
+        """Send an event as is to every open watch (to test what the watcher accepts)."""
+        stored = self._bump(o)
+        for stream in self._streams:
+            stream.queue.put_nowait(Event(type_, stored))
 
     def put(self, o: dict[str, Any]) -> dict[str, Any]:
         """Create or update; returns the stored object (with its new resourceVersion)."""

@@ -249,3 +249,14 @@ async def test_selectors_are_passed_to_list_and_watch(api, clock):
     assert names(await take(stream, 3)) == ["Init", "+a", "Done"]
     assert api.list_calls[0].label_selector == "app=web"
     await stream.aclose()
+
+
+async def test_objects_of_another_kind_are_skipped_and_do_not_move_the_resume_point(api, clock):
+    stream = start(api, clock)
+    await take(stream, 2)
+    pending = asyncio.ensure_future(take(stream, 1))
+    await api.watching()
+    api.inject("ADDED", {"kind": "Pod", "apiVersion": "v1", **obj("intruder")})
+    api.inject("ADDED", {"kind": "Widget", "apiVersion": "other.io/v1", **obj("intruder-2")})
+    api.put({"kind": "Widget", "apiVersion": "example.com/v1", **obj("a")})
+    assert names(await pending) == ["~a"]

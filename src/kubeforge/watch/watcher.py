@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol, TypeVar
 from kubeforge.core import errors
 from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.core.objects import resource_version_of
-from kubeforge.core.resource import Resource
+from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.watch.backoff import Backoff, ExponentialBackoff
 from kubeforge.watch.events import Apply, Delete, Event, Init, InitApply, InitDone, T
 
@@ -71,7 +71,10 @@ class WatchEvent(Protocol[_T_co]):
 
 
 class ListWatch(Protocol[_K_co]):
-    """What ``watcher()`` needs from an ``Api[T]``: ``list`` and ``watch``."""
+    """What ``watcher()`` needs from an ``Api[T]``: its ``info``, ``list`` and ``watch``."""
+
+    @property
+    def info(self) -> ResourceInfo: ...
 
     async def list(
         self,
@@ -208,6 +211,11 @@ async def watcher(
                         break
                 seen += 1
                 gone_in_a_row = 0
+                if event.type != "BOOKMARK" and not _is_kind(event.object, api.info):
+                    # client-go's reflector skips these too: never let another kind into
+                    # a cache, whatever the server sent.
+                    log.warning("watch of %r: skipping an object of another kind", api)
+                    continue
                 # Every event, bookmark included, moves the resume point forward.
                 rv = resource_version_of(event.object) or rv
                 if event.type in ("ADDED", "MODIFIED"):
@@ -237,6 +245,17 @@ async def watcher(
         if seen == 0 and clock.now() - started < _VERY_SHORT_WATCH:
             log.warning("watch of %r closed at once without events; backing off", api)
             await clock.sleep(backoff.next_delay())
+
+
+def _is_kind(obj: Resource | dict[str, Any], info: ResourceInfo) -> bool:
+    """False when the object says it is another kind (fields left empty are not checked)."""
+    kind: object
+    api_version: object
+    if isinstance(obj, Resource):
+        kind, api_version = obj.kind, obj.api_version
+    else:
+        kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    return (not kind or kind == info.kind) and (not api_version or api_version == info.api_version)
 
 
 def _is_stale(err: Exception) -> bool:
