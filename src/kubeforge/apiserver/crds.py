@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from kubeforge.apiserver import failures
+from kubeforge.apiserver import failures, schema
 from kubeforge.apiserver.engine import DeleteOptions, Engine
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry import ALL_VERBS, Registry, ServedResource
@@ -82,6 +82,18 @@ class CustomResourceStrategy(Strategy):
         for path in self._selectable:
             fields[path] = nested_str(obj, path)
         return fields
+
+    def normalize(self, obj: dict[str, Any]) -> list[str]:
+        if self.served.schema is None:
+            return []
+        dropped = schema.prune(obj, self.served.schema)
+        schema.apply_defaults(obj, self.served.schema)
+        return dropped
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        if self.served.schema is None:
+            return []
+        return schema.validate(obj, self.served.schema)
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         if self._controller.terminating(self.served.crd_name):

@@ -140,7 +140,13 @@ class Engine:
     # --- create ---------------------------------------------------------------------------
 
     def create(
-        self, served: ServedResource, namespace: str, body: dict[str, Any], *, dry_run: bool = False
+        self,
+        served: ServedResource,
+        namespace: str,
+        body: dict[str, Any],
+        *,
+        dry_run: bool = False,
+        field_validation: str = "",
     ) -> dict[str, Any]:
         info = served.info
         strategy = self.strategy(served)
@@ -179,6 +185,7 @@ class Engine:
         else:
             meta.pop("generation", None)
         strategy.prepare_for_create(obj)
+        self._normalize(strategy, obj, field_validation)
         attempts = _GENERATE_ATTEMPTS if not meta.get("name") and meta.get("generateName") else 1
         key = storage_key(info)
         for _ in range(attempts):
@@ -199,6 +206,18 @@ class Engine:
         stored = self.storage.create(key, self._to_storage(served, obj))
         strategy.committed(stored, False)
         return self.view(served, stored)
+
+    @staticmethod
+    def _normalize(strategy: Strategy, obj: dict[str, Any], field_validation: str) -> None:
+        """Schema pruning; ``fieldValidation=Strict`` refuses unknown fields instead (400)."""
+        dropped = strategy.normalize(obj)
+        if dropped and field_validation == "Strict":
+            info = strategy.served.info
+            unknown = ", ".join(f'unknown field "{path}"' for path in dropped)
+            raise failures.bad_request(
+                f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: '
+                f"strict decoding error: {unknown}"
+            )
 
     def _to_storage(self, served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
         target = self.registry.storage_version_of(served.info.group, served.info.plural)
@@ -248,6 +267,7 @@ class Engine:
         dry_run: bool = False,
         trusted: bool = False,
         require_rv: bool = True,
+        field_validation: str = "",
     ) -> tuple[dict[str, Any], bool]:
         """PUT semantics; returns ``(object, created)``. ``trusted`` skips spec validation
         for the built-in controllers (the real ones write through subresources such as
@@ -270,7 +290,10 @@ class Engine:
         if old is None:
             if strategy.allow_create_on_update and not subresource:
                 meta.pop("resourceVersion", None)
-                return self.create(served, namespace, new, dry_run=dry_run), True
+                created = self.create(
+                    served, namespace, new, dry_run=dry_run, field_validation=field_validation
+                )
+                return created, True
             raise failures.not_found(info, name)
         given_rv = meta.get("resourceVersion")
         if not given_rv and require_rv and not strategy.allow_unconditional_update:
@@ -293,9 +316,11 @@ class Engine:
             else:
                 status_only.pop("status", None)
             new = status_only
+            self._normalize(strategy, new, field_validation)
         else:
             self._carry_system_metadata(new, old)
             strategy.prepare_for_update(new, old)
+            self._normalize(strategy, new, field_validation)
             if strategy.has_generation and non_metadata(new) != non_metadata(
                 {**old, "apiVersion": new["apiVersion"]}
             ):
@@ -363,6 +388,7 @@ class Engine:
         *,
         subresource: str = "",
         dry_run: bool = False,
+        field_validation: str = "",
     ) -> dict[str, Any]:
         old = self.storage.get(storage_key(served.info), namespace, name)
         if old is None:
@@ -391,7 +417,13 @@ class Engine:
                     f"{label} ({current.get(key)})"
                 )
         obj, _ = self.update(
-            served, namespace, name, patched, subresource=subresource, dry_run=dry_run
+            served,
+            namespace,
+            name,
+            patched,
+            subresource=subresource,
+            dry_run=dry_run,
+            field_validation=field_validation,
         )
         return obj
 

@@ -157,6 +157,7 @@ _REASONS = {
     "NotSupported": "FieldValueNotSupported",
     "Duplicate": "FieldValueDuplicate",
     "TooLong": "FieldValueTooLong",
+    "TooMany": "FieldValueTooMany",
     "TypeInvalid": "FieldValueTypeInvalid",
 }
 
@@ -165,7 +166,7 @@ _REASONS = {
 class FieldError:
     """One validation problem, shaped like apimachinery's ``field.Error``."""
 
-    kind: str  # Invalid | Required | Forbidden | NotSupported | Duplicate | TooLong | TypeInvalid
+    kind: str  # Invalid Required Forbidden NotSupported Duplicate TooLong TooMany TypeInvalid
     field: str
     detail: str = ""
     value: Any = _NO_VALUE
@@ -181,6 +182,8 @@ class FieldError:
             head = f"Duplicate value: {go_quote(self.value)}"
         elif self.kind == "TooLong":
             head = "Too long"
+        elif self.kind == "TooMany":
+            head = f"Too many: {go_quote(self.value)}"
         elif self.kind == "TypeInvalid":
             head = f"Invalid value: {go_quote(self.value)}"
         else:

@@ -126,6 +126,16 @@ def _body_content_type(request: web.Request) -> str:
     return request.content_type
 
 
+def _field_validation(request: web.Request) -> str:
+    value = request.query.get("fieldValidation", "")
+    if value not in ("", "Ignore", "Warn", "Strict"):
+        raise failures.bad_request(
+            f'fieldValidation: Unsupported value: "{value}": supported values: "Ignore", '
+            '"Strict", "Warn"'
+        )
+    return value
+
+
 def _dry_run(request: web.Request) -> bool:
     values = request.query.getall("dryRun", [])
     for value in values:
@@ -236,7 +246,13 @@ class ResourceHandlers:
             raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
         dry_run = _dry_run(request)
         body = await self._body(request, target)
-        obj = self.engine.create(target.served, target.namespace or "", body, dry_run=dry_run)
+        obj = self.engine.create(
+            target.served,
+            target.namespace or "",
+            body,
+            dry_run=dry_run,
+            field_validation=_field_validation(request),
+        )
         return self._object_response(request, target, obj, 201)
 
     async def _update(self, request: web.Request, target: Target) -> web.Response:
@@ -250,6 +266,7 @@ class ResourceHandlers:
             body,
             subresource=target.subresource,
             dry_run=dry_run,
+            field_validation=_field_validation(request),
         )
         return self._object_response(request, target, obj, 201 if created else 200)
 
@@ -281,6 +298,7 @@ class ResourceHandlers:
             patch,
             subresource=target.subresource,
             dry_run=dry_run,
+            field_validation=_field_validation(request),
         )
         return self._object_response(request, target, obj)
 

@@ -99,6 +99,10 @@ class Strategy:
             else:
                 new.pop("status", None)
 
+    def normalize(self, obj: dict[str, Any]) -> list[str]:
+        """Prune and default by schema; returns the unknown fields dropped (CRs only)."""
+        return []
+
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return []
 
