@@ -143,8 +143,7 @@ class InformerFactory:
         for informer in self._informers.values():
             informer.start()
 
-    # The timeout runs on the injected Clock, which asyncio.timeout() cannot use.
-    async def wait_for_sync(self, timeout: float | None = None) -> None:  # noqa: ASYNC109
+    async def wait_for_sync(self, timeout: float | None = None) -> None:
         """Wait for every informer's first list; ``CacheSyncTimeout`` after ``timeout`` s."""
         await wait_for_sync(self.informers, timeout, clock=self._clock)
 

@@ -132,8 +132,7 @@ class Informer(Generic[T]):
     def running(self) -> bool:
         return self._task is not None and not self._task.done()
 
-    # The timeout runs on the injected Clock, which asyncio.timeout() cannot use.
-    async def wait_for_sync(self, timeout: float | None = None) -> None:  # noqa: ASYNC109
+    async def wait_for_sync(self, timeout: float | None = None) -> None:
         """Return once synced; ``CacheSyncTimeout`` after ``timeout`` seconds."""
         await wait_for_sync([self], timeout, clock=self._clock)
 
@@ -150,8 +149,8 @@ class Informer(Generic[T]):
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            # wait() neither raises the task's CancelledError nor swallows our own.
+            await asyncio.wait({task})
 
     async def run(self) -> None:
         """Watch and dispatch until cancelled (what ``start`` runs in a task)."""
@@ -163,8 +162,7 @@ class Informer(Generic[T]):
                     self._dispatch(self._writer.apply(event))
         finally:
             resync.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await resync
+            await asyncio.wait({resync})
 
     # -- internals ------------------------------------------------------------------
 
@@ -237,11 +235,14 @@ class Informer(Generic[T]):
 
 async def wait_for_sync(
     informers: Iterable[Informer[Any]],
-    timeout: float | None = None,  # noqa: ASYNC109 (runs on the injected Clock)
+    timeout: float | None = None,
     *,
     clock: Clock | None = None,
 ) -> None:
-    """Wait until every informer has synced; ``CacheSyncTimeout`` after ``timeout`` s."""
+    """Wait until every informer has synced; ``CacheSyncTimeout`` after ``timeout`` s.
+
+    The timeout runs on ``clock`` (so tests can move it), not on ``asyncio.timeout``.
+    """
     pending = [inf for inf in informers if not inf.has_synced]
     if not pending:
         return

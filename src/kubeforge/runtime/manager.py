@@ -7,7 +7,6 @@ on them, started and stopped in the right order (controller-runtime's manager).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import signal
@@ -141,11 +140,13 @@ class Manager:
                     startup.result()  # raises CacheSyncTimeout and other startup failures
                     await stopped
             finally:
-                for future in (startup, stopped):
-                    if not future.done():
-                        future.cancel()
-                        with contextlib.suppress(asyncio.CancelledError):
-                            await future
+                pending = {f for f in (startup, stopped) if not f.done()}
+                for future in pending:
+                    future.cancel()
+                if pending:
+                    await asyncio.wait(pending)
+                if startup.done() and not startup.cancelled():
+                    startup.exception()  # retrieved: raised above or superseded by stop()
         finally:
             await self._shut_down()
 
