@@ -28,7 +28,9 @@ import asyncio
 import ipaddress
 from typing import Any
 
-from kubeforge.apiserver.engine import DeleteOptions, Engine, storage_key
+from kubeforge.apiserver import deletion
+from kubeforge.apiserver.deletion import DeleteOptions
+from kubeforge.apiserver.engine import Engine, storage_key
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import Registry, ServedResource
 from kubeforge.apiserver.storage import Event, clone
@@ -282,7 +284,7 @@ class NodeSimulator:
     def _remove(self, key: tuple[str, str]) -> None:
         self._removing.discard(key)
         try:
-            self._engine.finish_deletion(self._served("pods"), *key)
+            deletion.finish_deletion(self._engine, self._served("pods"), *key)
         except StatusError:
             self._schedule(*key, 0.05)
 
@@ -343,7 +345,9 @@ class NamespaceFinalizer:
                 if obj["metadata"].get("deletionTimestamp"):
                     continue
                 try:
-                    self._engine.delete(served, name, obj["metadata"]["name"], DeleteOptions())
+                    deletion.delete(
+                        self._engine, served, name, obj["metadata"]["name"], DeleteOptions()
+                    )
                 except StatusError:
                     continue  # gone meanwhile or refused; the next pass sees it
         if remaining:
@@ -352,4 +356,4 @@ class NamespaceFinalizer:
         body.setdefault("spec", {})["finalizers"] = [
             f for f in (ns.get("spec") or {}).get("finalizers") or [] if f != "kubernetes"
         ]
-        self._engine.finalize_namespace(name, body)
+        deletion.finalize_namespace(self._engine, name, body)

@@ -33,7 +33,7 @@ from kubeforge.apiserver.workloads import builtin_strategy
 from kubeforge.core.resource import ResourceInfo
 from kubeforge.core.status import failure
 
-__all__ = ["DeleteOptions", "Engine", "format_time", "storage_key"]
+__all__ = ["Engine", "format_time", "storage_key"]
 
 # Alphabet and length of generateName suffixes (apiserver storage/names): no vowels,
 # no look-alike characters, so generated names never spell words.
@@ -52,18 +52,6 @@ def format_time(seconds: float) -> str:
 
 def storage_key(info: ResourceInfo) -> ResourceKey:
     return (info.group, info.plural)
-
-
-@dataclass
-class DeleteOptions:
-    """The parts of ``DeleteOptions`` the server acts on."""
-
-    grace_period_seconds: int | None = None
-    propagation_policy: str | None = None
-    orphan_dependents: bool | None = None
-    precondition_uid: str | None = None
-    precondition_rv: str | None = None
-    dry_run: bool = False
 
 
 @dataclass
@@ -157,7 +145,7 @@ class Engine:
         self._check_namespace(info, meta, namespace)
         obj["apiVersion"], obj["kind"] = info.api_version, info.kind
         if meta.get("resourceVersion"):
-            raise self._invalid(
+            raise self.invalid(
                 strategy,
                 str(meta.get("name") or meta.get("generateName") or ""),
                 [
@@ -245,12 +233,12 @@ class Engine:
         )
         errors += strategy.validate(obj)
         if errors:
-            raise self._invalid(
+            raise self.invalid(
                 strategy, str(meta.get("name") or meta.get("generateName") or ""), errors
             )
 
     @staticmethod
-    def _invalid(strategy: Strategy, name: str, errors: list[FieldError]) -> StatusError:
+    def invalid(strategy: Strategy, name: str, errors: list[FieldError]) -> StatusError:
         info = strategy.served.info
         return failures.invalid(info.kind, info.group, name, errors)
 
@@ -297,7 +285,7 @@ class Engine:
             raise failures.not_found(info, name)
         given_rv = meta.get("resourceVersion")
         if not given_rv and require_rv and not strategy.allow_unconditional_update:
-            raise self._invalid(
+            raise self.invalid(
                 strategy,
                 name,
                 [
@@ -332,8 +320,8 @@ class Engine:
             )
             errors += strategy.validate_update(new, old)
         if errors:
-            raise self._invalid(strategy, name, errors)
-        return self._commit_update(served, strategy, new, old, dry_run=dry_run), False
+            raise self.invalid(strategy, name, errors)
+        return self.commit_update(served, strategy, new, old, dry_run=dry_run), False
 
     @staticmethod
     def _carry_system_metadata(new: dict[str, Any], old: dict[str, Any]) -> None:
@@ -354,7 +342,7 @@ class Engine:
                 meta.pop(key, None)
         meta.pop("selfLink", None)
 
-    def _commit_update(
+    def commit_update(
         self,
         served: ServedResource,
         strategy: Strategy,
@@ -429,66 +417,7 @@ class Engine:
 
     # --- delete ---------------------------------------------------------------------------
 
-    def delete(
-        self, served: ServedResource, namespace: str, name: str, options: DeleteOptions
-    ) -> tuple[dict[str, Any], bool]:
-        """DELETE semantics; returns ``(last state, gone)``. ``gone`` is False while finalizers
-        or a grace period keep the object (it then carries a deletionTimestamp)."""
-        info = served.info
-        strategy = self.strategy(served)
-        key = storage_key(info)
-        old = self.storage.get(key, namespace, name)
-        if old is None:
-            raise failures.not_found(info, name)
-        strategy.before_delete(old)
-        old_meta = old["metadata"]
-        if options.precondition_uid and options.precondition_uid != old_meta.get("uid"):
-            raise failures.conflict(
-                info,
-                name,
-                f"Precondition failed: UID in precondition: {options.precondition_uid}, UID in "
-                f"object meta: {old_meta.get('uid')}",
-                kind=info.kind,
-            )
-        if options.precondition_rv and options.precondition_rv != old_meta.get("resourceVersion"):
-            raise failures.conflict(
-                info,
-                name,
-                f"Precondition failed: ResourceVersion in precondition: {options.precondition_rv}, "
-                f"ResourceVersion in object meta: {old_meta.get('resourceVersion')}",
-                kind=info.kind,
-            )
-        new = clone(old)
-        meta = new["metadata"]
-        finalizers = _gc_finalizers(list(meta.get("finalizers") or []), options)
-        if finalizers:
-            meta["finalizers"] = finalizers
-        else:
-            meta.pop("finalizers", None)
-        grace = strategy.grace_period(old, options.grace_period_seconds)
-        keep = bool(finalizers) or grace > 0 or strategy.keep_on_delete(old)
-        if not keep:
-            if options.dry_run:
-                return self.view(served, old), True
-            return self._commit_delete(served, strategy, new, old, gone=True), True
-        now = self.wall_clock()
-        if not old_meta.get("deletionTimestamp"):
-            meta["deletionTimestamp"] = format_time(now + grace)
-            meta["deletionGracePeriodSeconds"] = grace
-            if strategy.has_generation and meta.get("generation"):
-                meta["generation"] = int(meta["generation"]) + 1
-            strategy.mark_deleting(new)
-        elif grace < int(old_meta.get("deletionGracePeriodSeconds") or 0):
-            # A shorter grace period moves the deadline earlier, never later.
-            meta["deletionTimestamp"] = format_time(now + grace)
-            meta["deletionGracePeriodSeconds"] = grace
-        if new == old:
-            return self.view(served, old), False
-        if options.dry_run:
-            return self.view(served, new), False
-        return self._commit_delete(served, strategy, new, old, gone=False), False
-
-    def _commit_delete(
+    def commit_delete(
         self,
         served: ServedResource,
         strategy: Strategy,
@@ -497,54 +426,12 @@ class Engine:
         *,
         gone: bool,
     ) -> dict[str, Any]:
+        """Store a deletion step: the final DELETE (``gone``) or the marked object."""
         key = storage_key(served.info)
         write = self.storage.delete if gone else self.storage.update
         stored = write(key, new, old)
         strategy.committed(stored, gone)
         return self.view(served, stored)
-
-    def finalize_namespace(self, name: str, body: dict[str, Any]) -> dict[str, Any]:
-        """``PUT /api/v1/namespaces/{name}/finalize``: only ``spec.finalizers`` changes."""
-        served = self.registry.lookup("", "v1", "namespaces")
-        assert served is not None  # built-in
-        old = self.storage.get(("", "namespaces"), "", name)
-        if old is None:
-            raise failures.not_found(served.info, name)
-        given_rv = (body.get("metadata") or {}).get("resourceVersion")
-        if given_rv and given_rv != old["metadata"].get("resourceVersion"):
-            raise failures.conflict(served.info, name)
-        finalizers = (body.get("spec") or {}).get("finalizers") or []
-        if not isinstance(finalizers, list) or not all(isinstance(f, str) for f in finalizers):
-            raise failures.bad_request("spec.finalizers must be a list of strings")
-        new = clone(old)
-        if finalizers:
-            new["spec"] = {**(new.get("spec") or {}), "finalizers": finalizers}
-        else:
-            new.setdefault("spec", {}).pop("finalizers", None)
-        return self._commit_update(served, self.strategy(served), new, old, dry_run=False)
-
-    def finish_deletion(self, served: ServedResource, namespace: str, name: str) -> None:
-        """What a kubelet does once a pod stopped: delete with grace 0 (finalizers still hold)."""
-        try:
-            self.delete(served, namespace, name, DeleteOptions(grace_period_seconds=0))
-        except StatusError as error:
-            if error.code != 404:
-                raise
-
-
-def _gc_finalizers(finalizers: list[str], options: DeleteOptions) -> list[str]:
-    """The garbage collector's finalizers the server adds for Orphan/Foreground deletes."""
-    policy = options.propagation_policy
-    if policy is None and options.orphan_dependents is not None:
-        policy = "Orphan" if options.orphan_dependents else "Background"
-    if policy is None:
-        return finalizers
-    kept = [f for f in finalizers if f not in ("orphan", "foregroundDeletion")]
-    if policy == "Orphan":
-        kept.append("orphan")
-    elif policy == "Foreground":
-        kept.append("foregroundDeletion")
-    return kept
 
 
 def _generated_name(base: str) -> str:

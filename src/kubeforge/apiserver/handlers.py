@@ -14,23 +14,27 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-import yaml
 from aiohttp import web
 
-from kubeforge.apiserver import failures, protobuf
-from kubeforge.apiserver.engine import DeleteOptions, Engine
+from kubeforge.apiserver import deletion, failures, protobuf
+from kubeforge.apiserver.bodies import (
+    APPLY_PATCH,
+    body_content_type,
+    decode_body,
+    dry_run_requested,
+    field_validation,
+    read_body,
+)
+from kubeforge.apiserver.engine import Engine
 from kubeforge.apiserver.listing import Lister
 from kubeforge.apiserver.patching import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kubeforge.apiserver.registry import Registry, ServedResource
 from kubeforge.apiserver.responses import json_response, table_response
 from kubeforge.core.status import success
 
-__all__ = ["MAX_BODY_BYTES", "ResourceHandlers", "Target", "read_body"]
+__all__ = ["ResourceHandlers", "Target", "resolve"]
 
-MAX_BODY_BYTES = 3 * 1024 * 1024
-"""The real server's request body limit (``MaxRequestBodyBytes``, 3 MiB)."""
-
-_APPLY_PATCH = "application/apply-patch+yaml"
+_APPLY_PATCH = APPLY_PATCH
 _PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, _APPLY_PATCH, STRATEGIC_MERGE_PATCH)
 _CR_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, _APPLY_PATCH)
 _BODY_TYPES = ("application/json", "application/yaml")
@@ -91,61 +95,6 @@ def resolve(registry: Registry, path: str) -> Target:
     return Target(served, namespace, name, subresource, legacy_watch)
 
 
-async def read_body(request: web.Request) -> bytes:
-    if request.content_length is not None and request.content_length > MAX_BODY_BYTES:
-        raise failures.too_large(MAX_BODY_BYTES)
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.content.iter_chunked(65536):
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise failures.too_large(MAX_BODY_BYTES)
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _decode(raw: bytes, content_type: str) -> Any:
-    if content_type == "application/yaml" or content_type == _APPLY_PATCH:
-        try:
-            return yaml.safe_load(raw)
-        except yaml.YAMLError as error:
-            raise failures.bad_request(f"error converting YAML to JSON: {error}") from None
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as error:
-        raise failures.bad_request(
-            f"couldn't get version/kind; json parse error: {error}"
-        ) from None
-
-
-def _body_content_type(request: web.Request) -> str:
-    # Without a Content-Type the real server reads JSON, its first supported type
-    # (the official Python client sends no Content-Type on create and update).
-    if "Content-Type" not in request.headers:
-        return "application/json"
-    return request.content_type
-
-
-def _field_validation(request: web.Request) -> str:
-    value = request.query.get("fieldValidation", "")
-    if value not in ("", "Ignore", "Warn", "Strict"):
-        raise failures.bad_request(
-            f'fieldValidation: Unsupported value: "{value}": supported values: "Ignore", '
-            '"Strict", "Warn"'
-        )
-    return value
-
-
-def _dry_run(request: web.Request) -> bool:
-    values = request.query.getall("dryRun", [])
-    for value in values:
-        if value != "All":
-            raise failures.bad_request(
-                f'dryRun: Unsupported value: "{value}": supported values: "All"'
-            )
-    return bool(values)
-
-
 class ResourceHandlers:
     """Serves every resource URL; one instance per server."""
 
@@ -199,7 +148,7 @@ class ResourceHandlers:
         return json_response(obj, status)
 
     async def _body(self, request: web.Request, target: Target) -> dict[str, Any]:
-        content_type = _body_content_type(request)
+        content_type = body_content_type(request)
         accepted = (*_BODY_TYPES, _PROTOBUF)
         if content_type == _PROTOBUF:
             try:
@@ -209,7 +158,7 @@ class ResourceHandlers:
             except protobuf.ProtobufError as error:
                 raise failures.bad_request(f"unable to decode protobuf body: {error}") from None
         elif content_type in _BODY_TYPES:
-            body = _decode(await read_body(request), content_type)
+            body = decode_body(await read_body(request), content_type)
         else:
             raise failures.unsupported_media_type(content_type, accepted)
         if not isinstance(body, dict):
@@ -244,20 +193,20 @@ class ResourceHandlers:
         self._verb(target, "create")
         if target.served.info.namespaced and target.namespace is None:
             raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
-        dry_run = _dry_run(request)
+        dry_run = dry_run_requested(request)
         body = await self._body(request, target)
         obj = self.engine.create(
             target.served,
             target.namespace or "",
             body,
             dry_run=dry_run,
-            field_validation=_field_validation(request),
+            field_validation=field_validation(request),
         )
         return self._object_response(request, target, obj, 201)
 
     async def _update(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "update")
-        dry_run = _dry_run(request)
+        dry_run = dry_run_requested(request)
         body = await self._body(request, target)
         obj, created = self.engine.update(
             target.served,
@@ -266,7 +215,7 @@ class ResourceHandlers:
             body,
             subresource=target.subresource,
             dry_run=dry_run,
-            field_validation=_field_validation(request),
+            field_validation=field_validation(request),
         )
         return self._object_response(request, target, obj, 201 if created else 200)
 
@@ -278,9 +227,9 @@ class ResourceHandlers:
             raise failures.unsupported_media_type(
                 content_type, _CR_PATCH_TYPES if not target.served.builtin else _PATCH_TYPES
             )
-        dry_run = _dry_run(request)
+        dry_run = dry_run_requested(request)
         if "force" in request.query:
-            raise self.engine._invalid(
+            raise self.engine.invalid(
                 self.engine.strategy(target.served),
                 target.name,
                 [
@@ -289,7 +238,7 @@ class ResourceHandlers:
                     )
                 ],
             )
-        patch = _decode(await read_body(request), content_type)
+        patch = decode_body(await read_body(request), content_type)
         obj = self.engine.patch(
             target.served,
             target.namespace or "",
@@ -298,7 +247,7 @@ class ResourceHandlers:
             patch,
             subresource=target.subresource,
             dry_run=dry_run,
-            field_validation=_field_validation(request),
+            field_validation=field_validation(request),
         )
         return self._object_response(request, target, obj)
 
@@ -307,7 +256,7 @@ class ResourceHandlers:
             if request.method != "PUT":
                 raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
             body = await self._body(request, target)
-            return json_response(self.engine.finalize_namespace(target.name, body))
+            return json_response(deletion.finalize_namespace(self.engine, target.name, body))
         if target.subresource != "status":
             raise failures.resource_not_found()
         if request.method == "GET":
@@ -319,52 +268,12 @@ class ResourceHandlers:
             return await self._patch(request, target)
         raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
 
-    async def _delete_options(self, request: web.Request) -> DeleteOptions:
-        raw = await read_body(request)
-        body: dict[str, Any] = {}
-        if raw.strip():
-            decoded = _decode(raw, _body_content_type(request))
-            if not isinstance(decoded, dict):
-                raise failures.bad_request("the body of a delete must be a DeleteOptions object")
-            body = decoded
-        query = request.query
-        options = DeleteOptions(dry_run=_dry_run(request) or bool(body.get("dryRun")))
-        grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
-        if grace is not None:
-            try:
-                options.grace_period_seconds = int(grace)
-            except (TypeError, ValueError):
-                raise failures.bad_request(f"invalid gracePeriodSeconds: {grace}") from None
-        policy = body.get("propagationPolicy", query.get("propagationPolicy"))
-        if policy is not None:
-            if policy not in ("Orphan", "Background", "Foreground"):
-                raise failures.invalid(
-                    "DeleteOptions",
-                    "meta.k8s.io",
-                    "",
-                    [
-                        failures.FieldError(
-                            "NotSupported",
-                            "propagationPolicy",
-                            'supported values: "Foreground", "Background", "Orphan", "nil"',
-                            policy,
-                        )
-                    ],
-                )
-            options.propagation_policy = policy
-        orphan = body.get("orphanDependents", query.get("orphanDependents"))
-        if orphan is not None:
-            options.orphan_dependents = orphan in (True, "true", "1")
-        preconditions = body.get("preconditions") or {}
-        if isinstance(preconditions, dict):
-            options.precondition_uid = preconditions.get("uid")
-            options.precondition_rv = preconditions.get("resourceVersion")
-        return options
-
     async def _delete(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "delete")
-        options = await self._delete_options(request)
-        obj, gone = self.engine.delete(target.served, target.namespace or "", target.name, options)
+        options = await deletion.parse_options(request)
+        obj, gone = deletion.delete(
+            self.engine, target.served, target.namespace or "", target.name, options
+        )
         strategy = self.engine.strategy(target.served)
         if gone and not strategy.return_deleted_object:
             info = target.served.info
@@ -380,14 +289,14 @@ class ResourceHandlers:
         self._verb(target, "deletecollection")
         if target.served.info.namespaced and target.namespace is None:
             raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
-        options = await self._delete_options(request)
+        options = await deletion.parse_options(request)
         selected = self.lister.select(request, target)
         deleted: list[dict[str, Any]] = []
         for obj in selected:
             meta = obj["metadata"]
             try:
-                last, _ = self.engine.delete(
-                    target.served, meta.get("namespace") or "", meta["name"], options
+                last, _ = deletion.delete(
+                    self.engine, target.served, meta.get("namespace") or "", meta["name"], options
                 )
             except failures.StatusError as error:
                 if error.code == 404:

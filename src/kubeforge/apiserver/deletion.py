@@ -1,0 +1,192 @@
+"""DELETE: preconditions, finalizers, graceful deletion and the garbage collector's
+finalizers; also the namespace ``finalize`` subresource.
+
+Entry point: ``delete(engine, served, namespace, name, options)``. An object with
+finalizers (or a grace period, or a namespace with ``spec.finalizers``) is only
+marked: ``deletionTimestamp`` set, MODIFIED event; it disappears when the last
+finalizer goes (``Engine.update`` handles that). ``Orphan``/``Foreground``
+propagation adds the ``orphan``/``foregroundDeletion`` finalizer as the real
+server does; removing it is the garbage collector's job (see ``controllers``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from kubeforge.apiserver import failures
+from kubeforge.apiserver.bodies import (
+    body_content_type,
+    decode_body,
+    dry_run_requested,
+    read_body,
+)
+from kubeforge.apiserver.engine import Engine, format_time, storage_key
+from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.registry import ServedResource
+from kubeforge.apiserver.storage import clone
+
+__all__ = ["DeleteOptions", "delete", "finalize_namespace", "finish_deletion", "parse_options"]
+
+
+@dataclass
+class DeleteOptions:
+    """The parts of ``DeleteOptions`` the server acts on."""
+
+    grace_period_seconds: int | None = None
+    propagation_policy: str | None = None
+    orphan_dependents: bool | None = None
+    precondition_uid: str | None = None
+    precondition_rv: str | None = None
+    dry_run: bool = False
+
+
+def delete(
+    engine: Engine, served: ServedResource, namespace: str, name: str, options: DeleteOptions
+) -> tuple[dict[str, Any], bool]:
+    """DELETE semantics; returns ``(last state, gone)``. ``gone`` is False while finalizers
+    or a grace period keep the object (it then carries a deletionTimestamp)."""
+    info = served.info
+    strategy = engine.strategy(served)
+    key = storage_key(info)
+    old = engine.storage.get(key, namespace, name)
+    if old is None:
+        raise failures.not_found(info, name)
+    strategy.before_delete(old)
+    old_meta = old["metadata"]
+    if options.precondition_uid and options.precondition_uid != old_meta.get("uid"):
+        raise failures.conflict(
+            info,
+            name,
+            f"Precondition failed: UID in precondition: {options.precondition_uid}, UID in "
+            f"object meta: {old_meta.get('uid')}",
+            kind=info.kind,
+        )
+    if options.precondition_rv and options.precondition_rv != old_meta.get("resourceVersion"):
+        raise failures.conflict(
+            info,
+            name,
+            f"Precondition failed: ResourceVersion in precondition: {options.precondition_rv}, "
+            f"ResourceVersion in object meta: {old_meta.get('resourceVersion')}",
+            kind=info.kind,
+        )
+    new = clone(old)
+    meta = new["metadata"]
+    finalizers = _gc_finalizers(list(meta.get("finalizers") or []), options)
+    if finalizers:
+        meta["finalizers"] = finalizers
+    else:
+        meta.pop("finalizers", None)
+    grace = strategy.grace_period(old, options.grace_period_seconds)
+    keep = bool(finalizers) or grace > 0 or strategy.keep_on_delete(old)
+    if not keep:
+        if options.dry_run:
+            return engine.view(served, old), True
+        return engine.commit_delete(served, strategy, new, old, gone=True), True
+    now = engine.wall_clock()
+    if not old_meta.get("deletionTimestamp"):
+        meta["deletionTimestamp"] = format_time(now + grace)
+        meta["deletionGracePeriodSeconds"] = grace
+        if strategy.has_generation and meta.get("generation"):
+            meta["generation"] = int(meta["generation"]) + 1
+        strategy.mark_deleting(new)
+    elif grace < int(old_meta.get("deletionGracePeriodSeconds") or 0):
+        # A shorter grace period moves the deadline earlier, never later.
+        meta["deletionTimestamp"] = format_time(now + grace)
+        meta["deletionGracePeriodSeconds"] = grace
+    if new == old:
+        return engine.view(served, old), False
+    if options.dry_run:
+        return engine.view(served, new), False
+    return engine.commit_delete(served, strategy, new, old, gone=False), False
+
+
+def finalize_namespace(engine: Engine, name: str, body: dict[str, Any]) -> dict[str, Any]:
+    """``PUT /api/v1/namespaces/{name}/finalize``: only ``spec.finalizers`` changes."""
+    served = engine.registry.lookup("", "v1", "namespaces")
+    assert served is not None  # built-in
+    old = engine.storage.get(("", "namespaces"), "", name)
+    if old is None:
+        raise failures.not_found(served.info, name)
+    given_rv = (body.get("metadata") or {}).get("resourceVersion")
+    if given_rv and given_rv != old["metadata"].get("resourceVersion"):
+        raise failures.conflict(served.info, name)
+    finalizers = (body.get("spec") or {}).get("finalizers") or []
+    if not isinstance(finalizers, list) or not all(isinstance(f, str) for f in finalizers):
+        raise failures.bad_request("spec.finalizers must be a list of strings")
+    new = clone(old)
+    if finalizers:
+        new["spec"] = {**(new.get("spec") or {}), "finalizers": finalizers}
+    else:
+        new.setdefault("spec", {}).pop("finalizers", None)
+    return engine.commit_update(served, engine.strategy(served), new, old, dry_run=False)
+
+
+def finish_deletion(engine: Engine, served: ServedResource, namespace: str, name: str) -> None:
+    """What a kubelet does once a pod stopped: delete with grace 0 (finalizers still hold)."""
+    try:
+        delete(engine, served, namespace, name, DeleteOptions(grace_period_seconds=0))
+    except StatusError as error:
+        if error.code != 404:
+            raise
+
+
+def _gc_finalizers(finalizers: list[str], options: DeleteOptions) -> list[str]:
+    """The garbage collector's finalizers the server adds for Orphan/Foreground deletes."""
+    policy = options.propagation_policy
+    if policy is None and options.orphan_dependents is not None:
+        policy = "Orphan" if options.orphan_dependents else "Background"
+    if policy is None:
+        return finalizers
+    kept = [f for f in finalizers if f not in ("orphan", "foregroundDeletion")]
+    if policy == "Orphan":
+        kept.append("orphan")
+    elif policy == "Foreground":
+        kept.append("foregroundDeletion")
+    return kept
+
+
+async def parse_options(request: web.Request) -> DeleteOptions:
+    """``DeleteOptions`` from the body (JSON or YAML) and the query string."""
+    raw = await read_body(request)
+    body: dict[str, Any] = {}
+    if raw.strip():
+        decoded = decode_body(raw, body_content_type(request))
+        if not isinstance(decoded, dict):
+            raise failures.bad_request("the body of a delete must be a DeleteOptions object")
+        body = decoded
+    query = request.query
+    options = DeleteOptions(dry_run=dry_run_requested(request) or bool(body.get("dryRun")))
+    grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
+    if grace is not None:
+        try:
+            options.grace_period_seconds = int(grace)
+        except (TypeError, ValueError):
+            raise failures.bad_request(f"invalid gracePeriodSeconds: {grace}") from None
+    policy = body.get("propagationPolicy", query.get("propagationPolicy"))
+    if policy is not None:
+        if policy not in ("Orphan", "Background", "Foreground"):
+            raise failures.invalid(
+                "DeleteOptions",
+                "meta.k8s.io",
+                "",
+                [
+                    failures.FieldError(
+                        "NotSupported",
+                        "propagationPolicy",
+                        'supported values: "Foreground", "Background", "Orphan", "nil"',
+                        policy,
+                    )
+                ],
+            )
+        options.propagation_policy = policy
+    orphan = body.get("orphanDependents", query.get("orphanDependents"))
+    if orphan is not None:
+        options.orphan_dependents = orphan in (True, "true", "1")
+    preconditions = body.get("preconditions") or {}
+    if isinstance(preconditions, dict):
+        options.precondition_uid = preconditions.get("uid")
+        options.precondition_rv = preconditions.get("resourceVersion")
+    return options
