@@ -42,6 +42,8 @@ __all__ = [
     "ModulePlan",
     "PyType",
     "TypeAlias",
+    "first_paragraph",
+    "first_sentence",
     "plan_modules",
 ]
 
@@ -190,10 +192,12 @@ def _types(schema: Schema) -> tuple[list[str], bool]:
 
 
 def first_paragraph(text: str) -> str:
+    """A description's first paragraph: class docstrings keep only that much."""
     return text.strip().split("\n\n")[0].strip()
 
 
 def first_sentence(text: str) -> str:
+    """A description's first sentence: field docstrings and summary lines keep only that much."""
     paragraph = " ".join(first_paragraph(text).split())
     for index in range(len(paragraph) - 1):
         # ". " followed by a capital, so "e.g. foo" and "1.5 Gi" do not end a sentence
