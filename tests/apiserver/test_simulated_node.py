@@ -118,3 +118,66 @@ async def test_without_the_simulated_node_pods_stay_pending_like_envtest(
         await api.delete(f"/api/v1/namespaces/{ns}")
         stuck = await api.get(f"/api/v1/namespaces/{ns}")
         assert stuck.body["status"]["phase"] == "Terminating"
+
+
+def _owned(name: str, owner: dict[str, Any]) -> dict[str, Any]:
+    ref = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "name": owner["metadata"]["name"],
+        "uid": owner["metadata"]["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+    return {"metadata": {"name": name, "ownerReferences": [ref]}, "data": {}}
+
+
+async def _gone(api: Api, path: str) -> bool:
+    start = (await api.get(path.rsplit("/", 1)[0])).body["metadata"]["resourceVersion"]
+    if (await api.get(path)).status == 404:
+        return True
+    name = path.rsplit("/", 1)[1]
+    async for event in api.watch(
+        path.rsplit("/", 1)[0],
+        resourceVersion=start,
+        fieldSelector=f"metadata.name={name}",
+        timeoutSeconds="20",
+    ):
+        if event["type"] == "DELETED":
+            return True
+    return False
+
+
+async def test_the_garbage_collector_deletes_dependents_of_a_deleted_owner(
+    api: Api, namespace: str
+) -> None:
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    owner = (await api.post(path, {"metadata": {"name": "owner"}})).body
+    await api.post(path, _owned("dependent", owner))
+    await api.delete(f"{path}/owner")
+    assert await _gone(api, f"{path}/dependent")
+
+
+async def test_foreground_deletion_removes_dependents_then_the_owner(
+    api: Api, namespace: str
+) -> None:
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    owner = (await api.post(path, {"metadata": {"name": "fg-owner"}})).body
+    await api.post(path, _owned("fg-dep", owner))
+    reply = await api.delete(f"{path}/fg-owner", {"propagationPolicy": "Foreground"})
+    assert reply.body["metadata"]["finalizers"] == ["foregroundDeletion"]
+    assert await _gone(api, f"{path}/fg-owner")
+    assert (await api.get(f"{path}/fg-dep")).status == 404
+
+
+async def test_orphan_deletion_keeps_dependents_and_drops_their_owner_reference(
+    api: Api, namespace: str
+) -> None:
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    owner = (await api.post(path, {"metadata": {"name": "or-owner"}})).body
+    await api.post(path, _owned("or-dep", owner))
+    await api.delete(f"{path}/or-owner", {"propagationPolicy": "Orphan"})
+    assert await _gone(api, f"{path}/or-owner")
+    dependent = await api.get(f"{path}/or-dep")
+    assert dependent.status == 200
+    assert not dependent.body["metadata"].get("ownerReferences")

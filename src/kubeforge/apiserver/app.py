@@ -26,6 +26,7 @@ from kubeforge.apiserver.controllers import NamespaceFinalizer, NodeSimulator
 from kubeforge.apiserver.crds import CRDController
 from kubeforge.apiserver.engine import Engine
 from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.garbage import GarbageCollector
 from kubeforge.apiserver.handlers import ResourceHandlers
 from kubeforge.apiserver.listing import Lister
 from kubeforge.apiserver.registry import Registry
@@ -51,7 +52,7 @@ class ServerOptions:
     token: str
     data_dir: Path | None = None
     simulate_node: bool = True
-    """Run the simulated node and namespace finalizer (off: behave like envtest)."""
+    """Run the simulated node, namespace finalizer and garbage collector (off: like envtest)."""
     watch_history: int = DEFAULT_HISTORY
     """Events kept so watches can resume from an older resourceVersion."""
     bookmark_interval: float = 5.0
@@ -73,7 +74,7 @@ class LocalServer:
         self.crds.install()
         self.lister = Lister(self.engine, self.storage, self.hub)
         self.handlers = ResourceHandlers(self.engine, self.registry, self.lister)
-        self._controllers: list[NodeSimulator | NamespaceFinalizer] = []
+        self._controllers: list[NodeSimulator | NamespaceFinalizer | GarbageCollector] = []
         self._bootstrap()
 
     def _bootstrap(self) -> None:
@@ -92,6 +93,7 @@ class LocalServer:
             self._controllers = [
                 NodeSimulator(self.engine, self.registry),
                 NamespaceFinalizer(self.engine, self.registry),
+                GarbageCollector(self.engine, self.registry),
             ]
             for controller in self._controllers:
                 controller.start()

@@ -3,8 +3,8 @@
 On by default; ``--no-simulate-node`` turns both off and the server behaves like
 envtest (a bare kube-apiserver): no Node object, pods stay ``Pending`` with no
 ``nodeName``, a pod DELETE is immediate unless the pod names a node (then it stays
-terminating forever, as with no kubelet), and deleted namespaces stay
-``Terminating``.
+terminating forever, as with no kubelet), deleted namespaces stay ``Terminating``
+and nothing collects garbage (``garbage.GarbageCollector`` is off too).
 
 With it (``NodeSimulator``, ``NamespaceFinalizer``):
 
