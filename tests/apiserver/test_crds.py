@@ -236,3 +236,36 @@ async def test_custom_resources_with_finalizers_hold_the_crd_in_terminating(
     release = [{"op": "remove", "path": "/metadata/finalizers"}]
     await api.patch(f"{path}/held", release, "application/json-patch+json")
     assert (await api.get(f"{CRD_PATH}/{plural}.example.com")).status == 404
+
+
+async def test_the_scale_subresource_reads_and_writes_spec_replicas(
+    api: Api, namespace: str
+) -> None:
+    plural = unique_plural()
+    body = crd(plural)
+    body["spec"]["versions"][0]["subresources"]["scale"] = {
+        "specReplicasPath": ".spec.replicas",
+        "statusReplicasPath": ".status.replicas",
+        "labelSelectorPath": ".status.selector",
+    }
+    assert (await api.post(CRD_PATH, body)).status == 201
+    path = f"/apis/example.com/v1/namespaces/{namespace}/{plural}"
+    created = (await api.post(path, widget(plural, "s", replicas=2))).body
+    scale = await api.get(f"{path}/s/scale")
+    assert scale.status == 200
+    assert scale.body["kind"] == "Scale"
+    assert scale.body["apiVersion"] == "autoscaling/v1"
+    assert scale.body["spec"] == {"replicas": 2}
+    assert scale.body["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+    scaled = await api.put(f"{path}/s/scale", {**scale.body, "spec": {"replicas": 5}})
+    assert scaled.status == 200
+    assert scaled.body["spec"] == {"replicas": 5}
+    parent = (await api.get(f"{path}/s")).body
+    assert parent["spec"]["replicas"] == 5
+    assert parent["metadata"]["generation"] == 2
+    stale = await api.put(f"{path}/s/scale", {**scale.body, "spec": {"replicas": 1}})
+    assert stale.status == 409
+    patched = await api.patch(
+        f"{path}/s/scale", {"spec": {"replicas": 3}}, "application/merge-patch+json"
+    )
+    assert patched.body["spec"] == {"replicas": 3}

@@ -23,6 +23,7 @@ from kubeforge.apiserver.deletion import DeleteOptions
 from kubeforge.apiserver.engine import Engine
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry import ALL_VERBS, Registry, ServedResource
+from kubeforge.apiserver.scale import ScalePaths
 from kubeforge.apiserver.storage import clone
 from kubeforge.apiserver.strategies import Strategy, nested_str
 from kubeforge.core.resource import ResourceInfo
@@ -62,6 +63,7 @@ class CustomResourceStrategy(Strategy):
     ) -> None:
         super().__init__(served)
         self.status_subresource = "status" in (version.get("subresources") or {})
+        self.scale_paths = ScalePaths.from_version(version)
         self._controller = controller
         self._selectable = tuple(
             str(f.get("jsonPath", "")).lstrip(".")

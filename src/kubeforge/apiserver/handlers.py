@@ -27,9 +27,18 @@ from kubeforge.apiserver.bodies import (
 )
 from kubeforge.apiserver.engine import Engine
 from kubeforge.apiserver.listing import Lister
-from kubeforge.apiserver.patching import JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from kubeforge.apiserver.patching import (
+    JSON_PATCH,
+    MERGE_PATCH,
+    STRATEGIC_MERGE_PATCH,
+    PatchApplyError,
+    PatchDecodeError,
+    apply_patch,
+)
 from kubeforge.apiserver.registry import Registry, ServedResource
 from kubeforge.apiserver.responses import json_response, table_response
+from kubeforge.apiserver.scale import ScalePaths, apply_scale, to_scale
+from kubeforge.apiserver.storage import clone
 from kubeforge.core.status import success
 
 __all__ = ["ResourceHandlers", "Target", "resolve"]
@@ -257,6 +266,8 @@ class ResourceHandlers:
                 raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
             body = await self._body(request, target)
             return json_response(deletion.finalize_namespace(self.engine, target.name, body))
+        if target.subresource == "scale":
+            return await self._scale(request, target)
         if target.subresource != "status":
             raise failures.resource_not_found()
         if request.method == "GET":
@@ -267,6 +278,40 @@ class ResourceHandlers:
         if request.method == "PATCH":
             return await self._patch(request, target)
         raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
+
+    async def _scale(self, request: web.Request, target: Target) -> web.Response:
+        """``/scale`` of a custom resource, as an ``autoscaling/v1`` Scale."""
+        paths = getattr(self.engine.strategy(target.served), "scale_paths", None)
+        if not isinstance(paths, ScalePaths):
+            raise failures.resource_not_found()
+        namespace = target.namespace or ""
+        current = self.engine.get(target.served, namespace, target.name)
+        if request.method == "GET":
+            return json_response(to_scale(current, paths))
+        if request.method not in ("PUT", "PATCH"):
+            raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
+        if request.method == "PUT":
+            scale = decode_body(await read_body(request), body_content_type(request))
+        else:
+            content_type = request.content_type
+            if content_type not in (JSON_PATCH, MERGE_PATCH):
+                raise failures.unsupported_media_type(content_type, (JSON_PATCH, MERGE_PATCH))
+            patch = decode_body(await read_body(request), content_type)
+            try:
+                scale = apply_patch(content_type, to_scale(current, paths), patch)
+            except (PatchApplyError, PatchDecodeError) as error:
+                raise failures.bad_request(str(error)) from None
+        if not isinstance(scale, dict):
+            raise failures.bad_request("the body must be a Scale object")
+        body = clone(current)
+        given_rv = (scale.get("metadata") or {}).get("resourceVersion")
+        if given_rv:
+            body["metadata"]["resourceVersion"] = given_rv
+        apply_scale(body, scale, paths)
+        obj, _ = self.engine.update(
+            target.served, namespace, target.name, body, dry_run=dry_run_requested(request)
+        )
+        return json_response(to_scale(obj, paths))
 
     async def _delete(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "delete")
