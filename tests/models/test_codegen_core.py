@@ -98,7 +98,7 @@ def test_a_crd_schema_becomes_a_resource_with_nested_models_named_by_path(
 ) -> None:
     module = _load(
         importable,
-        "kf_widgets",
+        "kf_codegen_widgets",
         {"Widget": WIDGET_SCHEMA},
         place=lambda name: ("example_v1", name),
         resources={"Widget": WIDGET_INFO},
