@@ -161,3 +161,16 @@ async def test_patch_of_a_missing_object_is_404_and_unknown_patch_types_are_415(
     reply = await api.patch(f"{path}/t415", {}, "text/plain")
     assert reply.status == 415
     assert reply.reason == "UnsupportedMediaType"
+
+
+async def test_server_side_apply_is_refused_with_415_for_now(api: Api, namespace: str) -> None:
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    await api.post(path, configmap("ssa"))
+    reply = await api.patch(
+        f"{path}/ssa",
+        configmap("ssa", a="1"),
+        "application/apply-patch+yaml",
+        params={"fieldManager": "me"},
+    )
+    assert reply.status == 415
+    assert "application/merge-patch+json" in reply.body["message"]

@@ -171,7 +171,8 @@ class NodeSimulator:
                 if spec.get("nodeName") == NODE_NAME:
                     self._remove_later(key, pod)
             elif not spec.get("nodeName"):
-                self._bind(pod)
+                if not spec.get("schedulingGates"):  # gated pods wait, as for a scheduler
+                    self._bind(pod)
             elif (
                 spec.get("nodeName") == NODE_NAME
                 and (pod.get("status") or {}).get("phase") == "Pending"
