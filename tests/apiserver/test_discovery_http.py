@@ -8,6 +8,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+from multidict import CIMultiDict
 
 from kubeforge.apiserver.tables import TABLE_CONTENT_TYPE
 
@@ -36,17 +37,20 @@ async def http(kube_apiserver: Any) -> AsyncIterator[aiohttp.ClientSession]:
 
 async def _get(
     http: aiohttp.ClientSession, path: str, **headers: str
-) -> tuple[int, dict[str, str], Any]:
+) -> tuple[int, CIMultiDict[str], Any]:
     async with http.get(path, headers=headers) as response:
         body = await response.json(content_type=None) if response.status != 304 else None
-        return response.status, dict(response.headers), body
+        return response.status, response.headers.copy(), body
 
 
-async def test_version_is_served_as_json(http: aiohttp.ClientSession) -> None:
-    status, headers, body = await _get(http, "/version")
-    assert status == 200
-    assert headers["Content-Type"].startswith("application/json")
-    assert (body["major"], body["minor"]) == ("1", "32")
+async def test_version_is_served_as_json_with_or_without_a_trailing_slash(
+    http: aiohttp.ClientSession,
+) -> None:
+    for path in ("/version", "/version/"):
+        status, headers, body = await _get(http, path)
+        assert status == 200
+        assert headers["Content-Type"].startswith("application/json")
+        assert (body["major"], body["minor"]) == ("1", "32")
 
 
 async def test_aggregated_discovery_echoes_the_chosen_media_type(

@@ -355,6 +355,8 @@ def add_routes(app: web.Application, registry: Registry) -> None:
     """Mount discovery, ``/version`` and OpenAPI on ``app``; call before any catch-all route."""
     handlers = _Handlers(registry)
     app.router.add_get("/version", handlers.version)
+    # The official Python client asks for "/version/"; the real server answers both.
+    app.router.add_get("/version/", handlers.version)
     app.router.add_get("/api", handlers.core_root)
     app.router.add_get("/api/v1", handlers.core_v1)
     app.router.add_get("/apis", handlers.groups_root)

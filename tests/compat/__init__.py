@@ -1,0 +1,1 @@
+"""Compatibility suite: real clients (kubectl, the official kubernetes package) as judges."""
