@@ -269,3 +269,13 @@ async def test_the_scale_subresource_reads_and_writes_spec_replicas(
         f"{path}/s/scale", {"spec": {"replicas": 3}}, "application/merge-patch+json"
     )
     assert patched.body["spec"] == {"replicas": 3}
+
+
+async def test_crds_in_kubernetes_owned_groups_need_the_approval_annotation(api: Api) -> None:
+    plural = unique_plural()
+    body = crd(plural, group="things.k8s.io")
+    reply = await api.post(CRD_PATH, body)
+    assert reply.status == 422
+    assert "api-approved.kubernetes.io" in reply.body["message"]
+    body["metadata"]["annotations"] = {"api-approved.kubernetes.io": "unapproved, testing"}
+    assert (await api.post(CRD_PATH, body)).status == 201

@@ -19,6 +19,14 @@ __all__ = ["validate_crd"]
 _GROUP = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
+_APPROVAL = "api-approved.kubernetes.io"
+
+
+def _protected(group: str) -> bool:
+    """Groups owned by the Kubernetes project need an API-review approval annotation."""
+    return any(group == g or group.endswith("." + g) for g in ("k8s.io", "kubernetes.io"))
+
+
 def validate_crd(obj: dict[str, Any]) -> list[FieldError]:
     """The checks of ``apiextensions`` validation that clients run into in practice."""
     errors: list[FieldError] = []
@@ -55,6 +63,17 @@ def validate_crd(obj: dict[str, Any]) -> list[FieldError]:
         errors.append(
             FieldError("Invalid", "metadata.name", 'must be spec.names.plural+"."+spec.group', name)
         )
+    if isinstance(group, str) and _protected(group):
+        annotations = obj["metadata"].get("annotations") or {}
+        if not annotations.get(_APPROVAL):
+            errors.append(
+                FieldError(
+                    "Required",
+                    f"metadata.annotations[{_APPROVAL}]",
+                    f'protected groups must have approval annotation "{_APPROVAL}", see '
+                    "https://github.com/kubernetes/enhancements/pull/1111",
+                )
+            )
     scope = spec.get("scope")
     if scope not in ("Namespaced", "Cluster"):
         errors.append(

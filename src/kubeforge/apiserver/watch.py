@@ -152,7 +152,7 @@ async def stream_watch(
         if watch.send_initial_events and watch.bookmarks:
             await response.write(_bookmark(watch, last_sent, initial_end=True))
         await _pump(response, queue, stop, hub, watch, storage, last_sent)
-    except (ConnectionResetError, asyncio.CancelledError):
+    except ConnectionResetError:
         pass  # the client went away; nothing to tell it
     finally:
         unsubscribe()
