@@ -2,5 +2,11 @@
 
 Imports ``kubeforge.core`` only (never the client), so client bugs are not mirrored
 here. Entry points: ``python -m kubeforge.apiserver`` / ``kubeforge apiserver`` (the
-click command in ``kubeforge.cli.apiserver``) and ``app.build_app`` for embedding.
+click command in ``command``) and ``app.LocalServer`` for embedding in a process.
+
+Layout: ``app`` wires ``storage`` (SQLite + in-memory index, revisions, history),
+``registry`` (what is served), ``engine`` + ``deletion`` (verb rules) with per-resource
+``strategies``/``workloads``/``crds``, ``handlers``/``listing``/``watch`` (HTTP), and
+the simulated control plane (``controllers``, ``garbage``). Discovery, OpenAPI and
+Table output (``discovery``, ``openapi``, ``tables``) read the ``Registry``.
 """

@@ -43,9 +43,10 @@ async def serve(
     """Run until SIGTERM/SIGINT; every acknowledged write is already durable when it returns."""
     scratch: Path | None = None
     if data_dir is None:
+        # --in-memory: the CA and token live only as long as this process.
         scratch = Path(tempfile.mkdtemp(prefix="kubeforge-apiserver-"))
     try:
-        credentials = Credentials.load_or_create(data_dir if data_dir is not None else scratch)  # type: ignore[arg-type]
+        credentials = Credentials.load_or_create(data_dir or scratch or Path())
         server = LocalServer(
             ServerOptions(
                 token=credentials.token,
@@ -78,8 +79,7 @@ async def _run(
     )
     await site.start()
     await server.start()
-    sockets = getattr(site._server, "sockets", None) or []  # the real port when port=0
-    bound = sockets[0].getsockname()[1] if sockets else port
+    bound = int(runner.addresses[0][1])  # the real port when asked for port 0
     url = f"https://{_HOST}:{bound}"
     if kubeconfig is not None:
         write_kubeconfig(kubeconfig, url, credentials.ca_pem, credentials.token)
