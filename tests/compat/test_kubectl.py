@@ -20,6 +20,13 @@ def _manifest(name: str, pod: str, address: str) -> str:
     )
 
 
+def _pod(name: str) -> str:
+    return (
+        f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n"
+        "spec:\n  containers:\n  - name: app\n    image: nginx\n"
+    )
+
+
 def _rows(output: str) -> list[list[str]]:
     return [line.split() for line in output.strip().splitlines()]
 
@@ -167,14 +174,85 @@ def test_get_watch_prints_existing_rows_then_new_ones(kubectl: Kubectl, crd_inst
 
 
 def test_pods_print_ready_status_and_restarts(kubectl: Kubectl) -> None:
-    pod = (
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\n"
-        "spec:\n  containers:\n  - name: app\n    image: nginx\n"
-    )
-    kubectl.run("create", "-f", "-", stdin=pod)
+    kubectl.run("create", "-f", "-", stdin=_pod("web"))
     [header, row] = _rows(kubectl.run("get", "pods"))
     assert header == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
     assert row[0] == "web"
     assert row[1].endswith("/1")
     wide_header = _rows(kubectl.run("get", "pods", "-o", "wide"))[0]
     assert wide_header[5:7] == ["IP", "NODE"]
+
+
+def _widget_crd(*fields: str) -> str:
+    properties = "".join(
+        f"                {field}:\n                  type: string\n"
+        f"                  description: The {field} of the widget.\n"
+        for field in fields
+    )
+    return (
+        "apiVersion: apiextensions.k8s.io/v1\n"
+        "kind: CustomResourceDefinition\n"
+        "metadata:\n  name: widgets.compat.example.com\n"
+        "spec:\n"
+        "  group: compat.example.com\n"
+        "  scope: Cluster\n"
+        "  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wdg]}\n"
+        "  versions:\n"
+        "  - name: v1\n    served: true\n    storage: true\n"
+        "    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n"
+        "          spec:\n            type: object\n            properties:\n" + properties
+    )
+
+
+def test_a_crd_comes_and_goes_from_discovery_and_explain(kubectl: Kubectl) -> None:
+    kubectl.run("apply", "-f", "-", stdin=_widget_crd("colour"), namespaced=False)
+    kubectl.run(
+        "wait", "--for=condition=Established", "crd/widgets.compat.example.com", namespaced=False
+    )
+    rows = {row[0]: row for row in _rows(kubectl.run("api-resources", "--no-headers"))}
+    assert rows["widgets"][1:] == ["wdg", "compat.example.com/v1", "false", "Widget"]
+    assert "The colour of the widget." in kubectl.run("explain", "widgets.spec")
+
+    # Same cache directory: kubectl must notice the new schema through the OpenAPI hash.
+    kubectl.run("apply", "-f", "-", stdin=_widget_crd("colour", "size"), namespaced=False)
+    explained = kubectl.run("explain", "widgets.spec")
+    assert "The size of the widget." in explained
+
+    kubectl.run("delete", "crd", "widgets.compat.example.com", namespaced=False)
+    names = [row[0] for row in _rows(kubectl.run("api-resources", "--no-headers"))]
+    assert "widgets" not in names
+    assert "the server doesn't have a resource type" in kubectl.fails("get", "wdg")
+
+
+def test_get_across_namespaces_adds_the_namespace_column(
+    kubectl: Kubectl, crd_installed: str
+) -> None:
+    kubectl.run("create", "-f", "-", stdin=_manifest("all-0", "all-0", "10.4.0.1"))
+    rows = _rows(kubectl.run("get", "ptp", "--all-namespaces"))
+    assert rows[0] == ["NAMESPACE", "NAME", "POD", "ADDRESS", "AGE"]
+    assert [kubectl.namespace, "all-0", "all-0", "10.4.0.1"] in [row[:4] for row in rows[1:]]
+
+
+def test_sort_by_asks_for_whole_objects_and_sorts_on_them(
+    kubectl: Kubectl, crd_installed: str
+) -> None:
+    for name, address in (("s-a", "10.5.0.3"), ("s-b", "10.5.0.1"), ("s-c", "10.5.0.2")):
+        kubectl.run("create", "-f", "-", stdin=_manifest(name, name, address))
+    output = kubectl.run("get", "ptp", "--sort-by=.spec.podAddress", "--no-headers")
+    assert [row[0] for row in _rows(output)] == ["s-b", "s-c", "s-a"]
+
+
+def test_crds_list_with_name_and_created_at(kubectl: Kubectl, crd_installed: str) -> None:
+    [header, *rows] = _rows(kubectl.run("get", "crd", namespaced=False))
+    assert header == ["NAME", "CREATED", "AT"]
+    assert crd_installed in [row[0] for row in rows]
+
+
+def test_get_all_includes_custom_resources_only_by_category(
+    kubectl: Kubectl, crd_installed: str
+) -> None:
+    kubectl.run("create", "-f", "-", stdin=_pod("cat"))
+    kubectl.run("create", "-f", "-", stdin=_manifest("cat-0", "cat", "10.6.0.1"))
+    output = kubectl.run("get", "all")
+    assert "pod/cat" in output
+    assert "podtoip" not in output
