@@ -8,7 +8,9 @@ looks there). Entry point: ``resource_paths(served, schema, list_schema)``.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from kubeforge.apiserver._builtin_schemas import META, SCALE, ref
@@ -53,9 +55,9 @@ _FIELD_VALIDATION = _query(
     "What to do with unknown or duplicate fields: Ignore, Warn or Strict (reject with 422).",
 )
 _FORCE = _query("force", "Apply only: take ownership of conflicting fields.", "boolean")
-_WRITE = [_DRY_RUN, _FIELD_MANAGER, _FIELD_VALIDATION]
+_WRITE = (_DRY_RUN, _FIELD_MANAGER, _FIELD_VALIDATION)
 
-_LIST = [
+_LIST = (
     _query("allowWatchBookmarks", "Ask for BOOKMARK events on a watch.", "boolean"),
     _query("continue", "Token from a previous page's metadata.continue."),
     _query("fieldSelector", "Restrict by fields, e.g. metadata.name=x."),
@@ -66,13 +68,13 @@ _LIST = [
     _query("sendInitialEvents", "Watch: start with ADDED events for the current state.", "boolean"),
     _query("timeoutSeconds", "Close a watch after this many seconds.", "integer"),
     _query("watch", "Stream changes instead of returning a list.", "boolean"),
-]
-_DELETE = [
+)
+_DELETE = (
     _DRY_RUN,
     _query("gracePeriodSeconds", "Seconds before the object is removed.", "integer"),
     _query("orphanDependents", "Deprecated: use propagationPolicy.", "boolean"),
     _query("propagationPolicy", "Orphan, Background or Foreground."),
-]
+)
 
 
 def _content(schema: str) -> dict[str, Any]:
@@ -88,47 +90,16 @@ def _responses(schema: str, *codes: str) -> dict[str, Any]:
     return responses
 
 
-class _Ops:
-    """Builds operations for one resource; names follow the real server's operationIds."""
+def _operation_ids(served: ServedResource) -> tuple[str, str]:
+    """The group/version word of operationIds and the tag, named as the real server does.
 
-    def __init__(self, served: ServedResource) -> None:
-        info = served.info
-        # Built-in groups drop ".k8s.io" (CoordinationV1); CRD groups keep every word
-        # (ExampleComV1); the core group is "Core".
-        name = info.group.removesuffix(".k8s.io") if served.builtin else info.group
-        group = "".join(w.capitalize() for w in re.split(r"[.-]", name) if w) or "Core"
-        self.ident = group + info.version.capitalize()
-        self.tag = group[0].lower() + group[1:] + "_" + info.version
-        self.scope = "Namespaced" if info.namespaced else ""
-        self.served = served
-
-    def op(
-        self,
-        verb: str,
-        action: str,
-        target: str,
-        params: list[dict[str, Any]],
-        responses: dict[str, Any],
-        *,
-        gvk: dict[str, str],
-        body: dict[str, Any] | None = None,
-        suffix: str = "",
-        scope: str | None = None,
-    ) -> dict[str, Any]:
-        scope = self.scope if scope is None else scope
-        kind = self.served.info.kind
-        operation: dict[str, Any] = {
-            "tags": [self.tag],
-            "description": target,
-            "operationId": f"{verb}{self.ident}{scope}{kind}{suffix}",
-            "parameters": params,
-        }
-        if body is not None:
-            operation["requestBody"] = body
-        operation["responses"] = responses
-        operation["x-kubernetes-action"] = action
-        operation["x-kubernetes-group-version-kind"] = gvk
-        return operation
+    Built-in groups drop ".k8s.io" (``CoordinationV1``), CRD groups keep every word
+    (``ExampleComV1``), the core group is ``CoreV1``.
+    """
+    info = served.info
+    name = info.group.removesuffix(".k8s.io") if served.builtin else info.group
+    group = "".join(w.capitalize() for w in re.split(r"[.-]", name) if w) or "Core"
+    return group + info.version.capitalize(), group[0].lower() + group[1:] + "_" + info.version
 
 
 def _body(schema: str) -> dict[str, Any]:
@@ -142,163 +113,110 @@ def _patch_body() -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True, slots=True)
+class _Verb:
+    """How one REST verb appears on a path: the operation kubectl and explain look for."""
+
+    rest: str  # the verb the registry grants
+    method: str  # HTTP method on the path
+    op: str  # operationId prefix: list, create, read, replace, patch, delete, ...
+    action: str  # x-kubernetes-action
+    text: str  # description, with {kind}
+    params: tuple[dict[str, Any], ...]
+    returns: str  # "object", "list" or "status"
+    codes: tuple[str, ...]
+    body: str | None  # "object", "delete", "patch" or no request body
+
+
+_ON_COLLECTION = (
+    _Verb("list", "get", "list", "list", "list or watch objects of kind {kind}",
+          _LIST, "list", ("200",), None),
+    _Verb("create", "post", "create", "post", "create a {kind}",
+          _WRITE, "object", ("200", "201", "202"), "object"),
+    _Verb("deletecollection", "delete", "deletecollection", "deletecollection",
+          "delete a collection of {kind}", _LIST + _DELETE, "status", ("200",), "delete"),
+)  # fmt: skip
+_ON_ITEM = (
+    _Verb("get", "get", "read", "get", "read the specified {kind}",
+          (), "object", ("200",), None),
+    _Verb("update", "put", "replace", "put", "replace the specified {kind}",
+          _WRITE, "object", ("200", "201"), "object"),
+    _Verb("delete", "delete", "delete", "delete", "delete a {kind}",
+          _DELETE, "status", ("200", "202"), "delete"),
+    _Verb("patch", "patch", "patch", "patch", "partially update the specified {kind}",
+          (*_WRITE, _FORCE), "object", ("200", "201"), "patch"),
+)  # fmt: skip
+_ON_SUBRESOURCE = (
+    _Verb("get", "get", "read", "get", "read {sub} of the specified {kind}",
+          (), "object", ("200",), None),
+    _Verb("update", "put", "replace", "put", "replace {sub} of the specified {kind}",
+          _WRITE, "object", ("200", "201"), "object"),
+    _Verb("patch", "patch", "patch", "patch", "partially update {sub} of the specified {kind}",
+          (*_WRITE, _FORCE), "object", ("200", "201"), "patch"),
+)  # fmt: skip
+
+
 def resource_paths(served: ServedResource, schema: str, list_schema: str) -> dict[str, Any]:
     """Every path of one resource (collection, item, subresources), keyed by URL template."""
     info = served.info
-    verbs = set(served.verbs)
-    ops = _Ops(served)
-    kind = info.kind
-    gvk = {"group": info.group, "kind": kind, "version": info.version}
+    ident, tag = _operation_ids(served)
+    gvk = {"group": info.group, "kind": info.kind, "version": info.version}
     prefix = f"/apis/{info.group}/{info.version}" if info.group else f"/api/{info.version}"
+    scoped = f"{prefix}/namespaces/{{namespace}}" if info.namespaced else prefix
     scope_params = [_NAMESPACE, _PRETTY] if info.namespaced else [_PRETTY]
-    collection = (
-        f"{prefix}/namespaces/{{namespace}}/{info.plural}"
-        if info.namespaced
-        else (f"{prefix}/{info.plural}")
-    )
+    collection = f"{scoped}/{info.plural}"
     item = f"{collection}/{{name}}"
-    delete_options = _body(META + "DeleteOptions")
 
-    # (REST verb granted, HTTP method, operationId verb, x-kubernetes-action, description,
-    #  query parameters, responses, request body)
-    on_collection = [
-        (
-            "list",
-            "get",
-            "list",
-            "list",
-            f"list or watch objects of kind {kind}",
-            _LIST,
-            _responses(list_schema, "200"),
-            None,
-        ),
-        (
-            "create",
-            "post",
-            "create",
-            "post",
-            f"create a {kind}",
-            _WRITE,
-            _responses(schema, "200", "201", "202"),
-            _body(schema),
-        ),
-        (
-            "deletecollection",
-            "delete",
-            "deletecollection",
-            "deletecollection",
-            f"delete a collection of {kind}",
-            _LIST + _DELETE,
-            _responses(_STATUS, "200"),
-            delete_options,
-        ),
-    ]
-    on_item = [
-        (
-            "get",
-            "get",
-            "read",
-            "get",
-            f"read the specified {kind}",
-            [],
-            _responses(schema, "200"),
-            None,
-        ),
-        (
-            "update",
-            "put",
-            "replace",
-            "put",
-            f"replace the specified {kind}",
-            _WRITE,
-            _responses(schema, "200", "201"),
-            _body(schema),
-        ),
-        (
-            "delete",
-            "delete",
-            "delete",
-            "delete",
-            f"delete a {kind}",
-            _DELETE,
-            _responses(_STATUS, "200", "202"),
-            delete_options,
-        ),
-        (
-            "patch",
-            "patch",
-            "patch",
-            "patch",
-            f"partially update the specified {kind}",
-            [*_WRITE, _FORCE],
-            _responses(schema, "200", "201"),
-            _patch_body(),
-        ),
-    ]
+    def path_item(
+        verbs: tuple[_Verb, ...],
+        params: list[dict[str, Any]],
+        *,
+        sub: str = "",
+        target: str = schema,
+        target_gvk: dict[str, str] = gvk,
+        scope: str = "Namespaced" if info.namespaced else "",
+        suffix: str = "",
+    ) -> dict[str, Any]:
+        bodies = {"object": _body(target), "delete": _body(META + "DeleteOptions")}
+        bodies["patch"] = _patch_body()
+        returns = {"object": target, "list": list_schema, "status": _STATUS}
+        entry: dict[str, Any] = {}
+        for verb in verbs:
+            if verb.rest not in served.verbs:
+                continue
+            operation: dict[str, Any] = {
+                "tags": [tag],
+                "description": verb.text.format(kind=info.kind, sub=sub),
+                "operationId": f"{verb.op}{ident}{scope}{info.kind}{suffix}",
+                "parameters": list(verb.params),
+            }
+            if verb.body:
+                operation["requestBody"] = bodies[verb.body]
+            operation["responses"] = _responses(returns[verb.returns], *verb.codes)
+            operation["x-kubernetes-action"] = verb.action
+            operation["x-kubernetes-group-version-kind"] = target_gvk
+            entry[verb.method] = operation
+        return {**entry, "parameters": params} if entry else {}
 
-    paths: dict[str, Any] = {}
-    for path, table, params in (
-        (collection, on_collection, scope_params),
-        (item, on_item, [_NAME, *scope_params]),
-    ):
-        entry = {
-            method: ops.op(verb, action, text, query, responses, gvk=gvk, body=body)
-            for need, method, verb, action, text, query, responses, body in table
-            if need in verbs
-        }
-        if entry:
-            paths[path] = {**entry, "parameters": params}
-
+    paths = {
+        collection: path_item(_ON_COLLECTION, scope_params),
+        item: path_item(_ON_ITEM, [_NAME, *scope_params]),
+    }
     for sub in served.subresources:
-        if sub not in ("status", "scale"):
-            continue
-        sub_schema, sub_gvk = (schema, gvk) if sub == "status" else (SCALE, _SCALE_GVK)
-        suffix = sub.capitalize()
-        paths[f"{item}/{sub}"] = {
-            "get": ops.op(
-                "read",
-                "get",
-                f"read {sub} of the specified {kind}",
-                [],
-                _responses(sub_schema, "200"),
-                gvk=sub_gvk,
-                suffix=suffix,
-            ),
-            "put": ops.op(
-                "replace",
-                "put",
-                f"replace {sub} of the specified {kind}",
-                _WRITE,
-                _responses(sub_schema, "200", "201"),
-                gvk=sub_gvk,
-                body=_body(sub_schema),
-                suffix=suffix,
-            ),
-            "patch": ops.op(
-                "patch",
-                "patch",
-                f"partially update {sub} of the specified {kind}",
-                [*_WRITE, _FORCE],
-                _responses(sub_schema, "200", "201"),
-                gvk=sub_gvk,
-                body=_patch_body(),
-                suffix=suffix,
-            ),
-            "parameters": [_NAME, *scope_params],
-        }
-
-    if info.namespaced and "list" in verbs:
-        paths[f"{prefix}/{info.plural}"] = {
-            "get": ops.op(
-                "list",
-                "list",
-                f"list or watch objects of kind {kind} in all namespaces",
-                _LIST,
-                _responses(list_schema, "200"),
-                gvk=gvk,
-                suffix="ForAllNamespaces",
-                scope="",
-            ),
-            "parameters": [_PRETTY],
-        }
-    return paths
+        if sub in ("status", "scale"):
+            target, target_gvk = (schema, gvk) if sub == "status" else (SCALE, _SCALE_GVK)
+            paths[f"{item}/{sub}"] = path_item(
+                _ON_SUBRESOURCE,
+                [_NAME, *scope_params],
+                sub=sub,
+                target=target,
+                target_gvk=target_gvk,
+                suffix=sub.capitalize(),
+            )
+    if info.namespaced:
+        text = "list or watch objects of kind {kind} in all namespaces"
+        every = (dataclasses.replace(_ON_COLLECTION[0], text=text),)
+        paths[f"{prefix}/{info.plural}"] = path_item(
+            every, [_PRETTY], scope="", suffix="ForAllNamespaces"
+        )
+    return {path: entry for path, entry in paths.items() if entry}
