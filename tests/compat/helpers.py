@@ -37,9 +37,11 @@ class Kubectl:
         scope = [f"--namespace={self.namespace}"] if namespaced else []
         return [*self.base, *scope, *args]
 
-    def run(self, *args: str, stdin: str | None = None, namespaced: bool = True) -> str:
-        """Run one command that must succeed; return its stdout."""
-        done = subprocess.run(
+    def complete(
+        self, *args: str, stdin: str | None = None, namespaced: bool = True
+    ) -> subprocess.CompletedProcess[str]:
+        """Run one command to completion, whatever its exit code."""
+        return subprocess.run(
             self._argv(args, namespaced),
             input=stdin,
             capture_output=True,
@@ -48,20 +50,16 @@ class Kubectl:
             env=self.env,
             check=False,
         )
+
+    def run(self, *args: str, stdin: str | None = None, namespaced: bool = True) -> str:
+        """Run one command that must succeed; return its stdout."""
+        done = self.complete(*args, stdin=stdin, namespaced=namespaced)
         assert done.returncode == 0, f"kubectl {' '.join(args)} failed:\n{done.stderr}"
         return done.stdout
 
     def fails(self, *args: str, stdin: str | None = None, namespaced: bool = True) -> str:
         """Run one command that must fail; return its stderr."""
-        done = subprocess.run(
-            self._argv(args, namespaced),
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=COMMAND_TIMEOUT,
-            env=self.env,
-            check=False,
-        )
+        done = self.complete(*args, stdin=stdin, namespaced=namespaced)
         assert done.returncode != 0, f"kubectl {' '.join(args)} unexpectedly succeeded"
         return done.stderr
 
