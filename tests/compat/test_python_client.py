@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from kubernetes import client as k8s
 from kubernetes import watch
 from kubernetes.client.rest import ApiException
+from kubernetes.dynamic import DynamicClient
 
 GROUP, VERSION, PLURAL = "example.com", "v1", "podtoips"
 # Upper bound on how long a watch stream stays open, so a missing event fails the test
@@ -144,3 +146,16 @@ def test_custom_objects_can_be_watched(api_client: Any, namespace: str, crd_inst
         break
     else:
         pytest.fail("no event before the watch closed")
+
+
+def test_dynamic_client_discovers_the_crd_through_legacy_discovery(
+    api_client: Any, namespace: str, crd_installed: str, tmp_path: Path
+) -> None:
+    dynamic = DynamicClient(api_client, cache_file=str(tmp_path / "discovery.json"))
+    podtoips = dynamic.resources.get(api_version=f"{GROUP}/{VERSION}", kind="Podtoip")
+    assert (podtoips.name, podtoips.namespaced, podtoips.short_names) == ("podtoips", True, ["ptp"])
+    podtoips.create(body=_podtoip("dyn-0", "10.7.0.1"), namespace=namespace)
+    listed = podtoips.get(namespace=namespace)
+    assert [item.metadata.name for item in listed.items] == ["dyn-0"]
+    pods = dynamic.resources.get(api_version="v1", kind="Pod")
+    assert pods.get(namespace=namespace).items == []
