@@ -15,9 +15,10 @@ cannot be made or breaks raises ``TransportError`` chained to the aiohttp error.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
-from typing import Any, Self, TypeVar
+from typing import Any, Protocol, Self, TypeVar
 
 import aiohttp
 import orjson
@@ -30,7 +31,7 @@ from kubeforge.config import ClientConfig
 from kubeforge.core.errors import TransportError
 from kubeforge.core.resource import Resource, ResourceInfo
 
-__all__ = ["Client"]
+__all__ = ["Client", "RequestObserver"]
 
 R = TypeVar("R", bound=Resource)
 
@@ -39,19 +40,39 @@ _log = logging.getLogger("kubeforge.client")
 ParamValue = str | int | bool
 
 
+class RequestObserver(Protocol):
+    """Told about every request once its answer (or failure) is known; must not raise.
+
+    The seam for request metrics (``rest_client_requests_total``), so the client
+    never imports a metrics library. ``code`` is ``None`` when no answer came
+    (connection failure); a watch is observed when its response headers arrive.
+    """
+
+    def request_done(self, method: str, host: str, code: int | None, seconds: float) -> None: ...
+
+
 class Client:
     """An async connection to one Kubernetes API server.
 
     Create it anywhere; its ``aiohttp.ClientSession`` opens on first use inside the
     running event loop. Close it with ``async with`` or ``await client.close()``.
     ``auth`` replaces the bearer-token credentials derived from ``config`` (the hook
-    where exec plugins and other credential sources plug in).
+    where exec plugins and other credential sources plug in). ``observer`` is told
+    about every request (see ``RequestObserver``).
 
     Raises ``ConfigError`` at construction if the TLS material cannot be loaded.
     """
 
-    def __init__(self, config: ClientConfig, *, auth: Auth | None = None) -> None:
+    def __init__(
+        self,
+        config: ClientConfig,
+        *,
+        auth: Auth | None = None,
+        observer: RequestObserver | None = None,
+    ) -> None:
         self.config = config
+        self._observer = observer
+        self._host = config.server.split("://", 1)[-1].split("/", 1)[0]
         self.discovery = Discovery(self)
         self._ssl = ssl_context(config)
         self._auth: Auth = auth or BearerAuth(config.token, config.token_file)
@@ -151,6 +172,7 @@ class Client:
         session = self._ensure_session()
         headers = await self._headers(content_type if data is not None else None)
         url = self.config.server + path
+        began, status = time.perf_counter(), None
         try:
             async with session.request(
                 method,
@@ -164,6 +186,9 @@ class Client:
                 body = await response.read()
         except (aiohttp.ClientError, TimeoutError) as err:
             raise _transport_error(method, url, err) from err
+        finally:
+            if self._observer is not None:
+                self._observer.request_done(method, self._host, status, time.perf_counter() - began)
         _log.debug("%s %s -> %d", method, path, status)
         if not 200 <= status < 300:
             raise api_error(status, body)
@@ -180,6 +205,8 @@ class Client:
         session = self._ensure_session()
         headers = await self._headers(None)
         url = self.config.server + path
+        began = time.perf_counter()
+        observed = False
         try:
             async with session.get(
                 url,
@@ -189,6 +216,10 @@ class Client:
                 server_hostname=self.config.tls_server_name,
             ) as response:
                 _log.debug("GET %s (stream) -> %d", path, response.status)
+                if self._observer is not None:
+                    observed = True
+                    seconds = time.perf_counter() - began
+                    self._observer.request_done("GET", self._host, response.status, seconds)
                 if response.status != 200:
                     raise api_error(response.status, await response.read())
                 pending = b""
@@ -203,6 +234,8 @@ class Client:
                 if pending.strip():
                     yield pending
         except (aiohttp.ClientError, TimeoutError) as err:
+            if self._observer is not None and not observed:
+                self._observer.request_done("GET", self._host, None, time.perf_counter() - began)
             raise _transport_error("GET", url, err) from err
 
     def _ensure_session(self) -> aiohttp.ClientSession:
