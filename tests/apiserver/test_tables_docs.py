@@ -1,0 +1,19 @@
+"""The examples in the docstrings of discovery, OpenAPI and Table output run and hold."""
+
+from __future__ import annotations
+
+import doctest
+from types import ModuleType
+
+import pytest
+
+from kubeforge.apiserver import _accept, _jsonpath, _printers, discovery, openapi
+
+
+@pytest.mark.parametrize(
+    "module", [_accept, _jsonpath, _printers, discovery, openapi], ids=lambda m: m.__name__
+)
+def test_docstring_examples_hold(module: ModuleType) -> None:
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
