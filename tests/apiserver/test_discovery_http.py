@@ -127,3 +127,11 @@ async def test_kubectl_get_receives_a_table(http: aiohttp.ClientSession) -> None
     names = [row["cells"][0] for row in table["rows"]]
     assert "default" in names
     assert table["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
+
+
+async def test_an_unknown_include_object_is_a_bad_request(http: aiohttp.ClientSession) -> None:
+    headers = {"Accept": KUBECTL_TABLE_ACCEPT}
+    async with http.get("/api/v1/namespaces?includeObject=Everything", headers=headers) as resp:
+        body = await resp.json(content_type=None)
+    assert (resp.status, body["reason"]) == (400, "BadRequest")
+    assert "includeObject" in body["message"]

@@ -10,8 +10,8 @@ from aiohttp.test_utils import make_mocked_request
 
 from kubeforge.apiserver import tables
 from kubeforge.apiserver._printers import human_duration
+from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import Registry, ServedResource
-from kubeforge.core.errors import BadRequest
 from kubeforge.core.resource import ResourceInfo
 
 NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)
@@ -153,10 +153,11 @@ def test_include_object_object_and_none() -> None:
 
 
 def test_an_unknown_include_object_value_is_a_bad_request() -> None:
-    with pytest.raises(BadRequest) as caught:
+    with pytest.raises(StatusError) as caught:
         tables.to_table(_widget(), [], {}, "Everything", now=NOW)
     assert caught.value.code == 400
-    assert "includeObject" in caught.value.message
+    assert caught.value.status["reason"] == "BadRequest"
+    assert "includeObject" in caught.value.status["message"]
 
 
 def test_watch_events_after_the_first_can_omit_the_column_definitions() -> None:

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from kubeforge.apiserver import _jsonpath
+from kubeforge.apiserver import _jsonpath, failures
 from kubeforge.apiserver._accept import media_ranges
 from kubeforge.apiserver._printers import (
     AGE_DESCRIPTION,
@@ -41,8 +41,6 @@ from kubeforge.apiserver._printers import (
     printer_for_builtin,
 )
 from kubeforge.apiserver.registry import ServedResource
-from kubeforge.core.errors import BadRequest
-from kubeforge.core.status import failure
 
 __all__ = [
     "INCLUDE_OBJECT_VALUES",
@@ -187,12 +185,12 @@ def to_table(
     (also for ``""``) or ``Object``. ``now`` is the wall-clock time ages are measured
     from; it defaults to the current time.
 
-    *Raises* ``BadRequest`` for any other ``include_object``, as the real server does.
+    *Raises* ``failures.StatusError`` (400 ``BadRequest``) for any other
+    ``include_object``, as the real server does.
     """
     include = include_object or "Metadata"
     if include not in INCLUDE_OBJECT_VALUES:
-        message = f'unrecognized includeObject value: "{include_object}"'
-        raise BadRequest(failure(400, "BadRequest", message))
+        raise failures.bad_request(f'unrecognized includeObject value: "{include_object}"')
     moment = now or datetime.now(UTC)
     printer = printer_for(served)
     rows = []
