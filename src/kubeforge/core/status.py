@@ -18,7 +18,7 @@ def failure(
     message: str,
     details: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A ``Status`` with ``status: Failure``; ``reason`` may be ``""`` (as for 422 from JSON patch)."""
+    """A failure ``Status``; ``reason`` may be ``""`` (as for a 422 from a JSON patch)."""
     body: dict[str, Any] = {
         "kind": "Status",
         "apiVersion": "v1",
@@ -36,7 +36,12 @@ def failure(
 
 def success(details: dict[str, Any] | None = None) -> dict[str, Any]:
     """A ``Status`` with ``status: Success``, as returned by some deletes."""
-    body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}
+    body: dict[str, Any] = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Success",
+    }
     if details:
         body["details"] = details
     return body
