@@ -7,7 +7,14 @@ from typing import Any
 import pytest
 
 from kubeforge.cache import NAMESPACE_INDEX, Change, store
-from kubeforge.core.meta import ObjectMeta
+from kubeforge.cache.indexers import (
+    OWNER_UID_INDEX,
+    by_owner_uid,
+    field_index,
+    field_index_value,
+    field_indexer,
+)
+from kubeforge.core.meta import ObjectMeta, OwnerReference
 from kubeforge.core.refs import ObjectKey
 from kubeforge.models.core_v1 import ConfigMap
 from kubeforge.watch import Apply, Delete, Init, InitApply, InitDone
@@ -87,14 +94,32 @@ def test_an_index_added_later_is_filled_from_the_current_contents():
         reader.add_index("app", lambda o: [])
 
 
+def sides(change: Change[Any]) -> tuple[Any, Any]:
+    return change.old(), change.new()
+
+
 def test_apply_and_delete_report_old_and_new():
     reader, writer = store(ConfigMap)
     first, second = cm("a"), cm("a", rv="2")
-    assert writer.apply(Apply(first)) == [Change(None, first)]
-    assert writer.apply(Apply(second)) == [Change(first, second)]
+    [added] = writer.apply(Apply(first))
+    assert added.is_add and sides(added) == (None, first)
+    [updated] = writer.apply(Apply(second))
+    assert not updated.is_add and not updated.is_delete
+    assert sides(updated) == (first, second)
     final = cm("a", rv="3")
-    assert writer.apply(Delete(final)) == [Change(final, None)]
+    [deleted] = writer.apply(Delete(final))
+    assert deleted.is_delete and not deleted.final_state_unknown
+    assert sides(deleted) == (final, None)
     assert len(reader) == 0
+
+
+def test_each_side_of_a_change_is_a_fresh_copy_after_the_first():
+    _, writer = store(ConfigMap)
+    original = cm("a")
+    [change] = writer.apply(Apply(original))
+    first, second = change.new(), change.new()
+    assert first is original  # the watcher's object: the store kept only its packed form
+    assert second == original and second is not original
 
 
 def test_deleting_an_unknown_object_is_ignored():
@@ -115,13 +140,17 @@ def test_a_relist_is_invisible_until_init_done_then_swapped_in_whole():
     changes = writer.apply(InitDone("6"))
     assert names(reader.list()) == ["b", "c"]
     assert names(reader.list("default")) == ["b", "c"]  # indexes rebuilt with the swap
-    rendered = [
-        (c.old.metadata.resource_version if c.old else None, c.new and c.new.metadata.name)
-        for c in changes
-    ]
+    rendered = []
+    for change in changes:
+        old, new = sides(change)
+        rendered.append(
+            (old.metadata.resource_version if old else None, new.metadata.name if new else None)
+        )
     # Survivors are updates, newcomers adds, then the vanished object is deleted.
     assert rendered == [("1", "b"), (None, "c"), ("1", None)]
-    assert changes[-1].old is not None and changes[-1].old.metadata.name == "a"
+    vanished = changes[-1]
+    assert vanished.is_delete and vanished.final_state_unknown
+    assert vanished.old() == cm("a")  # the last state the cache knew
 
 
 def test_a_restarted_relist_discards_the_partial_buffer():
@@ -139,3 +168,68 @@ async def test_wait_until_ready_returns_once_the_first_list_is_applied():
     await reader.wait_until_ready()
     assert reader.has_synced
     assert "default/a" not in reader
+
+
+def test_a_transform_rewrites_objects_before_they_are_stored_or_reported():
+    def stamp(obj: ConfigMap) -> ConfigMap:
+        obj.metadata.annotations = {"seen": "yes"}
+        return obj
+
+    reader, writer = store(ConfigMap, transform=stamp)
+    [change] = writer.apply(Apply(cm("a")))
+    assert change.new().metadata.annotations == {"seen": "yes"}
+    for event in (Init(), InitApply(cm("b")), InitDone("2")):
+        writer.apply(event)
+    assert [o.metadata.annotations for o in reader.list()] == [{"seen": "yes"}]
+
+
+def test_the_owner_uid_index_finds_dependents_of_each_owner():
+    reader, writer = store(ConfigMap, indexers={OWNER_UID_INDEX: by_owner_uid})
+
+    def dependent(name: str, *uids: str) -> ConfigMap:
+        obj = cm(name)
+        obj.metadata.owner_references = [
+            OwnerReference(api_version="v1", kind="Secret", name=f"s-{u}", uid=u) for u in uids
+        ]
+        return obj
+
+    writer.apply(Apply(dependent("a", "u1")))
+    writer.apply(Apply(dependent("b", "u1", "u2")))
+    writer.apply(Apply(cm("orphan")))
+    assert names(reader.by_index(OWNER_UID_INDEX, "u1")) == ["a", "b"]
+    assert names(reader.by_index(OWNER_UID_INDEX, "u2")) == ["b"]
+    writer.apply(Apply(dependent("b", "u2")))  # b drops its first owner
+    assert names(reader.by_index(OWNER_UID_INDEX, "u1")) == ["a"]
+    assert reader.index_values(OWNER_UID_INDEX) == ["u1", "u2"]
+
+
+def test_a_field_index_answers_per_namespace_and_across_namespaces():
+    index = field_index("data.node")
+    reader, writer = store(
+        ConfigMap, indexers={index: field_indexer(lambda o: [(o.data or {}).get("node", "")])}
+    )
+    for name, namespace, node in (("a", "x", "n1"), ("b", "y", "n1"), ("c", "x", "n2")):
+        writer.apply(
+            Apply(
+                ConfigMap(metadata=ObjectMeta(name=name, namespace=namespace), data={"node": node})
+            )
+        )
+    assert names(reader.by_index(index, field_index_value("x", "n1"))) == ["a"]
+    assert names(reader.by_index(index, field_index_value(None, "n1"))) == ["a", "b"]
+
+
+def test_a_store_refuses_objects_of_a_second_type():
+    _, writer = store(ConfigMap)
+    writer.apply(Apply(cm("a")))
+    with pytest.raises(TypeError, match="ConfigMap"):
+        writer.apply(Apply({"metadata": {"name": "b", "namespace": "default"}}))
+
+
+def test_the_store_keeps_objects_compact_and_label_filters_skip_full_decodes():
+    reader, writer = store(ConfigMap)
+    writer.apply(Apply(cm("a", app="web")))
+    packed = reader._packed()[0]
+    assert isinstance(packed, bytes)
+    assert len(packed) < 200
+    assert names(reader.list(label_selector="app in (web, api)")) == ["a"]
+    assert reader.list(label_selector="app=db") == []

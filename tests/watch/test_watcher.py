@@ -202,6 +202,22 @@ async def test_a_watch_refused_for_good_reason_relists_after_backoff(api, clock)
     assert len(api.list_calls) == 2
 
 
+async def test_a_relist_after_a_refused_watch_is_no_older_than_what_was_seen(api, clock):
+    stream = start(api, clock, WatcherConfig(page_size=2))
+    await take(stream, 2)
+    api.put(obj("a"))
+    await take(stream, 1)
+    pending = asyncio.ensure_future(take(stream, 3))
+    await api.watching()
+    api.fail_watches(errors.Forbidden({"code": 403, "message": "no"}))
+    await clock.wait_for_sleepers(1)
+    clock.advance(0.8)
+    assert names(await pending) == ["Init", "+a", "Done"]
+    # The relist names the last version seen ("not older than"), in a single page.
+    calls = [(c.resource_version, c.limit) for c in api.list_calls]
+    assert calls == [("0", 2), ("1", None)]
+
+
 async def test_a_failed_list_is_retried_with_backoff_from_a_fresh_init(api, clock):
     api.put(obj("a"))
     api.fail_next_list(errors.TransportError("refused"), errors.InternalError({"code": 500}))

@@ -2,16 +2,20 @@
 
 Every controller that watches Pods in a namespace shares one watch and one cache,
 as with client-go's ``SharedInformerFactory`` and controller-runtime's cache.
+Metadata-only informers (``metadata_only=True``) are separate informers of the
+kind's ``metadata_kind`` class.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Protocol, TypeAlias, TypeVar, overload
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol, TypeAlias, TypeVar, overload
 
 from kubeforge.cache.informer import Informer, wait_for_sync
-from kubeforge.cache.store import Store
+from kubeforge.cache.metadata import PartialObjectMetadata, metadata_kind
+from kubeforge.cache.store import Store, Transform
 from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.watch.watcher import ListWatch, WatcherConfig
@@ -44,6 +48,11 @@ class InformerFactory:
 
     Informers asked for before ``start()`` begin with it; informers asked for
     later start at once. ``resync_period`` is the default for every informer.
+
+    Transforms (see ``kubeforge.cache.transforms``) are fixed per kind when the
+    factory is made, so every sharer of an informer caches the same thing:
+    ``transforms[kind]`` if given, else ``default_transform`` (controller-runtime's
+    ``ByObject`` transforms and ``DefaultTransform``).
     """
 
     def __init__(
@@ -51,10 +60,14 @@ class InformerFactory:
         source: ApiSource,
         *,
         resync_period: float | None = None,
+        default_transform: Transform | None = None,
+        transforms: Mapping[Kind, Transform] | None = None,
         clock: Clock | None = None,
     ) -> None:
         self._source = source
         self.resync_period = resync_period
+        self.default_transform = default_transform
+        self._transforms: dict[Kind, Transform] = dict(transforms or {})
         self._clock = clock or MonotonicClock()
         self._informers: dict[_Key, Informer[Any]] = {}
         self._started = False
@@ -67,6 +80,7 @@ class InformerFactory:
         namespace: str | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
+        metadata_only: Literal[False] = False,
     ) -> Informer[R]: ...
 
     @overload
@@ -77,7 +91,19 @@ class InformerFactory:
         namespace: str | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
+        metadata_only: Literal[False] = False,
     ) -> Informer[dict[str, Any]]: ...
+
+    @overload
+    def informer(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        metadata_only: Literal[True],
+    ) -> Informer[PartialObjectMetadata]: ...
 
     def informer(
         self,
@@ -86,8 +112,15 @@ class InformerFactory:
         namespace: str | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
+        metadata_only: bool = False,
     ) -> Informer[Any]:
-        """The shared informer for ``kind`` (all namespaces when ``namespace`` is ``None``)."""
+        """The shared informer for ``kind`` (all namespaces when ``namespace`` is ``None``).
+
+        ``metadata_only``: an informer of ``metadata_kind(kind)`` instead, whose
+        objects carry only ``apiVersion``, ``kind`` and ``metadata``.
+        """
+        if metadata_only:
+            kind = metadata_kind(_info(kind))
         key: _Key = (kind, namespace, label_selector, field_selector)
         informer = self._informers.get(key)
         if informer is None:
@@ -133,6 +166,21 @@ class InformerFactory:
             field_selector=field_selector,
         ).store
 
+    def find(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> Informer[Any] | None:
+        """The shared informer for exactly this request if one exists; never creates one."""
+        return self._informers.get((kind, namespace, label_selector, field_selector))
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
     @property
     def informers(self) -> list[Informer[Any]]:
         return list(self._informers.values())
@@ -163,4 +211,15 @@ class InformerFactory:
         selectors = ",".join(s for s in (label_selector, field_selector) if s)
         name = f"{info.group_resource}{where}" + (f" [{selectors}]" if selectors else "")
         config = WatcherConfig(label_selector=label_selector, field_selector=field_selector)
-        return Informer(api, config, resync_period=self.resync_period, clock=self._clock, name=name)
+        return Informer(
+            api,
+            config,
+            resync_period=self.resync_period,
+            transform=self._transforms.get(kind, self.default_transform),
+            clock=self._clock,
+            name=name,
+        )
+
+
+def _info(kind: Kind) -> ResourceInfo:
+    return kind if isinstance(kind, ResourceInfo) else kind.info

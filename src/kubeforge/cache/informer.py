@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
-from kubeforge.cache.store import Change, IndexFunc, Store, Writer, _copy
+from kubeforge.cache.indexers import IndexFunc
+from kubeforge.cache.store import Change, Store, Transform, Writer
 from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.core.errors import KubeforgeError
 from kubeforge.watch.backoff import Backoff
@@ -33,13 +34,14 @@ class CacheSyncTimeout(KubeforgeError, TimeoutError):
     """Caches did not finish their first list in time; names the ones still waiting."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, kw_only=True)
 class HandlerRegistration(Generic[T]):
     """One registered set of handlers; pass it to ``Informer.remove_handler``."""
 
     on_add: Callable[[T], None] | None
     on_update: Callable[[T, T], None] | None
     on_delete: Callable[[T], None] | None
+    on_missed_delete: Callable[[T], None] | None
     resync_period: float | None
     next_resync: float | None = field(default=None, repr=False)
 
@@ -53,12 +55,15 @@ class Informer(Generic[T]):
       order the watcher saw them; each handler gets its own copy of each object.
     - A relist reports, after swapping the store: ``on_add`` for new objects,
       ``on_update`` for every object still present (changed or not, as client-go's
-      ``Replaced`` deltas), then ``on_delete`` for objects that vanished meanwhile
-      (with their last cached state).
+      ``Replaced`` deltas), then ``on_missed_delete`` (``on_delete`` if not given)
+      for objects that vanished meanwhile, with their last *cached* state: its final
+      state is unknown (client-go's ``DeletedFinalStateUnknown`` tombstone).
     - A handler added after objects are cached first gets ``on_add`` for each.
     - Every ``resync_period`` seconds a handler gets ``on_update(obj, obj)`` (the
       same object twice) for every cached object; periods under 1 s are raised to 1 s.
     - A handler that raises is logged; the informer and other handlers go on.
+    - ``transform`` runs on every object from the server before it is cached or
+      handed to a handler (e.g. ``drop_managed_fields``).
 
     **Assumptions**: handlers are quick and do not block (they run on the event
     loop; enqueue a key and return). They must not await anything.
@@ -70,7 +75,8 @@ class Informer(Generic[T]):
         config: WatcherConfig | None = None,
         *,
         resync_period: float | None = None,
-        indexers: Mapping[str, IndexFunc[T]] | None = None,
+        indexers: Mapping[str, IndexFunc] | None = None,
+        transform: Transform | None = None,
         clock: Clock | None = None,
         backoff: Backoff | None = None,
         name: str | None = None,
@@ -81,7 +87,7 @@ class Informer(Generic[T]):
         """Default resync period of handlers that name none; ``None``: never."""
         self.name = name or repr(api)
         self.store: Store[T] = Store(indexers)
-        self._writer = Writer(self.store)
+        self._writer = Writer(self.store, transform=transform)
         self._clock = clock or MonotonicClock()
         self._backoff = backoff
         self._handlers: list[HandlerRegistration[T]] = []
@@ -96,21 +102,32 @@ class Informer(Generic[T]):
         on_add: Callable[[T], None] | None = None,
         on_update: Callable[[T, T], None] | None = None,
         on_delete: Callable[[T], None] | None = None,
+        on_missed_delete: Callable[[T], None] | None = None,
         resync_period: float | None = None,
     ) -> HandlerRegistration[T]:
-        """Register handlers; ``resync_period`` overrides the informer's default."""
+        """Register handlers; ``resync_period`` overrides the informer's default.
+
+        ``on_missed_delete`` gets deletions a relist inferred (the watch never saw
+        them) with the last cached state; it defaults to ``on_delete``.
+        """
         period = resync_period if resync_period is not None else self.resync_period
         if period is not None and period <= 0:
             period = None
         elif period is not None:
             period = max(period, _MIN_RESYNC)
-        reg = HandlerRegistration(on_add, on_update, on_delete, period)
+        reg = HandlerRegistration(
+            on_add=on_add,
+            on_update=on_update,
+            on_delete=on_delete,
+            on_missed_delete=on_missed_delete or on_delete,
+            resync_period=period,
+        )
         if period is not None:
             reg.next_resync = self._clock.now() + period
         # Synthetic adds first; nothing can interleave since this does not await.
         if on_add is not None:
-            for obj in self.store._state.items.values():
-                self._call(on_add, _copy(obj))
+            for data in self.store._packed():
+                self._call(on_add, self.store._decode(data))
         self._handlers.append(reg)
         self._handlers_changed.set()
         return reg
@@ -168,18 +185,22 @@ class Informer(Generic[T]):
 
     def _dispatch(self, changes: list[Change[T]]) -> None:
         for change in changes:
-            old, new = change.old, change.new
             for reg in tuple(self._handlers):
-                if old is None and new is not None:
+                if change.is_add:
                     if reg.on_add is not None:
-                        self._call(reg.on_add, _copy(new))
-                elif old is not None and new is not None:
+                        self._call(reg.on_add, change.new())
+                elif not change.is_delete:
                     if reg.on_update is not None:
-                        self._call(reg.on_update, _copy(old), _copy(new))
-                elif old is not None and reg.on_delete is not None:
-                    self._call(reg.on_delete, _copy(old))
+                        # old first: the new side may be the watcher's object, given once.
+                        old = change.old()
+                        self._call(reg.on_update, old, change.new())
+                else:
+                    missed = change.final_state_unknown
+                    on_delete = reg.on_missed_delete if missed else reg.on_delete
+                    if on_delete is not None:
+                        self._call(on_delete, change.old())
 
-    def _call(self, func: Callable[..., None], *args: T) -> None:
+    def _call(self, func: Callable[..., None], *args: T | None) -> None:
         try:
             func(*args)
         except Exception:
@@ -219,10 +240,10 @@ class Informer(Generic[T]):
         # Before the first list there is nothing to resync; the period still runs.
         if not self.store.has_synced:
             return
-        for obj in list(self.store._state.items.values()):
+        for data in self.store._packed():
             for reg in due:
                 if reg.on_update is not None and reg in self._handlers:
-                    same = _copy(obj)
+                    same = self.store._decode(data)
                     self._call(reg.on_update, same, same)
 
     def _log_crash(self, task: asyncio.Task[None]) -> None:

@@ -2,12 +2,13 @@
 
 One ``Writer`` (owned by whoever runs the watcher) applies watcher events; any
 number of code paths read through the ``Store``. Readers always get **copies**:
-the cached instances never leave this module, so a reconciler that mutates what
-it read cannot corrupt the cache (client-go hands out shared pointers and asks
-everyone to deep-copy first; that rule is easy to break and hard to debug).
+the store keeps each object packed (compact msgpack bytes, see ``_packing``) and
+decodes a fresh one on every read, so a reconciler that mutates what it read
+cannot corrupt the cache (client-go hands out shared pointers and asks everyone to
+deep-copy first; that rule is easy to break and hard to debug).
 
-A relist is applied atomically: ``Init`` starts a private buffer, ``InitApply``
-fills it, and ``InitDone`` swaps it in with its indexes in one step, so readers
+A relist is applied atomically: ``Init`` starts a private state, ``InitApply``
+fills it (indexes included), and ``InitDone`` swaps it in in one step, so readers
 see either the old state or the new one, never a half-listed mix.
 """
 
@@ -16,63 +17,126 @@ from __future__ import annotations
 import asyncio
 import builtins
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic
 
-import msgspec
-
-from kubeforge.core.objects import key_of, labels_of, namespace_of
+from kubeforge.cache._packing import Unpacker, labels_in, pack
+from kubeforge.cache.indexers import NAMESPACE_INDEX, IndexFunc, by_namespace
+from kubeforge.core.objects import key_of
 from kubeforge.core.refs import ObjectKey
 from kubeforge.core.selectors import parse_label_selector
 from kubeforge.watch.events import Apply, Delete, Event, Init, InitApply, InitDone, T
 
 __all__ = ["NAMESPACE_INDEX", "Change", "IndexFunc", "Store", "Writer", "store"]
 
-IndexFunc = Callable[[T], Iterable[str]]
-"""Values an object is filed under in one index; it gets the cached object: read only."""
-
-NAMESPACE_INDEX = "namespace"
-"""The built-in index: each object's namespace (``""`` for cluster-scoped objects)."""
+Transform = Callable[[Any], Any]
 
 
-def _by_namespace(obj: Any) -> list[str]:
-    return [namespace_of(obj)]
-
-
-_ENCODER = msgspec.msgpack.Encoder()
-_DECODERS: dict[type, msgspec.msgpack.Decoder[Any]] = {}
-
-
-def _copy(obj: T) -> T:
-    """A deep copy: a msgpack round trip, about 6x faster than ``copy.deepcopy``."""
-    cls = type(obj)
-    decoder = _DECODERS.get(cls)
-    if decoder is None:
-        decoder = _DECODERS[cls] = msgspec.msgpack.Decoder(Any if cls is dict else cls)
-    copied: T = decoder.decode(_ENCODER.encode(obj))
-    return copied
-
-
-@dataclass(frozen=True, slots=True)
 class Change(Generic[T]):
-    """What one event did to the store: ``old`` and ``new`` are the cached instances.
+    """What one event did to the store; ``old()`` and ``new()`` hand out private copies.
 
-    ``old is None``: added. ``new is None``: deleted (``old`` is the last known state:
-    the watch event's object, or the cached one when a relist found it gone).
-    Both set: updated (a relist reports every surviving object as updated, as
+    ``is_add``: only ``new()``. ``is_delete``: only ``old()``, the last known state
+    (the watch event's object, or the cached one when a relist found it gone; then
+    ``final_state_unknown`` is True, client-go's ``DeletedFinalStateUnknown``).
+    Otherwise an update (a relist reports every surviving object as updated, as
     client-go's ``Replaced`` deltas do).
+
+    Each call decodes a new copy, except that the first call on a side may return
+    the object the watcher decoded, which nothing else holds.
     """
 
-    old: T | None
-    new: T | None
+    __slots__ = ("_decode", "_live", "_new", "_old", "final_state_unknown")
+
+    def __init__(
+        self,
+        old: bytes | None,
+        new: bytes | None,
+        decode: Callable[[bytes], T],
+        *,
+        live: T | None = None,
+        final_state_unknown: bool = False,
+    ) -> None:
+        self._old, self._new, self._decode = old, new, decode
+        self._live = live  # the new side's object (the old side's for a delete)
+        self.final_state_unknown = final_state_unknown
+
+    @property
+    def is_add(self) -> bool:
+        return self._old is None
+
+    @property
+    def is_delete(self) -> bool:
+        return self._new is None
+
+    def old(self) -> T | None:
+        return self._take(self._old) if self._new is None else self._copy(self._old)
+
+    def new(self) -> T | None:
+        return self._take(self._new) if self._new is not None else None
+
+    def _take(self, data: bytes | None) -> T | None:
+        live, self._live = self._live, None
+        return live if live is not None else self._copy(data)
+
+    def _copy(self, data: bytes | None) -> T | None:
+        return None if data is None else self._decode(data)
+
+    def __repr__(self) -> str:
+        verb = "add" if self.is_add else "delete" if self.is_delete else "update"
+        unknown = ", final state unknown" if self.final_state_unknown else ""
+        return f"Change({verb}{unknown})"
+
+
+class _Index:
+    """One index: value -> keys, and key -> values so an object can be re-filed unseen."""
+
+    __slots__ = ("buckets", "func", "values")
+
+    def __init__(self, func: IndexFunc) -> None:
+        self.func = func
+        self.buckets: dict[str, set[ObjectKey]] = {}
+        # The namespace index reads its value off the key; others remember what they filed.
+        self.values: dict[ObjectKey, tuple[str, ...]] | None = None if func is by_namespace else {}
+
+    def file(self, key: ObjectKey, obj: Any | None) -> None:
+        """File ``key`` under ``obj``'s values (``None``: remove it) instead of its old ones."""
+        if self.values is None:
+            # A key's namespace never changes, so the namespace index only adds or drops.
+            old: tuple[str, ...] = () if obj is not None else (key.namespace,)
+            new: tuple[str, ...] = (key.namespace,) if obj is not None else ()
+        else:
+            old = self.values.pop(key, ())
+            new = tuple(dict.fromkeys(self.func(obj))) if obj is not None else ()
+            if new:
+                self.values[key] = new
+        for value in old:
+            if value not in new:
+                keys = self.buckets.get(value)
+                if keys is not None:
+                    keys.discard(key)
+                    if not keys:
+                        del self.buckets[value]
+        for value in new:
+            self.buckets.setdefault(value, set()).add(key)
 
 
 @dataclass(slots=True)
-class _State(Generic[T]):
-    items: dict[ObjectKey, T] = field(default_factory=dict)
-    # index name -> indexed value -> keys filed under it; empty buckets are dropped.
-    indices: dict[str, dict[str, set[ObjectKey]]] = field(default_factory=dict)
+class _State:
+    items: dict[ObjectKey, bytes] = field(default_factory=dict)
+    indices: dict[str, _Index] = field(default_factory=dict)
+
+    def put(self, key: ObjectKey, data: bytes | None, obj: Any | None) -> bytes | None:
+        """Store (or with ``data=None`` remove) ``key``; returns what was there."""
+        if data is None:
+            old = self.items.pop(key, None)
+        else:
+            old = self.items.get(key)
+            self.items[key] = data
+        if old is not None or data is not None:
+            for index in self.indices.values():
+                index.file(key, obj if data is not None else None)
+        return old
 
 
 class Store(Generic[T]):
@@ -82,11 +146,12 @@ class Store(Generic[T]):
     read from a worker thread.
     """
 
-    def __init__(self, indexers: Mapping[str, IndexFunc[T]] | None = None) -> None:
+    def __init__(self, indexers: Mapping[str, IndexFunc] | None = None) -> None:
         self._lock = threading.Lock()
-        self._indexers: dict[str, IndexFunc[T]] = {NAMESPACE_INDEX: _by_namespace}
+        self._indexers: dict[str, IndexFunc] = {NAMESPACE_INDEX: by_namespace}
         self._indexers.update(indexers or {})
-        self._state: _State[T] = _State(indices={name: {} for name in self._indexers})
+        self._state = self._empty_state()
+        self._unpack: Unpacker[T] | None = None
         self._synced = False
         self._ready = asyncio.Event()
 
@@ -97,8 +162,8 @@ class Store(Generic[T]):
         if isinstance(key, str):
             key = ObjectKey.parse(key)
         with self._lock:
-            obj = self._state.items.get(key)
-        return None if obj is None else _copy(obj)
+            data = self._state.items.get(key)
+        return None if data is None else self._decode(data)
 
     def list(
         self, namespace: str | None = None, *, label_selector: str | None = None
@@ -107,12 +172,12 @@ class Store(Generic[T]):
         selector = parse_label_selector(label_selector) if label_selector else None
         with self._lock:
             if namespace is None:
-                objs = builtins.list(self._state.items.values())
+                packed = builtins.list(self._state.items.values())
             else:
-                objs = self._lookup(NAMESPACE_INDEX, namespace)
+                packed = self._lookup(NAMESPACE_INDEX, namespace)
         if selector is not None:
-            objs = [obj for obj in objs if selector.matches(labels_of(obj))]
-        return [_copy(obj) for obj in objs]
+            packed = [data for data in packed if selector.matches(labels_in(data))]
+        return [self._decode(data) for data in packed]
 
     def keys(self) -> builtins.list[ObjectKey]:
         with self._lock:
@@ -121,29 +186,31 @@ class Store(Generic[T]):
     def by_index(self, index: str, value: str) -> builtins.list[T]:
         """Objects filed under ``value`` in ``index``; ``KeyError`` for an unknown index."""
         with self._lock:
-            objs = self._lookup(index, value)
-        return [_copy(obj) for obj in objs]
+            packed = self._lookup(index, value)
+        return [self._decode(data) for data in packed]
 
     def index_keys(self, index: str, value: str) -> builtins.list[ObjectKey]:
         with self._lock:
-            return sorted(self._state.indices[index].get(value, ()))
+            return sorted(self._state.indices[index].buckets.get(value, ()))
 
     def index_values(self, index: str) -> builtins.list[str]:
         """Every value ``index`` currently holds (client-go's ``ListIndexFuncValues``)."""
         with self._lock:
-            return sorted(self._state.indices[index])
+            return sorted(self._state.indices[index].buckets)
 
-    def add_index(self, name: str, func: IndexFunc[T]) -> None:
-        """Add a secondary index, filled from the current contents at once."""
+    def has_index(self, name: str) -> bool:
+        return name in self._indexers
+
+    def add_index(self, name: str, func: IndexFunc) -> None:
+        """Add a secondary index, filled from the current contents at once.
+
+        Unlike client-go, this is allowed while the informer runs.
+        """
         with self._lock:
             if name in self._indexers:
                 raise ValueError(f"index {name!r} already exists")
             self._indexers[name] = func
-            bucket: dict[str, set[ObjectKey]] = {}
-            for key, obj in self._state.items.items():
-                for value in func(obj):
-                    bucket.setdefault(value, set()).add(key)
-            self._state.indices[name] = bucket
+            self._state.indices[name] = self._build_index(func, self._state.items)
 
     @property
     def has_synced(self) -> bool:
@@ -162,94 +229,132 @@ class Store(Generic[T]):
             key = ObjectKey.parse(key)
         return key in self._state.items
 
-    def _lookup(self, index: str, value: str) -> builtins.list[T]:
+    # -- internals shared with Writer and Informer ------------------------------------
+
+    def _lookup(self, index: str, value: str) -> builtins.list[bytes]:
         items = self._state.items
-        return [items[key] for key in self._state.indices[index].get(value, ())]
+        return [items[key] for key in self._state.indices[index].buckets.get(value, ())]
 
-    # -- writing (only through Writer) ----------------------------------------------
+    def _packed(self) -> builtins.list[bytes]:
+        """A snapshot of every packed object (for resyncs and late handlers)."""
+        with self._lock:
+            return builtins.list(self._state.items.values())
 
-    def _file(self, state: _State[T], key: ObjectKey, obj: T | None, old: T | None) -> None:
-        """Move ``key`` from ``old``'s index values to ``obj``'s (either may be ``None``)."""
-        for name, func in self._indexers.items():
-            bucket = state.indices[name]
-            old_values = set(func(old)) if old is not None else set()
-            new_values = set(func(obj)) if obj is not None else set()
-            for value in old_values - new_values:
-                keys = bucket.get(value)
-                if keys is not None:
-                    keys.discard(key)
-                    if not keys:
-                        del bucket[value]
-            for value in new_values - old_values:
-                bucket.setdefault(value, set()).add(key)
+    def _decode(self, data: bytes) -> T:
+        assert self._unpack is not None  # anything stored was packed by the writer
+        return self._unpack(data)
+
+    def _empty_state(self) -> _State:
+        return _State(indices={name: _Index(func) for name, func in self._indexers.items()})
+
+    def _build_index(self, func: IndexFunc, items: Mapping[ObjectKey, bytes]) -> _Index:
+        index = _Index(func)
+        for key, data in items.items():
+            index.file(key, self._decode(data))
+        return index
+
+    def _learn_type(self, obj: T) -> Unpacker[T]:
+        cls = type(obj)
+        if self._unpack is None:
+            self._unpack = Unpacker.for_type(cls)
+        elif self._unpack.cls is not cls:
+            raise TypeError(
+                f"this store holds {self._unpack.cls.__name__} objects, got {cls.__name__}"
+            )
+        return self._unpack
 
 
 class Writer(Generic[T]):
-    """The single writer of a ``Store``: feed it every event of one ``watcher()``."""
+    """The single writer of a ``Store``: feed it every event of one ``watcher()``.
 
-    def __init__(self, store: Store[T]) -> None:
+    ``transform`` (if given) is applied to each incoming object before it is stored
+    or handed on, e.g. to drop ``managedFields``; it may change and return its
+    argument, which nothing else holds.
+    """
+
+    def __init__(self, store: Store[T], *, transform: Transform | None = None) -> None:
         self.store = store
-        self._buffer: dict[ObjectKey, T] | None = None
+        self.transform = transform
+        self._fresh: _State | None = None
 
     def apply(self, event: Event[T]) -> list[Change[T]]:
-        """Apply one watcher event; return what changed, in order (cached instances)."""
+        """Apply one watcher event; return what changed, in order."""
         store = self.store
         match event:
             case Init():
-                self._buffer = {}
+                self._fresh = store._empty_state()
                 return []
             case InitApply(obj):
-                if self._buffer is None:  # tolerate a stream that skipped Init
-                    self._buffer = {}
-                self._buffer[key_of(obj)] = obj
+                obj = self._transformed(obj)
+                store._learn_type(obj)
+                data = pack(obj)
+                if self._fresh is None:  # tolerate a stream that skipped Init
+                    self._fresh = store._empty_state()
+                self._fresh.put(key_of(obj), data, obj)
                 return []
             case InitDone():
                 return self._swap()
             case Apply(obj):
-                key = key_of(obj)
+                obj = self._transformed(obj)
+                key, data = key_of(obj), pack(obj)
+                unpack = store._learn_type(obj)
                 with store._lock:
-                    state = store._state
-                    old = state.items.get(key)
-                    state.items[key] = obj
-                    store._file(state, key, obj, old)
-                return [Change(old, obj)]
+                    old = store._state.put(key, data, obj)
+                return [Change(old, data, unpack, live=obj)]
             case Delete(obj):
+                obj = self._transformed(obj)
                 key = key_of(obj)
+                unpack = store._learn_type(obj)
                 with store._lock:
-                    state = store._state
-                    old = state.items.pop(key, None)
-                    if old is None:
+                    if key not in store._state.items:
                         # Never seen, or already gone: no second delete (as DeltaFIFO).
                         return []
-                    store._file(state, key, None, old)
-                return [Change(obj, None)]
+                    store._state.put(key, None, None)
+                return [Change(pack(obj), None, unpack, live=obj)]
         raise TypeError(f"not a watcher event: {event!r}")
+
+    def _transformed(self, obj: T) -> T:
+        if self.transform is not None:
+            obj = self.transform(obj)
+        return obj
 
     def _swap(self) -> list[Change[T]]:
         store = self.store
-        fresh = self._buffer if self._buffer is not None else {}
-        self._buffer = None
-        state: _State[T] = _State(fresh, {name: {} for name in store._indexers})
-        for key, obj in fresh.items():
-            store._file(state, key, obj, None)
+        fresh = self._fresh if self._fresh is not None else store._empty_state()
+        self._fresh = None
         with store._lock:
+            # An index added while the relist ran is missing from the fresh state.
+            for name, func in store._indexers.items():
+                if name not in fresh.indices:
+                    fresh.indices[name] = store._build_index(func, fresh.items)
             previous = store._state.items
-            # Indexes were rebuilt on the side: readers see the old state or the new one.
-            store._state = state
-        changes = [Change(previous.get(key), obj) for key, obj in fresh.items()]
-        changes.extend(Change(old, None) for key, old in previous.items() if key not in fresh)
+            # Indexes were built on the side: readers see the old state or the new one.
+            store._state = fresh
+        changes: list[Change[T]] = []
+        if store._unpack is not None:
+            unpack = store._unpack
+            changes = [Change(previous.get(key), data, unpack) for key, data in fresh.items.items()]
+            changes.extend(
+                Change(data, None, unpack, final_state_unknown=True)
+                for key, data in previous.items()
+                if key not in fresh.items
+            )
         store._synced = True
         store._ready.set()
         return changes
 
 
 def store(
-    kind: type[T] | None = None, *, indexers: Mapping[str, IndexFunc[T]] | None = None
+    kind: type[T] | None = None,
+    *,
+    indexers: Mapping[str, IndexFunc] | None = None,
+    transform: Transform | None = None,
 ) -> tuple[Store[T], Writer[T]]:
     """A new empty ``Store`` and its only ``Writer``.
 
     ``kind`` only pins the type for the type checker (``store(Pod)``, ``store(dict)``).
-    ``indexers`` adds secondary indexes next to the built-in ``"namespace"`` one.
+    ``indexers`` adds secondary indexes next to the built-in ``"namespace"`` one;
+    ``transform`` rewrites every object before it is stored.
 
     >>> from kubeforge.watch.events import Apply
     >>> reader, writer = store(dict)
@@ -259,4 +364,4 @@ def store(
     """
     del kind
     reader: Store[T] = Store(indexers)
-    return reader, Writer(reader)
+    return reader, Writer(reader, transform=transform)

@@ -148,7 +148,8 @@ async def watcher(
       0.8 s doubling to 30 s with jitter, reset after 2 quiet minutes): a watch
       that failed for a transient reason (connection lost, 429, 5xx) is re-opened
       from the same resourceVersion; a list, or a watch refused for another
-      reason, is retried as a relist.
+      reason, is retried as a relist, not older than the last version seen
+      (listed in one page, at that version or later).
 
     **Caveats**: never ends by itself; close it (``aclose()``) or cancel the task
     iterating it. Objects are handed over as decoded, never copied.
@@ -172,7 +173,9 @@ async def watcher(
                         field_selector=config.field_selector,
                         # A continued page must not name a version: the token carries it.
                         resource_version=None if token else list_rv,
-                        limit=config.page_size,
+                        # Paging is only for "any" and "latest": a page at a given version
+                        # would be served from storage at that exact version (client-go).
+                        limit=config.page_size if list_rv in ("", "0") else None,
                         continue_=token,
                     )
                     for obj in page.items:
@@ -237,7 +240,9 @@ async def watcher(
             continue
         except errors.ApiError as err:
             log.warning("watch of %r refused: %s; relisting", api, err)
-            rv = None
+            # Relist no older than what was already seen, so the cache never goes back
+            # in time (client-go's relistResourceVersion); 410 then falls back to "".
+            rv, list_rv = None, rv or default_list_rv
             await clock.sleep(backoff.next_delay())
             continue
         finally:
