@@ -10,6 +10,7 @@ and ``kubeforge.core``; knows nothing about caches or controllers.
 from kubeforge.client._transport import Auth, BearerAuth
 from kubeforge.client.api import Api, PatchType, PropagationPolicy
 from kubeforge.client.client import Client
+from kubeforge.client.convert import from_dict, to_dict
 from kubeforge.client.discovery import Discovery
 from kubeforge.client.wire import ObjectList, WatchEvent
 
@@ -23,4 +24,6 @@ __all__ = [
     "PatchType",
     "PropagationPolicy",
     "WatchEvent",
+    "from_dict",
+    "to_dict",
 ]
