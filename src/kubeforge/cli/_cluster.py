@@ -1,0 +1,166 @@
+"""Apply, delete and wait for manifests on a cluster, with a live progress display.
+
+Entry point: ``Cluster`` (``apply``, ``delete``, ``wait_until``), used by
+``install``/``uninstall`` and ``deploy``/``undeploy``. Applying creates an object,
+or merge-patches it with the manifest when it exists (what ``kubectl apply``
+amounts to for a manifest that only adds and changes fields; fields dropped from
+a manifest are not removed). Result lines read like kubectl's
+(``namespace/frigate-system created``); the spinner only shows on a terminal and
+is cleared when done, so piped output and error messages stay clean.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn
+
+from kubeforge.cli._errors import TimedOut
+from kubeforge.client import Api, Client
+from kubeforge.core import errors
+from kubeforge.core.resource import ResourceInfo
+
+__all__ = ["Cluster", "Display", "display", "object_name", "wait_until"]
+
+_POLL = 0.1
+
+
+def object_name(obj: dict[str, Any]) -> str:
+    """How kubectl names an object in its output: ``deployment.apps/web``, ``namespace/x``."""
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    kind = str(obj.get("kind", "")).lower()
+    name = (obj.get("metadata") or {}).get("name", "")
+    return f"{kind}.{group}/{name}" if group else f"{kind}/{name}"
+
+
+class Display:
+    """Result lines on stdout plus one spinner per object while something is awaited."""
+
+    def __init__(self, progress: Progress) -> None:
+        self._progress = progress
+        self._tasks: dict[str, TaskID] = {}
+
+    def line(self, text: str) -> None:
+        self._progress.console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+    def state(self, key: str, state: str) -> None:
+        task = self._tasks.get(key)
+        if task is None:
+            self._tasks[key] = self._progress.add_task(key, state=state)
+        else:
+            self._progress.update(task, state=state)
+
+
+@contextmanager
+def display() -> Iterator[Display]:
+    console = Console()
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        TextColumn("[dim]{task.fields[state]}"),
+        console=console,
+        transient=True,
+        # Off a terminal (a pipe, CI) only the result lines are written.
+        disable=not console.is_terminal,
+    )
+    with progress:
+        yield Display(progress)
+
+
+class Cluster:
+    """Manifests (plain dicts) against one API server, typed by discovery."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    async def info(self, obj: dict[str, Any]) -> ResourceInfo:
+        """The served resource of ``obj``'s apiVersion and kind (a CRD applied just now too)."""
+        group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
+        kind = str(obj.get("kind", ""))
+        for attempt in range(2):
+            if attempt:
+                self.client.discovery.invalidate()
+            for info in await self.client.discovery.resources():
+                if (info.group, info.version, info.kind) == (group, version, kind):
+                    return info
+        raise errors.ResourceNotFound(
+            f"the server doesn't have a resource type for {obj.get('apiVersion')} {kind}"
+        )
+
+    async def _api(self, obj: dict[str, Any]) -> tuple[Api[dict[str, Any]], str]:
+        info = await self.info(obj)
+        meta = obj.get("metadata") or {}
+        namespace = None
+        if info.namespaced:
+            namespace = meta.get("namespace") or self.client.default_namespace
+        return self.client.dynamic(info, namespace=namespace), str(meta.get("name", ""))
+
+    async def apply(self, obj: dict[str, Any]) -> str:
+        """Create ``obj`` or merge it into the existing one: ``created|configured|unchanged``."""
+        api, name = await self._api(obj)
+        try:
+            await api.create(obj)
+            return "created"
+        except errors.AlreadyExists:
+            pass
+        before = await api.get(name)
+        after = await api.patch(name, obj, patch_type="merge")
+        same = before["metadata"].get("resourceVersion") == after["metadata"].get("resourceVersion")
+        return "unchanged" if same else "configured"
+
+    async def delete(self, obj: dict[str, Any], *, ignore_not_found: bool) -> bool:
+        """Ask for deletion; ``False`` if it was already gone (an error unless ignored)."""
+        api, name = await self._api(obj)
+        try:
+            await api.delete(name)
+        except errors.NotFound:
+            if not ignore_not_found:
+                raise
+            return False
+        return True
+
+    async def exists(self, obj: dict[str, Any]) -> bool:
+        api, name = await self._api(obj)
+        try:
+            await api.get(name)
+        except errors.NotFound:
+            return False
+        return True
+
+    async def established(self, obj: dict[str, Any]) -> bool:
+        """A CRD's ``Established`` condition is ``True``: its resources can be used."""
+        api, name = await self._api(obj)
+        crd = await api.get(name)
+        conditions = (crd.get("status") or {}).get("conditions") or []
+        return any(c.get("type") == "Established" and c.get("status") == "True" for c in conditions)
+
+
+async def wait_until(
+    pending: dict[str, dict[str, Any]],
+    done: Callable[[dict[str, Any]], Awaitable[bool]],
+    *,
+    timeout: float,
+    waiting_for: str,
+    on_done: Callable[[str], None],
+) -> None:
+    """Poll ``done(obj)`` for every object in ``pending`` (by key) until all are done.
+
+    Raises ``TimedOut`` naming those still pending after ``timeout`` seconds.
+    """
+    left = dict(pending)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while left:
+        for key, obj in list(left.items()):
+            if await done(obj):
+                del left[key]
+                on_done(key)
+        if not left:
+            return
+        if loop.time() >= deadline:
+            raise TimedOut(f"timed out after {timeout:g}s: {', '.join(left)} not {waiting_for}")
+        await asyncio.sleep(_POLL)

@@ -1,0 +1,153 @@
+"""Manifests from a project's code: CRDs from its resources, a ClusterRole from its controllers.
+
+Entry point: ``write_manifests(project)`` (what ``kubeforge generate`` and
+``create api`` run). The project's package is imported from its root the way
+``kubeforge run`` imports it: every ``Resource`` subclass defined under
+``<package>/api`` becomes part of a CRD (one per kind, every version), and the
+``rbac`` rules of every module under ``<package>/controllers`` are merged into
+``config/rbac/role.yaml``. Output is deterministic, so regenerating an unchanged
+project changes no byte.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+
+import click
+
+from kubeforge.cli._project import Project
+from kubeforge.core.resource import Resource
+from kubeforge.crd import (
+    Rule,
+    SchemaError,
+    generate_crds,
+    generate_rbac,
+    render_yaml,
+    resources_in,
+    rules_in,
+)
+
+__all__ = [
+    "CRD_BASES",
+    "ROLE_FILE",
+    "collect_resources",
+    "collect_rules",
+    "import_project",
+    "write_crds",
+    "write_manifests",
+    "write_rbac",
+]
+
+CRD_BASES = Path("config") / "crd" / "bases"
+ROLE_FILE = Path("config") / "rbac" / "role.yaml"
+_CRD_KUSTOMIZATION = Path("config") / "crd" / "kustomization.yaml"
+
+
+def write_manifests(project: Project) -> list[Path]:
+    """Regenerate the CRDs and the manager's ClusterRole; returns the files written."""
+    return [*write_crds(project), *write_rbac(project)]
+
+
+def write_crds(project: Project) -> list[Path]:
+    """One ``config/crd/bases/<group>_<plural>.yaml`` per kind, and their kustomization."""
+    classes = collect_resources(project)
+    with _generation_errors():
+        crds = generate_crds(classes)
+    written: list[Path] = []
+    for crd in crds:
+        spec = crd["spec"]
+        relative = CRD_BASES / f"{spec['group']}_{spec['names']['plural']}.yaml"
+        _write(project.root / relative, render_yaml([crd]))
+        written.append(relative)
+    bases = project.root / CRD_BASES
+    listed = sorted(p.name for p in bases.glob("*.yaml")) if bases.is_dir() else []
+    resources = "".join(f"  - bases/{name}\n" for name in listed)
+    _write(
+        project.root / _CRD_KUSTOMIZATION,
+        "# Written by `kubeforge generate crd`: one file per kind under bases/.\n"
+        + (f"resources:\n{resources}" if listed else "resources: []\n"),
+    )
+    return [*written, _CRD_KUSTOMIZATION]
+
+
+def write_rbac(project: Project) -> list[Path]:
+    """``config/rbac/role.yaml``: the ClusterRole every controller's ``rbac`` rules add up to."""
+    rules = collect_rules(project)
+    with _generation_errors():
+        role = generate_rbac(rules, name=f"{project.project_name}-manager-role")
+    role["metadata"]["labels"] = {
+        "app.kubernetes.io/name": project.project_name,
+        "app.kubernetes.io/managed-by": "kubeforge",
+    }
+    _write(project.root / ROLE_FILE, render_yaml([role]))
+    return [ROLE_FILE]
+
+
+def collect_resources(project: Project) -> list[type[Resource]]:
+    """Every ``Resource`` subclass defined in a module under ``<package>/api``."""
+    modules = list(_modules(project, "api"))
+    with _generation_errors():
+        return resources_in(*modules)
+
+
+def collect_rules(project: Project) -> list[Rule]:
+    """The ``rbac`` rules of every module under ``<package>/controllers``."""
+    modules = list(_modules(project, "controllers"))
+    with _generation_errors():
+        return rules_in(*modules)
+
+
+@contextmanager
+def _generation_errors() -> Iterator[None]:
+    # The generators reject what they cannot express (a bad marker, a non-Rule in an
+    # rbac list) with these; to the user each is one line about their own code.
+    try:
+        yield
+    except (TypeError, ValueError, SchemaError) as exc:
+        raise click.ClickException(f"cannot generate manifests: {exc}") from exc
+
+
+def _modules(project: Project, subpackage: str) -> Iterator[ModuleType]:
+    package = import_project(project)
+    name = f"{package.__name__}.{subpackage}"
+    if not (project.package_dir / subpackage / "__init__.py").is_file():
+        return
+    root = _import(name)
+    yield root
+    for info in pkgutil.walk_packages(root.__path__, prefix=f"{name}."):
+        yield _import(info.name)
+
+
+def import_project(project: Project) -> ModuleType:
+    """Import the project's package fresh from its root (never a stale copy of another)."""
+    for loaded in [
+        m for m in sys.modules if m == project.package or m.startswith(f"{project.package}.")
+    ]:
+        del sys.modules[loaded]
+    root = str(project.root)
+    if root in sys.path:
+        sys.path.remove(root)
+    sys.path.insert(0, root)
+    importlib.invalidate_caches()
+    return _import(project.package)
+
+
+def _import(name: str) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except Exception as exc:
+        # The user's own code is being imported: any error in it is theirs to read,
+        # as one line naming the module.
+        raise click.ClickException(f"{name}: cannot import ({type(exc).__name__}: {exc})") from exc
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
