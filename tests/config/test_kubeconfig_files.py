@@ -279,7 +279,7 @@ def test_a_cluster_without_server_is_an_error(tmp_path: Path) -> None:
         tmp_path / "k.yaml",
         kubeconfig(clusters={"c": {}}, contexts={"dev": {"cluster": "c"}}, current="dev"),
     )
-    assert error_of(path) == f'{path}: cluster "c": no server'
+    assert error_of(path) == f'{path}: context "dev": cluster "c": no server'
 
 
 def test_a_missing_ca_file_names_the_resolved_path(tmp_path: Path) -> None:
@@ -292,7 +292,7 @@ def test_a_missing_ca_file_names_the_resolved_path(tmp_path: Path) -> None:
         ),
     )
     assert error_of(path) == (
-        f'{path}: cluster "c": certificate-authority {tmp_path / "ca.pem"} not found'
+        f'{path}: context "dev": cluster "c": certificate-authority {tmp_path / "ca.pem"} not found'
     )
 
 
@@ -305,12 +305,16 @@ def test_bad_base64_is_named(tmp_path: Path) -> None:
             current="dev",
         ),
     )
-    assert error_of(path) == f'{path}: cluster "c": certificate-authority-data is not valid base64'
+    assert error_of(path) == (
+        f'{path}: context "dev": cluster "c": certificate-authority-data is not valid base64'
+    )
 
 
 def test_a_client_certificate_needs_a_key(tmp_path: Path) -> None:
     path = simple(tmp_path, **{"client-certificate-data": b64(b"CERT")})
-    assert error_of(path) == f'{path}: user "u": client-certificate given without client-key'
+    assert error_of(path) == (
+        f'{path}: context "ctx": user "u": client-certificate given without client-key'
+    )
 
 
 def test_ca_and_insecure_together_are_refused(tmp_path: Path) -> None:
@@ -331,10 +335,11 @@ def test_ca_and_insecure_together_are_refused(tmp_path: Path) -> None:
     assert "cannot both be set" in error_of(path)
 
 
-def test_exec_plugins_are_refused_clearly_until_supported(tmp_path: Path) -> None:
-    path = simple(tmp_path, exec={"command": "aws", "apiVersion": "v1"})
+def test_an_auth_provider_is_refused_with_the_way_out(tmp_path: Path) -> None:
+    path = simple(tmp_path, **{"auth-provider": {"name": "oidc", "config": {}}})
     assert error_of(path) == (
-        f'{path}: user "u": exec credential plugins are not supported yet (exec)'
+        f'{path}: context "ctx": user "u": auth-provider "oidc" is not supported; use an exec '
+        "credential plugin instead (client-go removed its built-in providers)"
     )
 
 

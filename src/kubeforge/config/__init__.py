@@ -8,11 +8,12 @@ This package imports only ``kubeforge.core``.
 from kubeforge.config.incluster import SERVICE_ACCOUNT_DIR, in_cluster, load_incluster_config
 from kubeforge.config.kubeconfig import load_kubeconfig
 from kubeforge.config.loader import load_config
-from kubeforge.config.settings import ClientConfig
+from kubeforge.config.settings import ClientConfig, ExecConfig
 
 __all__ = [
     "SERVICE_ACCOUNT_DIR",
     "ClientConfig",
+    "ExecConfig",
     "in_cluster",
     "load_config",
     "load_incluster_config",

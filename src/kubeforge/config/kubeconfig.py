@@ -7,15 +7,13 @@ Relative paths inside an entry are resolved against the directory of the file
 that entry came from, before merging, so a merged config never loses track of
 where ``ca.pem`` lives.
 
-Authentication kinds not handled yet (exec plugins, auth providers,
-impersonation, basic auth) are refused with a clear ``ConfigError`` rather
-than silently connecting anonymously; ``_user_settings()`` is where they slot in.
+Every error is one ``ConfigError`` line naming the file, the context and the
+field at fault. The user section (tokens, certificates, basic auth, exec plugins,
+impersonation) is read by ``kubeforge.config._users``.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +22,12 @@ from typing import Any
 
 import yaml
 
+from kubeforge.config._fields import Entry as _Entry
+from kubeforge.config._fields import data as _data
+from kubeforge.config._fields import file_path as _file
+from kubeforge.config._fields import flag, string
+from kubeforge.config._fields import type_name as _type_name
+from kubeforge.config._users import user_settings
 from kubeforge.config.settings import ClientConfig
 from kubeforge.core.errors import ConfigError
 
@@ -31,14 +35,6 @@ __all__ = ["load_kubeconfig"]
 
 # The C loader is several times faster; PyYAML builds without libyaml lack it.
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    """One named cluster/user/context body, with the file it came from."""
-
-    body: dict[str, Any]
-    path: Path
 
 
 @dataclass(slots=True)
@@ -154,7 +150,9 @@ def _build(merged: _Merged, context: str | None) -> ClientConfig:
     cluster = merged.clusters.get(cluster_name)
     if cluster is None:
         raise ConfigError(f'{where}: cluster "{cluster_name}" not found')
-    settings = _cluster_settings(cluster_name, cluster)
+    settings = _cluster_settings(
+        f'{cluster.path}: context "{name}": cluster "{cluster_name}"', cluster
+    )
     user_name = ctx.body.get("user")
     if user_name:  # a context without a user connects anonymously, as with kubectl
         if not isinstance(user_name, str):
@@ -162,15 +160,15 @@ def _build(merged: _Merged, context: str | None) -> ClientConfig:
         user = merged.users.get(user_name)
         if user is None:
             raise ConfigError(f'{where}: user "{user_name}" not found')
-        settings.update(_user_settings(user_name, user))
+        user_where = f'{user.path}: context "{name}": user "{user_name}"'
+        settings.update(user_settings(user_where, user, cluster.body))
     namespace = ctx.body.get("namespace") or "default"
     if not isinstance(namespace, str):
         raise ConfigError(f"{where}: namespace must be a string")
     return ClientConfig(namespace=namespace, context=name, source=merged.where, **settings)
 
 
-def _cluster_settings(name: str, entry: _Entry) -> dict[str, Any]:
-    where = f'{entry.path}: cluster "{name}"'
+def _cluster_settings(where: str, entry: _Entry) -> dict[str, Any]:
     body = entry.body
     server = body.get("server")
     if not isinstance(server, str) or not server.strip():
@@ -180,9 +178,7 @@ def _cluster_settings(name: str, entry: _Entry) -> dict[str, Any]:
         server = f"https://{server}"
     if not server.startswith(("https://", "http://")):
         raise ConfigError(f'{where}: server "{server}" is not an http(s) URL')
-    insecure = body.get("insecure-skip-tls-verify", False)
-    if not isinstance(insecure, bool):
-        raise ConfigError(f"{where}: insecure-skip-tls-verify must be true or false")
+    insecure = flag(where, body, "insecure-skip-tls-verify")
     ca_data = _data(where, body, "certificate-authority-data")
     ca_file = None if ca_data is not None else _file(where, entry, body, "certificate-authority")
     if insecure and (ca_data is not None or ca_file is not None):
@@ -190,83 +186,18 @@ def _cluster_settings(name: str, entry: _Entry) -> dict[str, Any]:
         raise ConfigError(
             f"{where}: certificate-authority and insecure-skip-tls-verify cannot both be set"
         )
-    tls_server_name = body.get("tls-server-name") or None
-    if tls_server_name is not None and not isinstance(tls_server_name, str):
-        raise ConfigError(f"{where}: tls-server-name must be a string")
+    proxy_url = string(where, body, "proxy-url")
+    if proxy_url is not None and not proxy_url.startswith(("http://", "https://")):
+        scheme = proxy_url.partition("://")[0] if "://" in proxy_url else proxy_url
+        raise ConfigError(
+            f'{where}: proxy-url "{proxy_url}": only http:// and https:// proxies are supported'
+            f" (got {scheme!r})"
+        )
     return {
         "server": server,
         "ca_data": ca_data,
         "ca_file": ca_file,
         "verify_tls": not insecure,
-        "tls_server_name": tls_server_name,
+        "tls_server_name": string(where, body, "tls-server-name"),
+        "proxy_url": proxy_url,
     }
-
-
-def _user_settings(name: str, entry: _Entry) -> dict[str, Any]:
-    where = f'{entry.path}: user "{name}"'
-    body = entry.body
-    for key, what in (
-        ("exec", "exec credential plugins are"),
-        ("auth-provider", "auth providers are"),
-        ("as", "impersonation is"),
-        ("username", "basic authentication is"),
-    ):
-        if body.get(key):
-            raise ConfigError(f"{where}: {what} not supported yet ({key})")
-    token = body.get("token") or None
-    if token is not None and not isinstance(token, str):
-        raise ConfigError(f"{where}: token must be a string")
-    cert_data = _data(where, body, "client-certificate-data")
-    key_data = _data(where, body, "client-key-data")
-    cert_file = None if cert_data is not None else _file(where, entry, body, "client-certificate")
-    key_file = None if key_data is not None else _file(where, entry, body, "client-key")
-    has_cert, has_key = cert_file or cert_data, key_file or key_data
-    if has_cert and not has_key:
-        raise ConfigError(f"{where}: client-certificate given without client-key")
-    if has_key and not has_cert:
-        raise ConfigError(f"{where}: client-key given without client-certificate")
-    return {
-        "token": token,
-        "token_file": _file(where, entry, body, "tokenFile"),
-        "client_cert_data": cert_data,
-        "client_cert_file": cert_file,
-        "client_key_data": key_data,
-        "client_key_file": key_file,
-    }
-
-
-def _data(where: str, body: dict[str, Any], key: str) -> bytes | None:
-    value = body.get(key)
-    if not value:
-        return None
-    if not isinstance(value, str):
-        raise ConfigError(f"{where}: {key} must be a base64 string")
-    try:
-        return base64.b64decode("".join(value.split()), validate=True)
-    except (binascii.Error, ValueError):
-        raise ConfigError(f"{where}: {key} is not valid base64") from None
-
-
-def _file(where: str, entry: _Entry, body: dict[str, Any], key: str) -> Path | None:
-    value = body.get(key)
-    if not value:
-        return None
-    if not isinstance(value, str):
-        raise ConfigError(f"{where}: {key} must be a path")
-    path = Path(value)
-    if not path.is_absolute():
-        # Relative to the kubeconfig that named it, not to the working directory (clientcmd).
-        path = entry.path.parent / path
-    if not path.is_file():
-        raise ConfigError(f"{where}: {key} {path} not found")
-    return path
-
-
-def _type_name(value: object) -> str:
-    return {
-        dict: "a mapping",
-        list: "a list",
-        str: "a string",
-        int: "a number",
-        float: "a number",
-    }.get(type(value), type(value).__name__)
