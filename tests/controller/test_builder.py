@@ -64,7 +64,7 @@ def test_owner_mapping_takes_the_controller_ref_whose_group_and_kind_match():
         ref("boss", api_version="example.com/v2", controller=True),
     )
     assert list(mapper(dependent)) == [Request("default", "boss")]
-    every = enqueue_owner(WIDGET, only_controller=False)
+    every = enqueue_owner(WIDGET, match_every_owner=True)
     assert list(every(dependent)) == [
         Request("default", "not-controller"),
         Request("default", "boss"),

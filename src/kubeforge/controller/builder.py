@@ -44,6 +44,7 @@ class _Watch:
     namespace: str | None
     label_selector: str | None
     only_controller: bool = True
+    metadata_only: bool = False
 
 
 def _info(kind: Kind) -> ResourceInfo:
@@ -81,11 +82,23 @@ class Builder:
         predicates: Sequence[Predicate] = (),
         namespace: str | None = None,
         label_selector: str | None = None,
+        metadata_only: bool = False,
     ) -> Builder:
-        """Reconcile objects of ``kind``: each event queues the object's own key."""
+        """Reconcile objects of ``kind``: each event queues the object's own key.
+
+        ``metadata_only`` watches through a metadata-only informer (handlers and
+        predicates then see ``PartialObjectMetadata`` objects).
+        """
         if self._for is not None:
             self._errors.append("for_() may be called only once")
-        self._for = _Watch(kind, enqueue_object, tuple(predicates), namespace, label_selector)
+        self._for = _Watch(
+            kind,
+            enqueue_object,
+            tuple(predicates),
+            namespace,
+            label_selector,
+            metadata_only=metadata_only,
+        )
         return self
 
     def owns(
@@ -95,14 +108,25 @@ class Builder:
         predicates: Sequence[Predicate] = (),
         namespace: str | None = None,
         label_selector: str | None = None,
-        only_controller: bool = True,
+        match_every_owner: bool = False,
+        metadata_only: bool = False,
     ) -> Builder:
         """Watch ``kind``, queueing the key of the ``for_`` object controlling it.
 
-        ``only_controller=False`` queues every owner of the ``for_`` kind, not just
-        the one with ``controller: true`` (controller-runtime's ``MatchEveryOwner``).
+        An owner reference counts when its group and kind are the ``for_`` kind's
+        and it has ``controller: true``; ``match_every_owner=True`` drops the last
+        condition (controller-runtime's ``MatchEveryOwner``). Updates queue the
+        owners of both the old and the new object.
         """
-        watch = _Watch(kind, None, tuple(predicates), namespace, label_selector, only_controller)
+        watch = _Watch(
+            kind,
+            None,
+            tuple(predicates),
+            namespace,
+            label_selector,
+            only_controller=not match_every_owner,
+            metadata_only=metadata_only,
+        )
         self._watches.append(watch)
         return self
 
@@ -114,9 +138,23 @@ class Builder:
         predicates: Sequence[Predicate] = (),
         namespace: str | None = None,
         label_selector: str | None = None,
+        metadata_only: bool = False,
     ) -> Builder:
-        """Watch ``kind``, queueing ``map_fn(obj)`` (on updates: of old and new, merged)."""
-        self._watches.append(_Watch(kind, map_fn, tuple(predicates), namespace, label_selector))
+        """Watch ``kind``, queueing ``map_fn(obj)`` (on updates: of old and new, merged).
+
+        ``map_fn`` runs on the event loop for every event: it must not block or
+        await, but it may read caches (``mgr.cache.store(...)``).
+        """
+        self._watches.append(
+            _Watch(
+                kind,
+                map_fn,
+                tuple(predicates),
+                namespace,
+                label_selector,
+                metadata_only=metadata_only,
+            )
+        )
         return self
 
     def with_event_filter(self, predicate: Predicate) -> Builder:
@@ -162,11 +200,14 @@ class Builder:
             mapper = watch.mapper
             if mapper is None:
                 assert self._for is not None
-                mapper = enqueue_owner(_info(self._for.kind), only_controller=watch.only_controller)
+                mapper = enqueue_owner(
+                    _info(self._for.kind), match_every_owner=not watch.only_controller
+                )
             informer = self._mgr.cache.informer(
                 watch.kind,
                 namespace=watch.namespace,
                 label_selector=watch.label_selector,
+                metadata_only=watch.metadata_only,  # type: ignore[call-overload]
             )
             controller.watch(informer, mapper, predicates=(*self._filters, *watch.predicates))
         self._mgr.add(controller)

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeAlias
 
+from kubeforge.cache.informer import HandlerRegistration, Informer
 from kubeforge.controller.predicate import Predicate
 from kubeforge.core.objects import key_of, namespace_of, owner_references_of
 from kubeforge.core.resource import ResourceInfo
@@ -30,13 +31,14 @@ def enqueue_object(obj: Any) -> list[Request]:
     return [Request.from_key(key_of(obj))]
 
 
-def enqueue_owner(owner: ResourceInfo, *, only_controller: bool = True) -> Mapper:
+def enqueue_owner(owner: ResourceInfo, *, match_every_owner: bool = False) -> Mapper:
     """A mapper to the keys of ``obj``'s owners of kind ``owner``.
 
     An owner reference counts when its apiVersion's group and its kind equal
-    ``owner``'s (the version may differ) and, with ``only_controller``, when it
-    has ``controller: true``. The request's namespace is the dependent's for a
-    namespaced owner and ``""`` for a cluster-scoped one.
+    ``owner``'s (the version may differ) and, unless ``match_every_owner``, when
+    it has ``controller: true`` (controller-runtime's ``OnlyControllerOwner``).
+    The request's namespace is the dependent's for a namespaced owner and ``""``
+    for a cluster-scoped one.
     """
 
     def owners(obj: Any) -> list[Request]:
@@ -45,7 +47,7 @@ def enqueue_owner(owner: ResourceInfo, *, only_controller: bool = True) -> Mappe
             group = ref.api_version.rpartition("/")[0]
             if ref.kind != owner.kind or group != owner.group:
                 continue
-            if only_controller and not ref.controller:
+            if not match_every_owner and not ref.controller:
                 continue
             namespace = namespace_of(obj) if owner.namespaced else ""
             requests.append(Request(namespace, ref.name))
@@ -59,7 +61,9 @@ class EnqueueHandler:
 
     Updates map both the old and the new object, merged without duplicates, so
     an object that stops pointing at an owner still triggers that owner.
-    ``predicates`` must all pass for an event to count.
+    ``predicates`` must all pass for an event to count. A deletion the informer
+    inferred from a relist (final state unknown) is treated as a deletion: a
+    reconciler reads the present state, so the last known one is enough to map.
     """
 
     def __init__(
@@ -83,6 +87,14 @@ class EnqueueHandler:
     def on_delete(self, obj: Any) -> None:
         if all(p.delete(obj) for p in self.predicates):
             self._queue(self.mapper(obj))
+
+    def register(self, informer: Informer[Any]) -> HandlerRegistration[Any]:
+        """Add these handlers to ``informer``; remove them with ``informer.remove_handler``."""
+        return informer.add_handler(
+            on_add=self.on_add,
+            on_update=self.on_update,
+            on_delete=self.on_delete,
+        )
 
     def _queue(self, requests: Iterable[Request]) -> None:
         for request in requests:
