@@ -4,27 +4,100 @@ Sources (informers plus a mapper) feed keys into a ``RateLimitingQueue``;
 ``max_concurrent_reconciles`` workers take keys out and call the reconciler;
 ``_handle_outcome`` is the one place deciding what happens next
 (controller-runtime's ``reconcileHandler``).
+
+Each reconcile runs with a ``ReconcileContext`` (controller, key, reconcile ID) in a
+context variable, so every log line written during it, the reconciler's own
+included, can carry that context (``current_reconcile()``; the runtime's log filter
+reads it). What a controller counts is reported through ``ControllerMetricsProvider``,
+a protocol the runtime implements with Prometheus, so this layer never imports a
+metrics library.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, Protocol, TypeAlias
 
 from kubeforge.cache.informer import HandlerRegistration, Informer, wait_for_sync
 from kubeforge.controller.handler import EnqueueHandler, Mapper, enqueue_object
 from kubeforge.controller.predicate import Predicate
 from kubeforge.core.clock import Clock, MonotonicClock
+from kubeforge.core.errors import KubeforgeError
 from kubeforge.reconcile import Reconciler, Request, Result, TerminalError
 from kubeforge.workqueue import MetricsProvider, RateLimiter, RateLimitingQueue, ShutDown
 
-__all__ = ["Controller", "ControllerOptions"]
+__all__ = [
+    "RECONCILE_OUTCOMES",
+    "Controller",
+    "ControllerMetricsProvider",
+    "ControllerOptions",
+    "ReconcileContext",
+    "ReconcileMetrics",
+    "ReconcileOutcome",
+    "current_reconcile",
+]
 
 log = logging.getLogger("kubeforge.controller")
+
+ReconcileOutcome: TypeAlias = Literal["success", "error", "requeue", "requeue_after"]
+"""The ``result`` label of ``controller_runtime_reconcile_total``."""
+
+RECONCILE_OUTCOMES: tuple[ReconcileOutcome, ...] = ("success", "error", "requeue", "requeue_after")
+
+
+@dataclass(frozen=True, slots=True)
+class ReconcileContext:
+    """Which reconcile is running: set for the duration of each reconciler call."""
+
+    controller: str
+    namespace: str
+    name: str
+    reconcile_id: str
+    """A fresh UUID per reconcile (controller-runtime's ``reconcileID``)."""
+
+
+_current: contextvars.ContextVar[ReconcileContext | None] = contextvars.ContextVar(
+    "kubeforge_reconcile", default=None
+)
+
+
+def current_reconcile() -> ReconcileContext | None:
+    """The reconcile the calling code runs in (tasks it spawns inherit it), else ``None``."""
+    return _current.get()
+
+
+class ReconcileMetrics(Protocol):
+    """What one controller reports (controller-runtime's ``controller_runtime_*`` metrics)."""
+
+    def started(self, max_concurrent_reconciles: int) -> None:
+        """The workers start: set the worker count and show every counter at 0."""
+        ...
+
+    def active_workers(self, delta: int) -> None:
+        """A worker took a key (+1) or finished with it (-1)."""
+        ...
+
+    def reconciled(self, outcome: ReconcileOutcome, seconds: float) -> None:
+        """One reconciler call ended with ``outcome`` after ``seconds``."""
+        ...
+
+    def failed(self, *, terminal: bool, panic: bool) -> None:
+        """The call raised: ``terminal`` for ``TerminalError``, ``panic`` for a bug."""
+        ...
+
+
+class ControllerMetricsProvider(Protocol):
+    """Makes the metric objects of each controller and of its work queue."""
+
+    @property
+    def queue_metrics(self) -> MetricsProvider: ...
+
+    def reconcile_metrics(self, controller: str) -> ReconcileMetrics: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +137,12 @@ class Controller:
       ``Result(requeue_after=s)`` forgets the backoff and re-queues after ``s``;
       ``Result(requeue=True)`` re-queues with backoff; anything else forgets the
       backoff. A failing reconciler never stops a worker.
+    - Every reconcile is counted (``ReconcileMetrics``) once, with its outcome and
+      duration. An exception that is not a ``KubeforgeError`` counts as a *panic*
+      too: Python has no separate panic path, so an error the reconciler did not
+      mean to raise (``KeyError``, ``AttributeError``, ...) plays Go's recovered
+      panic, while kubeforge's own errors (API errors, ``TerminalError``) play a
+      returned ``error``.
     - ``stop`` hands out no new keys, lets running reconciles finish within the
       grace period, then cancels what is left.
     """
@@ -75,7 +154,7 @@ class Controller:
         *,
         options: ControllerOptions | None = None,
         clock: Clock | None = None,
-        metrics: MetricsProvider | None = None,
+        metrics: ControllerMetricsProvider | None = None,
     ) -> None:
         self.name = name
         self.reconciler = reconciler
@@ -83,14 +162,17 @@ class Controller:
         if self.options.max_concurrent_reconciles < 1:
             raise ValueError("max_concurrent_reconciles must be at least 1")
         self._clock = clock or MonotonicClock()
+        self._metrics: ReconcileMetrics | None = None
         self.queue: RateLimitingQueue[Request] = RateLimitingQueue(
-            self.options.rate_limiter, name=name, clock=self._clock, metrics=metrics
+            self.options.rate_limiter, name=name, clock=self._clock
         )
         self._sources: list[_Source] = []
         self._registrations: list[tuple[Informer[Any], HandlerRegistration[Any]]] = []
         self._workers: list[asyncio.Task[None]] = []
         self._started = False
         self._stopping = False
+        if metrics is not None:
+            self.use_metrics(metrics)
 
     def watch(
         self,
@@ -108,11 +190,39 @@ class Controller:
     def informers(self) -> list[Informer[Any]]:
         return [source.informer for source in self._sources]
 
+    def need_leader_election(self) -> bool:
+        """Controllers run only while their process leads (when leader election is on)."""
+        return True
+
+    @property
+    def instrumented(self) -> bool:
+        """True once the controller reports metrics (``use_metrics``)."""
+        return self._metrics is not None
+
+    def use_metrics(self, metrics: ControllerMetricsProvider) -> None:
+        """Report reconciles and queue activity to ``metrics`` (a manager does this on ``add``).
+
+        Raises ``RuntimeError`` once started or once keys are queued: the queue is
+        rebuilt with the metrics, and keys in the old one would be lost.
+        """
+        if self._started:
+            raise RuntimeError(f"controller {self.name}: attach metrics before start()")
+        old = self.queue
+        if len(old) or old.waiting:
+            raise RuntimeError(f"controller {self.name}: attach metrics before queueing keys")
+        # Reuse the limiter: a default one built by the old queue must not be doubled.
+        self.queue = RateLimitingQueue(
+            old.rate_limiter, name=self.name, clock=self._clock, metrics=metrics.queue_metrics
+        )
+        self._metrics = metrics.reconcile_metrics(self.name)
+
     async def start(self) -> None:
         """Connect the sources, wait for their caches, then start the workers."""
         if self._started:
             raise RuntimeError(f"controller {self.name} was already started")
         self._started = True
+        if self._metrics is not None:
+            self._metrics.started(self.options.max_concurrent_reconciles)
         for source in self._sources:
             handler = EnqueueHandler(source.mapper, self.queue.add, source.predicates)
             registration = source.informer.add_handler(
@@ -167,16 +277,30 @@ class Controller:
                 request = await self.queue.get()
             except ShutDown:
                 return
+            metrics = self._metrics
+            if metrics is not None:
+                metrics.active_workers(1)
             try:
                 # After stop() the queue still hands out what was queued; drop it.
                 if not self._stopping:
                     await self._reconcile(request)
             finally:
                 self.queue.done(request)
+                if metrics is not None:
+                    metrics.active_workers(-1)
 
     async def _reconcile(self, request: Request) -> None:
-        reconcile_id = uuid.uuid4().hex[:12]
-        extra = {"controller": self.name, "request": str(request), "reconcile_id": reconcile_id}
+        context = ReconcileContext(self.name, request.namespace, request.name, str(uuid.uuid4()))
+        token = _current.set(context)
+        started = self._clock.now()
+        try:
+            outcome = await self._call_reconciler(request)
+        finally:
+            _current.reset(token)
+        if self._metrics is not None:
+            self._metrics.reconciled(outcome, self._clock.now() - started)
+
+    async def _call_reconciler(self, request: Request) -> ReconcileOutcome:
         try:
             result = await self.reconciler(request)
         except TerminalError as err:
@@ -185,30 +309,38 @@ class Controller:
                 self.name,
                 request,
                 err,
-                extra=extra,
             )
-            return
+            self._failed(terminal=True, panic=False)
+            return "error"
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 raise  # this worker is being cancelled: let it end
-            log.error("controller %s: reconcile %s was cancelled", self.name, request, extra=extra)
+            log.error("controller %s: reconcile %s was cancelled", self.name, request)
+            self._failed(terminal=False, panic=False)
             self.queue.add_rate_limited(request)
-            return
-        except Exception:
-            log.exception("controller %s: reconcile %s failed", self.name, request, extra=extra)
+            return "error"
+        except Exception as err:
+            log.exception("controller %s: reconcile %s failed", self.name, request)
+            self._failed(terminal=False, panic=not isinstance(err, KubeforgeError))
             self.queue.add_rate_limited(request)
-            return
-        self._handle_outcome(request, result)
+            return "error"
+        return self._handle_outcome(request, result)
 
-    def _handle_outcome(self, request: Request, result: Result | None) -> None:
+    def _failed(self, *, terminal: bool, panic: bool) -> None:
+        if self._metrics is not None:
+            self._metrics.failed(terminal=terminal, panic=panic)
+
+    def _handle_outcome(self, request: Request, result: Result | None) -> ReconcileOutcome:
         if result is not None and result.requeue_after is not None and result.requeue_after > 0:
             self.queue.forget(request)
             self.queue.add_after(request, result.requeue_after)
-        elif result is not None and result.requeue:
+            return "requeue_after"
+        if result is not None and result.requeue:
             self.queue.add_rate_limited(request)
-        else:
-            self.queue.forget(request)
+            return "requeue"
+        self.queue.forget(request)
+        return "success"
 
     def __repr__(self) -> str:
         return f"Controller({self.name!r}, workers={len(self._workers)})"
