@@ -1,7 +1,10 @@
 """Runs a process's controllers: ``Manager``.
 
 One ``Client``, one shared cache (``InformerFactory``) and the controllers built
-on them, started and stopped in the right order (controller-runtime's manager).
+on them, plus what a controller process needs around them: Prometheus metrics
+(``ManagerMetrics``, served on ``/metrics``), health probes (``/healthz``,
+``/readyz``) and leader election on a Lease, all started and stopped in
+controller-runtime's order.
 """
 
 from __future__ import annotations
@@ -10,39 +13,33 @@ import asyncio
 import logging
 import os
 import signal
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+from aiohttp import web
 
 from kubeforge.cache.factory import InformerFactory
 from kubeforge.client import Client
 from kubeforge.config import ClientConfig
 from kubeforge.controller.controller import Controller
 from kubeforge.core.clock import Clock, MonotonicClock
+from kubeforge.runtime.health import Check, HealthChecks, ping, probe_routes
+from kubeforge.runtime.leader import LeaderElectionLost, LeaderElector
+from kubeforge.runtime.metrics import CONTENT_TYPE, ManagerMetrics
+from kubeforge.runtime.options import ManagerOptions
+from kubeforge.runtime.serving import HttpServer, parse_bind_address
 
-__all__ = ["Manager", "ManagerOptions", "Runnable"]
+__all__ = ["Manager", "Runnable"]
 
 log = logging.getLogger("kubeforge.runtime")
 
 
-@dataclass(frozen=True, slots=True)
-class ManagerOptions:
-    """How a manager runs; every field has a default."""
-
-    cache_sync_timeout: float = 120.0
-    """Seconds to wait for every cache's first list before giving up with
-    ``CacheSyncTimeout``. Defaults to 2 minutes (controller-runtime's ``CacheSyncTimeout``)."""
-
-    graceful_shutdown_timeout: float = 30.0
-    """Seconds running reconciles get to finish on shutdown before they are
-    cancelled. Defaults to 30 s (controller-runtime's ``GracefulShutdownTimeout``)."""
-
-    resync_period: float | None = None
-    """Default resync period of every informer: each handler re-sees every cached
-    object this often. Defaults to ``None`` (never): a relist or event drives work."""
-
-
 class Runnable(Protocol):
-    """Something the manager starts after the caches synced and stops before them."""
+    """Something the manager starts after the caches synced and stops before them.
+
+    A runnable runs only while this process leads (when leader election is on)
+    unless it has a ``need_leader_election()`` method answering ``False``;
+    controllers need it.
+    """
 
     async def start(self) -> None:
         """Begin running in the background; return once started."""
@@ -53,19 +50,33 @@ class Runnable(Protocol):
         ...
 
 
-class Manager:
-    """Owns the client, the shared caches and the controllers of one process.
+def _needs_leader(runnable: Runnable) -> bool:
+    need = getattr(runnable, "need_leader_election", None)
+    return bool(need()) if callable(need) else True
 
-    ``run()`` starts every informer, waits for all of them to sync
-    (``CacheSyncTimeout`` after ``options.cache_sync_timeout``), starts the
-    controllers, and runs until ``stop()``. Shutdown then goes in order:
-    controllers (running reconciles get ``graceful_shutdown_timeout``), then
-    informers, then the client. ``run_until_signal()`` does the same and turns
-    SIGINT/SIGTERM into ``stop()``.
+
+class Manager:
+    """Owns the client, the shared caches, the controllers and the process services.
+
+    ``run()`` goes through controller-runtime's order: the metrics and probe
+    servers, then every informer; leader election (if on) contends meanwhile.
+    Once the caches synced (``CacheSyncTimeout`` after ``options.cache_sync_timeout``)
+    runnables that need no leader start, and once this process leads the
+    controllers start. It runs until ``stop()``, then shuts down: controllers
+    (running reconciles get ``graceful_shutdown_timeout``), informers, the lease
+    (released, so a standby takes over at once), the servers, the client.
+    ``run_until_signal()`` does the same and turns SIGINT/SIGTERM into ``stop()``.
+
+    If leadership is lost, running reconciles are cancelled at once (another
+    replica may already lead), everything stops, and ``run()`` raises
+    ``LeaderElectionLost``: the process should exit, as controller-runtime's does.
+
+    Every reconcile, queue and API request is counted in ``metrics`` (a registry
+    of this manager's own), whether or not ``/metrics`` is served.
 
     Example::
 
-        mgr = Manager(load_config())
+        mgr = Manager(load_config(), options=ManagerOptions(metrics_bind_address=":8080"))
         pods = mgr.cache.store(Pod)
         Builder(mgr).for_(Pod).complete(reconcile)
         await mgr.run_until_signal()
@@ -78,16 +89,42 @@ class Manager:
         options: ManagerOptions | None = None,
         clock: Clock | None = None,
     ) -> None:
+        """Raises ``ValueError`` for a malformed bind address or leader-election setting."""
         self.options = options or ManagerOptions()
         self._clock = clock or MonotonicClock()
-        self.client = Client(config)
+        self.metrics = ManagerMetrics()
+        self.client = Client(config, observer=self.metrics)
         self.cache = InformerFactory(
             self.client, resync_period=self.options.resync_period, clock=self._clock
         )
+        self.healthz = HealthChecks("healthz")
+        self.readyz = HealthChecks("readyz")
+        self.healthz.add("ping", ping)
+        self.readyz.add("ping", ping)
+        self.readyz.add("informer-sync", self._informers_synced)
+        self.metrics_server = self._server("metrics", self.options.metrics_bind_address)
+        self.probe_server = self._server("health probe", self.options.health_probe_bind_address)
+        self.elector: LeaderElector | None = None
+        election = self.options.leader_election
+        if election is not None:
+            name = election.lease_name
+            self.elector = LeaderElector(
+                self.client,
+                election,
+                clock=self._clock,
+                on_change=lambda leading: self.metrics.set_leader(name, leading),
+            )
+            self.metrics.set_leader(name, False)
         self._runnables: list[Runnable] = []
+        self._launched: set[int] = set()  # id() of every runnable started
         self._names: set[str] = set()
         self._stop = asyncio.Event()
+        self._leading = asyncio.Event()
+        self._election: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None
+        self._lost = False
         self._ran = False
+        self._synced = False
         self._started = False
 
     @property
@@ -100,22 +137,41 @@ class Manager:
         return self._started
 
     @property
+    def is_leader(self) -> bool:
+        """True while this process may run controllers (always, without leader election)."""
+        return self.elector is None or self.elector.is_leader
+
+    @property
     def controllers(self) -> list[Controller]:
         return [r for r in self._runnables if isinstance(r, Controller)]
 
     def add(self, runnable: Runnable) -> None:
         """Run ``runnable`` (a ``Controller``, usually from ``Builder.complete``) with the manager.
 
-        Controller names must be unique. Added while running, it starts at once.
+        Controller names must be unique; controllers report to ``metrics`` unless
+        built with metrics of their own. Added while running, it starts at once
+        (a controller: once this process leads).
         """
         if isinstance(runnable, Controller):
             if runnable.name in self._names:
                 raise ValueError(f"a controller named {runnable.name!r} is already registered")
             self._names.add(runnable.name)
+            if not runnable.instrumented:
+                runnable.use_metrics(self.metrics)
         self._runnables.append(runnable)
-        if self._started:
+        ready = self._started if _needs_leader(runnable) else self._synced
+        if ready:
+            self._launched.add(id(runnable))
             task = asyncio.get_running_loop().create_task(runnable.start())
             task.add_done_callback(self._late_start_done)
+
+    def add_healthz_check(self, name: str, check: Check) -> None:
+        """A liveness check served on ``/healthz`` (and ``/healthz/<name>``)."""
+        self.healthz.add(name, check)
+
+    def add_readyz_check(self, name: str, check: Check) -> None:
+        """A readiness check served on ``/readyz`` (and ``/readyz/<name>``)."""
+        self.readyz.add(name, check)
 
     def stop(self) -> None:
         """Ask ``run()`` to shut down and return (safe to call from handlers and signals)."""
@@ -124,7 +180,9 @@ class Manager:
     async def run(self) -> None:
         """Start everything, run until ``stop()``, then shut down in order.
 
-        Raises ``CacheSyncTimeout`` (after shutting down) if the caches do not sync.
+        Raises ``CacheSyncTimeout`` (after shutting down) if the caches do not sync,
+        ``LeaderElectionLost`` if the lease could not be renewed, and ``OSError``
+        if a server's address is taken.
         """
         if self._ran:
             raise RuntimeError("a manager runs once: its client is closed afterwards")
@@ -149,13 +207,56 @@ class Manager:
                     startup.exception()  # retrieved: raised above or superseded by stop()
         finally:
             await self._shut_down()
+        if self._failure is not None:
+            raise self._failure
+        if self._lost:
+            assert self.elector is not None
+            raise LeaderElectionLost(
+                f"leader election lost: lease {self.elector.namespace}/"
+                f"{self.elector.lease_name} was not renewed in time"
+            )
 
     async def _start_all(self) -> None:
+        for server in (self.metrics_server, self.probe_server):
+            if server is not None:
+                await server.start()
         self.cache.start()
+        if self.elector is not None:
+            self._election = asyncio.create_task(self._elect(self.elector), name="leader election")
         await self.cache.wait_for_sync(self.options.cache_sync_timeout)
-        await asyncio.gather(*(runnable.start() for runnable in self._runnables))
+        self._synced = True
+        await self._start_group(leader=False)
+        if self.elector is not None:
+            await self._leading.wait()
+        await self._start_group(leader=True)
         self._started = True
         log.info("manager: started %d runnable(s)", len(self._runnables))
+
+    async def _start_group(self, *, leader: bool) -> None:
+        # Loop: a runnable added while others start is picked up by the next round.
+        while True:
+            batch = [
+                r
+                for r in self._runnables
+                if id(r) not in self._launched and _needs_leader(r) == leader
+            ]
+            if not batch:
+                return
+            self._launched.update(id(r) for r in batch)
+            await asyncio.gather(*(runnable.start() for runnable in batch))
+
+    async def _elect(self, elector: LeaderElector) -> None:
+        try:
+            await elector.acquire()
+            self._leading.set()
+            await elector.hold()
+            self._lost = True
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # a bug in election must stop the manager, not vanish
+            log.exception("manager: leader election failed")
+            self._failure = err
+        self.stop()
 
     async def run_until_signal(self) -> None:
         """``run()``, with SIGINT/SIGTERM asking for a graceful stop.
@@ -182,13 +283,47 @@ class Manager:
 
     async def _shut_down(self) -> None:
         self._started = False
-        grace = self.options.graceful_shutdown_timeout
+        # After a lost lease another replica may already reconcile: no grace at all
+        # (controller-runtime sets its graceful shutdown timeout to 0 then).
+        grace = 0.0 if self._lost else self.options.graceful_shutdown_timeout
         try:
             await asyncio.gather(*(runnable.stop(grace) for runnable in self._runnables))
             await self.cache.stop()
+            await self._end_election()
         finally:
+            for server in (self.probe_server, self.metrics_server):
+                if server is not None:
+                    await server.stop()
             await self.client.close()
             log.info("manager: stopped")
+
+    async def _end_election(self) -> None:
+        task, self._election = self._election, None
+        if task is not None:
+            task.cancel()
+            await asyncio.wait({task})
+        elector = self.elector
+        # Only now, with every controller stopped, may another replica start.
+        if elector is not None and elector.is_leader and elector.options.release_on_cancel:
+            await elector.release()
+
+    def _server(self, name: str, address: str) -> HttpServer | None:
+        bind = parse_bind_address(address)
+        if bind is None:
+            return None
+        if name == "metrics":
+            routes = [web.get("/metrics", self._serve_metrics)]
+        else:
+            routes = probe_routes(self.healthz, self.readyz)
+        return HttpServer(name, routes, *bind)
+
+    async def _serve_metrics(self, request: web.Request) -> web.Response:
+        return web.Response(body=self.metrics.render(), headers={"Content-Type": CONTENT_TYPE})
+
+    def _informers_synced(self) -> None:
+        pending = [informer.name for informer in self.cache.informers if not informer.has_synced]
+        if pending:
+            raise RuntimeError(f"caches not synced yet: {', '.join(sorted(pending))}")
 
     def _late_start_done(self, task: asyncio.Task[None]) -> None:
         if not task.cancelled() and task.exception() is not None:

@@ -1,0 +1,41 @@
+"""How a ``Manager`` runs: ``ManagerOptions`` (every field has a default)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kubeforge.runtime.leader import LeaderElectionOptions
+
+__all__ = ["ManagerOptions"]
+
+
+@dataclass(frozen=True, slots=True)
+class ManagerOptions:
+    """How a manager runs; every field has a default."""
+
+    cache_sync_timeout: float = 120.0
+    """Seconds to wait for every cache's first list before giving up with
+    ``CacheSyncTimeout``. Defaults to 2 minutes (controller-runtime's ``CacheSyncTimeout``)."""
+
+    graceful_shutdown_timeout: float = 30.0
+    """Seconds running reconciles get to finish on shutdown before they are
+    cancelled. Defaults to 30 s (controller-runtime's ``GracefulShutdownTimeout``).
+    After leadership is lost there is no grace: another replica may already lead."""
+
+    resync_period: float | None = None
+    """Default resync period of every informer: each handler re-sees every cached
+    object this often. Defaults to ``None`` (never): a relist or event drives work."""
+
+    metrics_bind_address: str = "0"
+    """Where ``/metrics`` is served (``"HOST:PORT"``, ``":PORT"``, ``"0"`` for off).
+    Defaults to off for a manager built in code, so tests and notebooks never fight
+    over a port; ``kubeforge run`` passes kubebuilder's ``:8080``. The metrics are
+    collected either way (``Manager.metrics``). See ``serving`` for ``":PORT"``."""
+
+    health_probe_bind_address: str = "0"
+    """Where ``/healthz`` and ``/readyz`` are served; same spelling. Defaults to off
+    (controller-runtime's default); ``kubeforge run`` passes kubebuilder's ``:8081``."""
+
+    leader_election: LeaderElectionOptions | None = None
+    """Contend for a Lease and run controllers only while holding it. Defaults to
+    ``None``: no election, controllers start once the caches synced."""
