@@ -113,3 +113,32 @@ async def test_server_certificate_is_rejected_without_the_ca(
         except aiohttp.ClientConnectorCertificateError:
             verified = False
     assert verified is False
+
+
+async def test_unknown_fields_of_builtins_are_dropped_with_a_warning_or_refused_when_strict(
+    api: Api, namespace: str
+) -> None:
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    body = {**configmap("typo", a="b"), "datta": {"x": "y"}}
+    body["metadata"]["bogus"] = 1
+    warned = await api.post(path, body)
+    assert warned.status == 201
+    assert "datta" not in warned.body
+    assert "bogus" not in warned.body["metadata"]
+    assert warned.headers.getall("Warning") == [
+        '299 - "unknown field \\"metadata.bogus\\""',
+        '299 - "unknown field \\"datta\\""',
+    ]
+    strict = await api.post(
+        path, {**body, "metadata": {"name": "typo2"}}, params={"fieldValidation": "Strict"}
+    )
+    assert strict.status == 400
+    assert strict.body["message"] == (
+        'ConfigMap in version "v1" cannot be handled as a ConfigMap: '
+        'strict decoding error: unknown field "datta"'
+    )
+    ignored = await api.post(
+        path, {**body, "metadata": {"name": "typo3"}}, params={"fieldValidation": "Ignore"}
+    )
+    assert ignored.status == 201
+    assert "Warning" not in ignored.headers

@@ -115,6 +115,7 @@ class CRDStrategy(Strategy):
 
     has_generation = True
     status_subresource = True
+    top_level_fields = ("spec", "status")
 
     def __init__(self, served: ServedResource, controller: CRDController) -> None:
         super().__init__(served)

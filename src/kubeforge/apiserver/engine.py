@@ -135,6 +135,7 @@ class Engine:
         *,
         dry_run: bool = False,
         field_validation: str = "",
+        warnings: list[str] | None = None,
     ) -> dict[str, Any]:
         info = served.info
         strategy = self.strategy(served)
@@ -173,7 +174,7 @@ class Engine:
         else:
             meta.pop("generation", None)
         strategy.prepare_for_create(obj)
-        self._normalize(strategy, obj, field_validation)
+        self._normalize(strategy, obj, field_validation, warnings)
         attempts = _GENERATE_ATTEMPTS if not meta.get("name") and meta.get("generateName") else 1
         key = storage_key(info)
         for _ in range(attempts):
@@ -196,9 +197,17 @@ class Engine:
         return self.view(served, stored)
 
     @staticmethod
-    def _normalize(strategy: Strategy, obj: dict[str, Any], field_validation: str) -> None:
-        """Schema pruning; ``fieldValidation=Strict`` refuses unknown fields instead (400)."""
+    def _normalize(
+        strategy: Strategy,
+        obj: dict[str, Any],
+        field_validation: str,
+        warnings: list[str] | None,
+    ) -> None:
+        """Drop unknown fields: silently (Ignore), with warnings (Warn, the default), or
+        refuse the request with 400 (Strict), as the real server's field validation does."""
         dropped = strategy.normalize(obj)
+        if dropped and warnings is not None and field_validation in ("", "Warn"):
+            warnings.extend(f'unknown field "{path}"' for path in dropped)
         if dropped and field_validation == "Strict":
             info = strategy.served.info
             unknown = ", ".join(f'unknown field "{path}"' for path in dropped)
@@ -256,6 +265,7 @@ class Engine:
         trusted: bool = False,
         require_rv: bool = True,
         field_validation: str = "",
+        warnings: list[str] | None = None,
     ) -> tuple[dict[str, Any], bool]:
         """PUT semantics; returns ``(object, created)``. ``trusted`` skips spec validation
         for the built-in controllers (the real ones write through subresources such as
@@ -279,7 +289,12 @@ class Engine:
             if strategy.allow_create_on_update and not subresource:
                 meta.pop("resourceVersion", None)
                 created = self.create(
-                    served, namespace, new, dry_run=dry_run, field_validation=field_validation
+                    served,
+                    namespace,
+                    new,
+                    dry_run=dry_run,
+                    field_validation=field_validation,
+                    warnings=warnings,
                 )
                 return created, True
             raise failures.not_found(info, name)
@@ -304,11 +319,11 @@ class Engine:
             else:
                 status_only.pop("status", None)
             new = status_only
-            self._normalize(strategy, new, field_validation)
+            self._normalize(strategy, new, field_validation, warnings)
         else:
             self._carry_system_metadata(new, old)
             strategy.prepare_for_update(new, old)
-            self._normalize(strategy, new, field_validation)
+            self._normalize(strategy, new, field_validation, warnings)
             if strategy.has_generation and non_metadata(new) != non_metadata(
                 {**old, "apiVersion": new["apiVersion"]}
             ):
@@ -377,6 +392,7 @@ class Engine:
         subresource: str = "",
         dry_run: bool = False,
         field_validation: str = "",
+        warnings: list[str] | None = None,
     ) -> dict[str, Any]:
         old = self.storage.get(storage_key(served.info), namespace, name)
         if old is None:
@@ -412,6 +428,7 @@ class Engine:
             subresource=subresource,
             dry_run=dry_run,
             field_validation=field_validation,
+            warnings=warnings,
         )
         return obj
 

@@ -204,19 +204,22 @@ class ResourceHandlers:
             raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
         dry_run = dry_run_requested(request)
         body = await self._body(request, target)
+        warnings: list[str] = []
         obj = self.engine.create(
             target.served,
             target.namespace or "",
             body,
             dry_run=dry_run,
             field_validation=field_validation(request),
+            warnings=warnings,
         )
-        return self._object_response(request, target, obj, 201)
+        return _warn(self._object_response(request, target, obj, 201), warnings)
 
     async def _update(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "update")
         dry_run = dry_run_requested(request)
         body = await self._body(request, target)
+        warnings: list[str] = []
         obj, created = self.engine.update(
             target.served,
             target.namespace or "",
@@ -225,8 +228,10 @@ class ResourceHandlers:
             subresource=target.subresource,
             dry_run=dry_run,
             field_validation=field_validation(request),
+            warnings=warnings,
         )
-        return self._object_response(request, target, obj, 201 if created else 200)
+        response = self._object_response(request, target, obj, 201 if created else 200)
+        return _warn(response, warnings)
 
     async def _patch(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "patch")
@@ -246,6 +251,7 @@ class ResourceHandlers:
                 ],
             )
         patch = decode_body(await read_body(request), content_type)
+        warnings: list[str] = []
         obj = self.engine.patch(
             target.served,
             target.namespace or "",
@@ -255,8 +261,9 @@ class ResourceHandlers:
             subresource=target.subresource,
             dry_run=dry_run,
             field_validation=field_validation(request),
+            warnings=warnings,
         )
-        return self._object_response(request, target, obj)
+        return _warn(self._object_response(request, target, obj), warnings)
 
     async def _subresource(self, request: web.Request, target: Target) -> web.Response:
         if target.subresource == "finalize":
@@ -358,6 +365,14 @@ class ResourceHandlers:
 
 
 _NOT_ALLOWED = "the server does not allow this method on the requested resource"
+
+
+def _warn(response: web.Response, warnings: list[str]) -> web.Response:
+    """RFC 7234 ``Warning`` headers, code 299, as the real server sends them."""
+    for warning in dict.fromkeys(warnings):  # once each, in order
+        escaped = warning.replace("\\", "\\\\").replace('"', '\\"')
+        response.headers.add("Warning", f'299 - "{escaped}"')
+    return response
 
 
 def _json_type(value: Any) -> str:

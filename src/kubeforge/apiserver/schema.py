@@ -23,9 +23,9 @@ from typing import Any
 
 from kubeforge.apiserver.failures import FieldError, go_quote
 
-__all__ = ["apply_defaults", "prune", "validate"]
+__all__ = ["OBJECT_META_FIELDS", "apply_defaults", "prune", "prune_metadata", "validate"]
 
-_OBJECT_META_FIELDS = frozenset(
+OBJECT_META_FIELDS = frozenset(
     {
         "name",
         "generateName",
@@ -57,13 +57,19 @@ def _preserves(schema: dict[str, Any]) -> bool:
 
 def prune(obj: dict[str, Any], schema: dict[str, Any]) -> list[str]:
     """Remove undeclared fields in place; returns their paths (``.spec.foo`` style)."""
+    dropped = prune_metadata(obj)
+    _prune_object(obj, schema, "", dropped, root=True)
+    return dropped
+
+
+def prune_metadata(obj: dict[str, Any]) -> list[str]:
+    """Drop ``metadata`` fields ObjectMeta does not have; returns their paths."""
     dropped: list[str] = []
     meta = obj.get("metadata")
     if isinstance(meta, dict):
-        for key in [k for k in meta if k not in _OBJECT_META_FIELDS]:
+        for key in [k for k in meta if k not in OBJECT_META_FIELDS]:
             del meta[key]
             dropped.append(f"metadata.{key}")
-    _prune_object(obj, schema, "", dropped, root=True)
     return dropped
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from kubeforge.apiserver.failures import FieldError, bad_request, forbidden
 from kubeforge.apiserver.registry import ServedResource
+from kubeforge.apiserver.schema import prune_metadata
 from kubeforge.apiserver.validation import (
     NameValidator,
     dns1123_label,
@@ -61,6 +62,8 @@ class Strategy:
     name_validator: NameValidator = staticmethod(dns1123_subdomain)
     extra_fields: tuple[str, ...] = ()
     """Field labels beyond ``metadata.name``/``metadata.namespace``."""
+    top_level_fields: tuple[str, ...] | None = None
+    """The kind's fields besides apiVersion/kind/metadata; others are unknown (None: any)."""
 
     def __init__(self, served: ServedResource) -> None:
         self.served = served
@@ -100,8 +103,19 @@ class Strategy:
                 new.pop("status", None)
 
     def normalize(self, obj: dict[str, Any]) -> list[str]:
-        """Prune and default by schema; returns the unknown fields dropped (CRs only)."""
-        return []
+        """Drop unknown fields (as decoding into the Go type does); returns their paths.
+
+        Built-ins are checked at the top level and in ``metadata`` only; custom
+        resources override this with their full schema.
+        """
+        if self.top_level_fields is None:
+            return []
+        dropped = prune_metadata(obj)
+        known = {"apiVersion", "kind", "metadata", *self.top_level_fields}
+        for key in [k for k in obj if k not in known]:
+            del obj[key]
+            dropped.append(key)
+        return dropped
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return []
@@ -173,6 +187,8 @@ def _check_base64(data: Any, field: str) -> None:
 
 
 class ConfigMapStrategy(Strategy):
+    top_level_fields: tuple[str, ...] | None = ("data", "binaryData", "immutable")
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         _check_base64(obj.get("binaryData"), "binaryData")
 
@@ -206,6 +222,7 @@ class ConfigMapStrategy(Strategy):
 
 class SecretStrategy(ConfigMapStrategy):
     extra_fields = ("type",)
+    top_level_fields = ("data", "stringData", "type", "immutable")
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         self._normalise(obj)
@@ -241,6 +258,7 @@ class NamespaceStrategy(Strategy):
     return_deleted_object = True
     name_validator = staticmethod(dns1123_label)
     extra_fields = ("status.phase",)
+    top_level_fields = ("spec", "status")
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         obj["spec"] = {"finalizers": ["kubernetes"]}
@@ -279,6 +297,7 @@ class NodeStrategy(Strategy):
     status_subresource = True
     return_deleted_object = True
     extra_fields = ("spec.unschedulable",)
+    top_level_fields = ("spec", "status")
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         pass  # a node registers itself together with its status
@@ -291,6 +310,22 @@ class NodeStrategy(Strategy):
 
 class EventStrategy(Strategy):
     allow_create_on_update = True
+    top_level_fields = (
+        "involvedObject",
+        "reason",
+        "message",
+        "source",
+        "firstTimestamp",
+        "lastTimestamp",
+        "count",
+        "type",
+        "eventTime",
+        "series",
+        "action",
+        "related",
+        "reportingComponent",
+        "reportingInstance",
+    )
     extra_fields = (
         "involvedObject.kind",
         "involvedObject.namespace",
@@ -313,6 +348,7 @@ class EventStrategy(Strategy):
 
 class LeaseStrategy(Strategy):
     allow_create_on_update = True
+    top_level_fields = ("spec",)
 
 
 _SIMPLE: dict[str, type[Strategy]] = {

@@ -53,6 +53,7 @@ class PodStrategy(Strategy):
     status_subresource = True
     return_deleted_object = True
     extra_fields = _POD_FIELDS
+    top_level_fields = ("spec", "status")
 
     def field_set(self, obj: dict[str, Any]) -> dict[str, str]:
         fields = super().field_set(obj)
@@ -169,6 +170,7 @@ class ServiceStrategy(Strategy):
     status_subresource = True
     return_deleted_object = True
     name_validator = staticmethod(dns1035_label)
+    top_level_fields = ("spec", "status")
 
     def __init__(self, served: ServedResource, used_ips: Callable[[], set[str]]) -> None:
         super().__init__(served)
