@@ -7,9 +7,16 @@ for dicts, ``client.discovery.resolve("ptp")`` to find a resource type, and
 and ``kubeforge.core``; knows nothing about caches or controllers.
 """
 
-from kubeforge.client._transport import Auth, BearerAuth
-from kubeforge.client.api import Api, PatchType, PropagationPolicy
-from kubeforge.client.client import Client
+from kubeforge.client._exec import ExecAuth, ExecPluginError
+from kubeforge.client.api import (
+    Api,
+    FieldValidation,
+    PatchType,
+    Preconditions,
+    PropagationPolicy,
+)
+from kubeforge.client.auth import Auth, BasicAuth, BearerAuth, RefreshableAuth, auth_for
+from kubeforge.client.client import Client, KubernetesWarning, RequestObserver
 from kubeforge.client.convert import from_dict, to_dict
 from kubeforge.client.discovery import Discovery
 from kubeforge.client.wire import ObjectList, WatchEvent
@@ -17,13 +24,22 @@ from kubeforge.client.wire import ObjectList, WatchEvent
 __all__ = [
     "Api",
     "Auth",
+    "BasicAuth",
     "BearerAuth",
     "Client",
     "Discovery",
+    "ExecAuth",
+    "ExecPluginError",
+    "FieldValidation",
+    "KubernetesWarning",
     "ObjectList",
     "PatchType",
+    "Preconditions",
     "PropagationPolicy",
+    "RefreshableAuth",
+    "RequestObserver",
     "WatchEvent",
+    "auth_for",
     "from_dict",
     "to_dict",
 ]

@@ -1,39 +1,55 @@
-"""What sits under every request: TLS, credentials, and turning failures into kubeforge errors.
+"""What sits under every request: TLS, proxies, identity headers, server warnings, and
+turning failures into kubeforge errors.
 
-``ssl_context()`` builds the one ``SSLContext`` a ``Client`` uses; ``BearerAuth``
-yields the ``Authorization`` header (re-reading a token file when it changes);
-``api_error()`` turns a non-2xx answer into the matching ``ApiError``.
-
-Other credential kinds (exec plugins, OIDC refresh) slot in as further
-``Auth`` implementations: the client only ever asks an ``Auth`` for a header.
+``ssl_context()`` builds the ``SSLContext`` a ``Client`` uses; ``proxy_for()`` picks
+the proxy (explicit, or from the environment as client-go does);
+``identity_headers()`` are the impersonation headers; ``warnings_of()`` reads the
+server's ``Warning`` headers; ``api_error()`` turns a non-2xx answer into the
+matching ``ApiError``. Credentials live in ``kubeforge.client.auth``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import http
+import ipaddress
 import os
+import re
 import ssl
 import tempfile
-from collections.abc import Iterator
+import urllib.parse
+import urllib.request
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
 
 import orjson
+from multidict import CIMultiDict
 
 from kubeforge.config import ClientConfig
 from kubeforge.core.errors import ApiError, ConfigError
 from kubeforge.core.status import failure
 
-__all__ = ["Auth", "BearerAuth", "api_error", "ssl_context"]
+__all__ = ["api_error", "identity_headers", "proxy_for", "ssl_context", "warnings_of"]
 
 
-def ssl_context(config: ClientConfig) -> ssl.SSLContext | None:
+def ssl_context(
+    config: ClientConfig, client_certificate: tuple[bytes, bytes] | None = None
+) -> ssl.SSLContext | None:
     """The TLS settings of ``config``; ``None`` for a plain ``http://`` server.
 
-    Raises ``ConfigError`` (naming ``config.source``) when a certificate or key
-    cannot be loaded.
+    ``client_certificate`` (PEM certificate and key, as an exec plugin issues them)
+    replaces the config's own. Raises ``ConfigError`` (naming ``config.source``)
+    when a certificate or key cannot be loaded.
     """
+    if client_certificate is not None:
+        config = replace(
+            config,
+            client_cert_data=client_certificate[0],
+            client_key_data=client_certificate[1],
+            client_cert_file=None,
+            client_key_file=None,
+        )
     if not config.server.startswith("https://"):
         return None
     where = config.source or config.server
@@ -86,43 +102,73 @@ def _private_file(data: bytes) -> Iterator[Path]:
             os.unlink(name)
 
 
-class Auth(Protocol):
-    """Supplies the ``Authorization`` header for each request (``None``: anonymous)."""
+def proxy_for(config: ClientConfig) -> str | None:
+    """The proxy URL for ``config.server``: ``proxy_url`` if set, else ``$HTTPS_PROXY`` /
+    ``$HTTP_PROXY`` unless ``$NO_PROXY`` or a loopback address exempts the host (client-go
+    never proxies loopback)."""
+    if config.proxy_url:
+        return config.proxy_url
+    split = urllib.parse.urlsplit(config.server)
+    host = split.hostname or ""
+    if _is_loopback(host):
+        return None
+    proxies = urllib.request.getproxies_environment()
+    if urllib.request.proxy_bypass(host):  # $NO_PROXY
+        return None
+    return proxies.get(split.scheme) or None
 
-    async def authorization(self) -> str | None: ...
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
-class BearerAuth:
-    """A static token, or a token file re-read whenever it changes on disk.
+# Characters an ``Impersonate-Extra-`` header name may carry unescaped (RFC 7230 token
+# characters minus "%", which is the escape); the rest is percent-encoded, as client-go does.
+_TOKEN_SAFE = "!#$&'*+-.^_`|~"
 
-    A token file wins over a static token (client-go's rule) because projected
-    service-account tokens rotate; the static token is the fallback while the
-    file cannot be read. The token is never logged or put into messages.
+
+def identity_headers(config: ClientConfig) -> CIMultiDict[str]:
+    """The impersonation headers of ``config`` (empty when it impersonates nobody).
+
+    Groups and extra values repeat their header once per value, as the API expects.
     """
+    headers: CIMultiDict[str] = CIMultiDict()
+    if not config.impersonate_user:
+        if config.impersonate_groups or config.impersonate_extra or config.impersonate_uid:
+            raise ConfigError(
+                f"{config.source or config.server}: impersonating groups, a uid or extra "
+                "fields requires a user to impersonate (as)"
+            )
+        return headers
+    headers["Impersonate-User"] = config.impersonate_user
+    if config.impersonate_uid:
+        headers["Impersonate-Uid"] = config.impersonate_uid
+    for group in config.impersonate_groups:
+        headers.add("Impersonate-Group", group)
+    for key, values in config.impersonate_extra.items():
+        name = "Impersonate-Extra-" + urllib.parse.quote(key, safe=_TOKEN_SAFE)
+        for value in values:
+            headers.add(name, value)
+    return headers
 
-    def __init__(self, token: str | None = None, token_file: Path | None = None) -> None:
-        self._static = token
-        self._file = token_file
-        self._file_token: str | None = None
-        self._file_stamp: tuple[int, int, int] | None = None
 
-    async def authorization(self) -> str | None:
-        token = self._read_file() if self._file is not None else None
-        token = token or self._static
-        return f"Bearer {token}" if token else None
+# RFC 7234 warning-value: code SP agent SP quoted-text [SP date]
+_WARNING = re.compile(r'\s*(\d{3})\s+(\S+)\s+"((?:[^"\\]|\\.)*)"')
 
-    def _read_file(self) -> str | None:
-        assert self._file is not None
-        try:
-            # One stat per request is far cheaper than the request; it catches rotation at once.
-            info = os.stat(self._file)
-            stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
-            if stamp != self._file_stamp:
-                self._file_token = self._file.read_text(encoding="utf-8").strip() or None
-                self._file_stamp = stamp
-        except OSError:
-            return self._file_token  # keep the last token read: a rotation must not drop auth
-        return self._file_token
+
+def warnings_of(values: Iterable[str]) -> list[str]:
+    """The texts of the ``Warning`` header values the API server sends (code 299)."""
+    texts = []
+    for value in values:
+        for match in _WARNING.finditer(value):
+            if match.group(1) == "299":
+                texts.append(re.sub(r"\\(.)", r"\1", match.group(3)))
+    return texts
 
 
 # Reasons client-go gives a bare HTTP error that carries no Status body.

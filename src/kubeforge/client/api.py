@@ -6,56 +6,81 @@ Every verb raises ``ApiError`` subclasses for the server's failures
 (``NotFound``, ``Conflict``, ``AlreadyExists``, ``Invalid``, ...) and
 ``TransportError`` when the connection fails.
 
-``watch()`` is one HTTP watch and nothing more: resuming after the server ends
-it and relisting after ``Gone`` belong to ``kubeforge.watch``.
+Write verbs take the API's write options as keywords: ``dry_run`` (validate and
+answer, persist nothing), ``field_manager`` (who owns the fields written) and
+``field_validation`` (``"Strict"`` refuses unknown fields, ``"Warn"`` reports them
+as ``KubernetesWarning``). ``watch()`` is one HTTP watch and nothing more:
+resuming after the server ends it and relisting after ``Gone`` belong to
+``kubeforge.watch``.
 """
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from kubeforge.client._codec import Codec, encode
+from kubeforge.client._options import (
+    FieldValidation,
+    PatchType,
+    Preconditions,
+    PropagationPolicy,
+    delete_body,
+    patch_content_type,
+    write_params,
+)
 from kubeforge.client._paths import collection_path, object_path
 from kubeforge.client.wire import ObjectList, WatchEvent
+from kubeforge.core import meta
 from kubeforge.core.objects import name_of, namespace_of
-from kubeforge.core.resource import ResourceInfo
+from kubeforge.core.resource import Resource, ResourceInfo
+from kubeforge.models.autoscaling_v1 import Scale
 
 if TYPE_CHECKING:
     from kubeforge.client.client import Client, ParamValue
 
-__all__ = ["Api", "PatchType", "PropagationPolicy"]
+__all__ = ["Api", "FieldValidation", "PatchType", "Preconditions", "PropagationPolicy"]
 
 T = TypeVar("T")
 
-PatchType = Literal["merge", "json", "strategic"]
-PropagationPolicy = Literal["Orphan", "Background", "Foreground"]
-
-_PATCH_CONTENT_TYPES: dict[str, str] = {
-    "merge": "application/merge-patch+json",
-    "json": "application/json-patch+json",
-    "strategic": "application/strategic-merge-patch+json",
-}
+_JSON = "application/json"
 
 
 class Api(Generic[T]):
-    """Verbs for one resource (``info``) scoped to ``namespace`` (``None``: all namespaces)."""
+    """Verbs for one resource (``info``) scoped to ``namespace`` (``None``: all namespaces).
+
+    ``timeout`` (seconds) bounds each request instead of ``config.request_timeout``.
+    """
 
     def __init__(
-        self, client: Client, info: ResourceInfo, codec: Codec[T], namespace: str | None
+        self,
+        client: Client,
+        info: ResourceInfo,
+        codec: Codec[T],
+        namespace: str | None,
+        *,
+        timeout: float | None = None,
     ) -> None:
         self.client = client
         self.info = info
         self.namespace = namespace if info.namespaced else None
+        self.timeout = timeout
         self._codec = codec
 
     def __repr__(self) -> str:
         where = f"namespace={self.namespace!r}" if self.info.namespaced else "cluster"
         return f"<Api {self.info.group_resource} {where}>"
 
-    async def get(self, name: str) -> T:
-        data = await self.client._send("GET", object_path(self.info, self.namespace, name))
-        return self._codec.decode(data)
+    # --- reads --------------------------------------------------------------------------------
+
+    async def get(self, name: str, *, resource_version: str | None = None) -> T:
+        """The object ``name``; ``resource_version="0"`` lets the server answer from its cache."""
+        params: dict[str, ParamValue] = {}
+        if resource_version is not None:
+            params["resourceVersion"] = resource_version
+        path = object_path(self.info, self.namespace, name)
+        return self._codec.decode(await self._send("GET", path, params))
 
     async def list(
         self,
@@ -66,7 +91,8 @@ class Api(Generic[T]):
         limit: int | None = None,
         continue_: str | None = None,
     ) -> ObjectList[T]:
-        """One page. Follow ``page.continue_`` (passing it back as ``continue_``) for the next."""
+        """One page. Follow ``page.continue_`` (passing it back as ``continue_``) for the next,
+        or use ``iterate()``."""
         params: dict[str, ParamValue] = {}
         if label_selector:
             params["labelSelector"] = label_selector
@@ -79,56 +105,34 @@ class Api(Generic[T]):
         if continue_:
             params["continue"] = continue_
         path = collection_path(self.info, self.namespace)
-        return self._codec.decode_list(await self.client._send("GET", path, params=params))
+        return self._codec.decode_list(await self._send("GET", path, params))
 
-    async def create(self, obj: T) -> T:
-        """POST ``obj``; returns what the server stored (uid, resourceVersion, defaults)."""
-        namespace = self._namespace_for(obj)
-        if self.info.namespaced and not namespace:
-            raise ValueError(
-                f"{self.info.group_resource} is namespaced: give the Api a namespace "
-                "(client.api(cls, namespace=...)) or set metadata.namespace"
-            )
-        path = collection_path(self.info, namespace)
-        return await self._write("POST", path, encode(obj), "application/json")
-
-    async def replace(self, obj: T) -> T:
-        """PUT ``obj``; ``Conflict`` if its ``resourceVersion`` is stale."""
-        path = object_path(self.info, self._namespace_for(obj), _name(obj))
-        return await self._write("PUT", path, encode(obj), "application/json")
-
-    async def replace_status(self, obj: T) -> T:
-        """PUT ``obj`` to the ``status`` subresource: only its status is taken."""
-        path = object_path(self.info, self._namespace_for(obj), _name(obj), "status")
-        return await self._write("PUT", path, encode(obj), "application/json")
-
-    async def patch(self, name: str, body: Any, *, patch_type: PatchType = "merge") -> T:
-        """PATCH ``name`` with ``body`` (a dict, a JSON-patch list, or a typed partial object)."""
-        content_type = _PATCH_CONTENT_TYPES.get(patch_type)
-        if content_type is None:
-            raise ValueError(f"unknown patch_type {patch_type!r}: use merge, json or strategic")
-        path = object_path(self.info, self.namespace, name)
-        return await self._write("PATCH", path, encode(body), content_type)
-
-    async def delete(
+    async def iterate(
         self,
-        name: str,
         *,
-        grace_period_seconds: int | None = None,
-        propagation_policy: PropagationPolicy | None = None,
-    ) -> None:
-        """DELETE ``name``; ``NotFound`` if it is already gone. Returns once the server
-        accepted the deletion (finalizers may keep the object a while longer)."""
-        path = object_path(self.info, self.namespace, name)
-        options: dict[str, Any] = {}
-        if grace_period_seconds is not None:
-            options["gracePeriodSeconds"] = grace_period_seconds
-        if propagation_policy is not None:
-            options["propagationPolicy"] = propagation_policy
-        data = None
-        if options:
-            data = encode({"kind": "DeleteOptions", "apiVersion": "v1", **options})
-        await self.client._send("DELETE", path, data=data, content_type="application/json")
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        page_size: int = 500,
+    ) -> AsyncIterator[T]:
+        """Every matching object, fetched ``page_size`` at a time as the iteration goes.
+
+        All pages come from one consistent snapshot. If the snapshot expires before
+        the iteration reaches the end (a slow consumer, ~5 minutes on a real server)
+        the next page raises ``Gone``: start again, as client-go's pager does.
+        """
+        token: str | None = None
+        while True:
+            page = await self.list(
+                label_selector=label_selector,
+                field_selector=field_selector,
+                limit=page_size,
+                continue_=token,
+            )
+            for item in page.items:
+                yield item
+            token = page.continue_
+            if not token:
+                return
 
     async def watch(
         self,
@@ -138,13 +142,15 @@ class Api(Generic[T]):
         timeout_seconds: int | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
+        idle_timeout: float | None = None,
     ) -> AsyncIterator[WatchEvent[T]]:
         """Changes after ``resource_version``, as they happen, until the server ends the watch.
 
         Raises the ``Status`` of an ``ERROR`` event as ``ApiError`` (``Gone`` when the
         version is older than the server keeps) and ``TransportError`` if the
-        connection breaks mid-stream. A clean end (``timeout_seconds`` reached) just
-        stops the iteration.
+        connection breaks mid-stream, or if ``idle_timeout`` seconds pass without a
+        byte (no event, no bookmark): a connection nobody closed. A clean end
+        (``timeout_seconds`` reached) just stops the iteration.
         """
         params: dict[str, ParamValue] = {"watch": "true"}
         if resource_version is not None:
@@ -159,18 +165,272 @@ class Api(Generic[T]):
             params["fieldSelector"] = field_selector
         path = collection_path(self.info, self.namespace)
         decode = self._codec.decode_event
-        async for line in self.client._stream(path, params):
+        async for line in self.client._stream(path, params, idle_timeout=idle_timeout):
             yield decode(line)
 
-    # --- helpers --------------------------------------------------------------------------------
+    # --- writes -------------------------------------------------------------------------------
+
+    async def create(
+        self,
+        obj: T,
+        *,
+        dry_run: bool = False,
+        field_manager: str | None = None,
+        field_validation: FieldValidation | None = None,
+    ) -> T:
+        """POST ``obj``; returns what the server stored (uid, resourceVersion, defaults)."""
+        namespace = self._namespace_for(obj)
+        if self.info.namespaced and not namespace:
+            raise ValueError(
+                f"{self.info.group_resource} is namespaced: give the Api a namespace "
+                "(client.api(cls, namespace=...)) or set metadata.namespace"
+            )
+        params = write_params(
+            dry_run=dry_run, field_manager=field_manager, field_validation=field_validation
+        )
+        path = collection_path(self.info, namespace)
+        return await self._write("POST", path, encode(obj), _JSON, params)
+
+    async def replace(
+        self,
+        obj: T,
+        *,
+        dry_run: bool = False,
+        field_manager: str | None = None,
+        field_validation: FieldValidation | None = None,
+    ) -> T:
+        """PUT ``obj``; ``Conflict`` if its ``resourceVersion`` is stale."""
+        return await self._replace(obj, None, dry_run, field_manager, field_validation)
+
+    async def replace_status(
+        self,
+        obj: T,
+        *,
+        dry_run: bool = False,
+        field_manager: str | None = None,
+        field_validation: FieldValidation | None = None,
+    ) -> T:
+        """PUT ``obj`` to the ``status`` subresource: only its status is taken."""
+        return await self._replace(obj, "status", dry_run, field_manager, field_validation)
+
+    async def patch(
+        self,
+        name: str,
+        body: Any,
+        *,
+        patch_type: PatchType = "merge",
+        dry_run: bool = False,
+        field_manager: str | None = None,
+        field_validation: FieldValidation | None = None,
+        subresource: str | None = None,
+    ) -> T:
+        """PATCH ``name`` with ``body`` (a dict, a JSON-patch list, or a typed partial object).
+
+        ``patch_type``: ``"merge"`` (RFC 7386), ``"json"`` (RFC 6902), ``"strategic"``
+        (built-in kinds only) or ``"apply"`` (prefer ``apply()``, which checks its inputs).
+        """
+        params = write_params(
+            dry_run=dry_run, field_manager=field_manager, field_validation=field_validation
+        )
+        path = object_path(self.info, self.namespace, name, subresource)
+        return await self._write(
+            "PATCH", path, encode(body), patch_content_type(patch_type), params
+        )
+
+    async def patch_status(
+        self,
+        name: str,
+        body: Any,
+        *,
+        patch_type: PatchType = "merge",
+        dry_run: bool = False,
+        field_manager: str | None = None,
+    ) -> T:
+        """PATCH the ``status`` subresource of ``name``."""
+        return await self.patch(
+            name,
+            body,
+            patch_type=patch_type,
+            dry_run=dry_run,
+            field_manager=field_manager,
+            subresource="status",
+        )
+
+    async def apply(
+        self,
+        obj: T,
+        *,
+        field_manager: str,
+        force: bool = False,
+        dry_run: bool = False,
+        field_validation: FieldValidation | None = None,
+        subresource: str | None = None,
+    ) -> T:
+        """Server-side apply: make the fields set in ``obj`` (a partial object with
+        apiVersion, kind and metadata.name) what ``field_manager`` wants them to be.
+
+        Creates the object if it does not exist. Fields another manager owns raise
+        ``Conflict`` naming them, unless ``force`` takes them over. Fields this
+        manager applied before and left out now are removed.
+        """
+        if not field_manager:
+            raise ValueError("apply needs a field_manager: the name that will own the fields")
+        body = self._with_type(obj)
+        params = write_params(
+            dry_run=dry_run,
+            field_manager=field_manager,
+            field_validation=field_validation,
+            force=force,
+        )
+        path = object_path(self.info, self._namespace_for(obj), _name(obj), subresource)
+        return await self._write("PATCH", path, encode(body), patch_content_type("apply"), params)
+
+    async def apply_status(
+        self, obj: T, *, field_manager: str, force: bool = False, dry_run: bool = False
+    ) -> T:
+        """Server-side apply to the ``status`` subresource."""
+        return await self.apply(
+            obj, field_manager=field_manager, force=force, dry_run=dry_run, subresource="status"
+        )
+
+    async def delete(
+        self,
+        name: str,
+        *,
+        grace_period_seconds: int | None = None,
+        propagation_policy: PropagationPolicy | None = None,
+        preconditions: Preconditions | None = None,
+        dry_run: bool = False,
+    ) -> None:
+        """DELETE ``name``; ``NotFound`` if it is already gone, ``Conflict`` if a
+        precondition fails. Returns once the server accepted the deletion (finalizers
+        may keep the object a while longer)."""
+        path = object_path(self.info, self.namespace, name)
+        body = delete_body(
+            grace_period_seconds=grace_period_seconds,
+            propagation_policy=propagation_policy,
+            preconditions=preconditions,
+            dry_run=dry_run,
+        )
+        params = write_params(dry_run=dry_run)
+        await self.client._send(
+            "DELETE",
+            path,
+            params=params,
+            data=body,
+            content_type=_JSON,
+            timeout=self.timeout,
+        )
+
+    async def delete_collection(
+        self,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        grace_period_seconds: int | None = None,
+        propagation_policy: PropagationPolicy | None = None,
+        dry_run: bool = False,
+    ) -> builtins.list[T]:
+        """Delete every matching object in the namespace; returns those the server deleted
+        (or marked for deletion). A namespaced resource needs the Api's namespace."""
+        if self.info.namespaced and not self.namespace:
+            raise ValueError(
+                f"{self.info.group_resource}: delete_collection needs a namespace; "
+                "all namespaces at once is not an API operation"
+            )
+        params = write_params(dry_run=dry_run)
+        if label_selector:
+            params["labelSelector"] = label_selector
+        if field_selector:
+            params["fieldSelector"] = field_selector
+        body = delete_body(
+            grace_period_seconds=grace_period_seconds,
+            propagation_policy=propagation_policy,
+            dry_run=dry_run,
+        )
+        path = collection_path(self.info, self.namespace)
+        data = await self.client._send(
+            "DELETE", path, params=params, data=body, content_type=_JSON, timeout=self.timeout
+        )
+        return list(self._codec.decode_list(data).items)
+
+    # --- the scale subresource ----------------------------------------------------------------
+
+    async def get_scale(self, name: str) -> Scale:
+        """The ``autoscaling/v1`` Scale of ``name`` (Deployments, StatefulSets, custom
+        resources with a scale subresource, ...)."""
+        path = object_path(self.info, self.namespace, name, "scale")
+        return meta.decode(await self._send("GET", path, {}), Scale)
+
+    async def replace_scale(self, name: str, scale: Scale, *, dry_run: bool = False) -> Scale:
+        """PUT a Scale; its ``metadata.resourceVersion``, if set, must be current."""
+        path = object_path(self.info, self.namespace, name, "scale")
+        data = await self.client._send(
+            "PUT",
+            path,
+            params=write_params(dry_run=dry_run),
+            data=encode(scale),
+            content_type=_JSON,
+            timeout=self.timeout,
+        )
+        return meta.decode(data, Scale)
+
+    async def patch_scale(
+        self, name: str, body: Any, *, patch_type: PatchType = "merge", dry_run: bool = False
+    ) -> Scale:
+        """PATCH the Scale, e.g. ``{"spec": {"replicas": 3}}``."""
+        path = object_path(self.info, self.namespace, name, "scale")
+        data = await self.client._send(
+            "PATCH",
+            path,
+            params=write_params(dry_run=dry_run),
+            data=encode(body),
+            content_type=patch_content_type(patch_type),
+            timeout=self.timeout,
+        )
+        return meta.decode(data, Scale)
+
+    # --- helpers ------------------------------------------------------------------------------
 
     def _namespace_for(self, obj: Any) -> str | None:
         if not self.info.namespaced:
             return None
         return self.namespace or namespace_of(obj) or None
 
-    async def _write(self, method: str, path: str, data: bytes, content_type: str) -> T:
-        answer = await self.client._send(method, path, data=data, content_type=content_type)
+    def _with_type(self, obj: Any) -> Any:
+        """``obj`` with apiVersion and kind (apply needs both; dicts may leave them out)."""
+        if isinstance(obj, Resource) or not isinstance(obj, dict):
+            return obj
+        return {"apiVersion": self.info.api_version, "kind": self.info.kind, **obj}
+
+    async def _replace(
+        self,
+        obj: T,
+        subresource: str | None,
+        dry_run: bool,
+        field_manager: str | None,
+        field_validation: FieldValidation | None,
+    ) -> T:
+        params = write_params(
+            dry_run=dry_run, field_manager=field_manager, field_validation=field_validation
+        )
+        path = object_path(self.info, self._namespace_for(obj), _name(obj), subresource)
+        return await self._write("PUT", path, encode(obj), _JSON, params)
+
+    async def _send(self, method: str, path: str, params: dict[str, ParamValue]) -> bytes:
+        return await self.client._send(method, path, params=params, timeout=self.timeout)
+
+    async def _write(
+        self,
+        method: str,
+        path: str,
+        data: bytes,
+        content_type: str,
+        params: dict[str, ParamValue],
+    ) -> T:
+        answer = await self.client._send(
+            method, path, params=params, data=data, content_type=content_type, timeout=self.timeout
+        )
         return self._codec.decode(answer)
 
 

@@ -7,6 +7,12 @@ Entry point::
         widgets = client.dynamic(info, namespace="demo")   # Api[dict[str, Any]]
         info = await client.discovery.resolve("ptp")
 
+Every request goes through the same steps: the optional client-side rate limiter
+(``qps``/``burst``), credentials (refreshed once after a 401), impersonation
+headers, the per-request timeout, retries with backoff (see
+``kubeforge.client._resilience`` for exactly which failures are retried), and the
+server's ``Warning`` headers, which are raised as ``KubernetesWarning``.
+
 Failures are typed: a non-2xx answer raises ``ApiError.from_status`` (the
 server's ``Status``, or one synthesized from the HTTP code); a connection that
 cannot be made or breaks raises ``TransportError`` chained to the aiohttp error.
@@ -14,30 +20,49 @@ cannot be made or breaks raises ``TransportError`` chained to the aiohttp error.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
+import warnings
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol, Self, TypeVar
 
 import aiohttp
 import orjson
+from multidict import CIMultiDict, CIMultiDictProxy
 
 from kubeforge.client._codec import DictCodec, encode, typed_codec
-from kubeforge.client._transport import Auth, BearerAuth, api_error, ssl_context
+from kubeforge.client._resilience import RateLimiter, RetryPolicy
+from kubeforge.client._transport import (
+    api_error,
+    identity_headers,
+    proxy_for,
+    ssl_context,
+    warnings_of,
+)
 from kubeforge.client.api import Api
+from kubeforge.client.auth import Auth, RefreshableAuth, auth_for
 from kubeforge.client.discovery import Discovery
 from kubeforge.config import ClientConfig
+from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.core.errors import TransportError
 from kubeforge.core.resource import Resource, ResourceInfo
 
-__all__ = ["Client", "RequestObserver"]
+__all__ = ["Client", "KubernetesWarning", "RequestObserver"]
 
 R = TypeVar("R", bound=Resource)
 
 _log = logging.getLogger("kubeforge.client")
 
-ParamValue = str | int | bool
+ParamValue = str | int | bool | list[str]
+
+
+class KubernetesWarning(UserWarning):
+    """A ``Warning`` header from the API server: a deprecated API, an unknown field that
+    was dropped (``fieldValidation=Warn``), a policy in audit mode, ..."""
 
 
 class RequestObserver(Protocol):
@@ -46,9 +71,17 @@ class RequestObserver(Protocol):
     The seam for request metrics (``rest_client_requests_total``), so the client
     never imports a metrics library. ``code`` is ``None`` when no answer came
     (connection failure); a watch is observed when its response headers arrive.
+    Each retry is a request of its own, as in client-go.
     """
 
     def request_done(self, method: str, host: str, code: int | None, seconds: float) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Answer:
+    status: int
+    body: bytes
+    headers: CIMultiDictProxy[str]
 
 
 class Client:
@@ -56,9 +89,9 @@ class Client:
 
     Create it anywhere; its ``aiohttp.ClientSession`` opens on first use inside the
     running event loop. Close it with ``async with`` or ``await client.close()``.
-    ``auth`` replaces the bearer-token credentials derived from ``config`` (the hook
-    where exec plugins and other credential sources plug in). ``observer`` is told
-    about every request (see ``RequestObserver``).
+    ``auth`` replaces the credentials derived from ``config`` (see ``auth_for``);
+    ``observer`` is told about every request (see ``RequestObserver``); ``clock``
+    paces the rate limiter and retry backoff (tests inject a ``FakeClock``).
 
     Raises ``ConfigError`` at construction if the TLS material cannot be loaded.
     """
@@ -69,20 +102,27 @@ class Client:
         *,
         auth: Auth | None = None,
         observer: RequestObserver | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.config = config
+        self.discovery = Discovery(self)
         self._observer = observer
         self._host = config.server.split("://", 1)[-1].split("/", 1)[0]
-        self.discovery = Discovery(self)
         self._ssl = ssl_context(config)
-        self._auth: Auth = auth or BearerAuth(config.token, config.token_file)
+        self._auth: Auth = auth or auth_for(config)
+        self._identity = identity_headers(config)
+        self._proxy = proxy_for(config)
+        self._clock = clock or MonotonicClock()
+        self._limiter = RateLimiter(config.qps, config.burst, self._clock) if config.qps else None
+        self._retry = RetryPolicy(config.max_retries)
         self._session: aiohttp.ClientSession | None = None
+        self._session_cert: tuple[bytes, bytes] | None = None
         self._closed = False
         self._timeout = aiohttp.ClientTimeout(
             total=config.request_timeout, sock_connect=config.connect_timeout
         )
         # A watch lasts as long as the server keeps it open (its timeoutSeconds); only
-        # connecting is bounded here.
+        # connecting is bounded here, and silence by the caller's idle_timeout.
         self._stream_timeout = aiohttp.ClientTimeout(
             total=None, sock_read=None, sock_connect=config.connect_timeout
         )
@@ -92,17 +132,22 @@ class Client:
         """The namespace of the kubeconfig context (or the pod's own, in-cluster)."""
         return self.config.namespace
 
-    def api(self, cls: type[R], namespace: str | None = None) -> Api[R]:
+    def api(
+        self, cls: type[R], namespace: str | None = None, *, timeout: float | None = None
+    ) -> Api[R]:
         """Typed verbs for ``cls`` (a ``Resource`` subclass) in ``namespace``.
 
         ``namespace=None``: list/watch span all namespaces and create/replace use
-        each object's own ``metadata.namespace``.
+        each object's own ``metadata.namespace``. ``timeout`` (seconds) bounds each
+        request of this ``Api`` instead of ``config.request_timeout``.
         """
-        return Api(self, cls.info, typed_codec(cls), namespace)
+        return Api(self, cls.info, typed_codec(cls), namespace, timeout=timeout)
 
-    def dynamic(self, info: ResourceInfo, namespace: str | None = None) -> Api[dict[str, Any]]:
+    def dynamic(
+        self, info: ResourceInfo, namespace: str | None = None, *, timeout: float | None = None
+    ) -> Api[dict[str, Any]]:
         """The same verbs over plain dicts, for kinds without a Python class."""
-        return Api(self, info, DictCodec(info), namespace)
+        return Api(self, info, DictCodec(info), namespace, timeout=timeout)
 
     async def request(
         self,
@@ -112,6 +157,7 @@ class Client:
         params: Mapping[str, ParamValue] | None = None,
         body: Any = None,
         content_type: str | None = None,
+        timeout: float | None = None,
     ) -> Any:
         """Send one request to ``path`` (e.g. ``/version``) and return the decoded JSON answer.
 
@@ -129,7 +175,12 @@ class Client:
                 data = encode(body)
             content_type = content_type or "application/json"
         raw = await self._send(
-            method.upper(), path, params=params, data=data, content_type=content_type
+            method.upper(),
+            path,
+            params=params,
+            data=data,
+            content_type=content_type,
+            timeout=timeout,
         )
         if not raw:
             return None
@@ -146,7 +197,7 @@ class Client:
             await session.close()
 
     async def __aenter__(self) -> Self:
-        self._ensure_session()
+        await self._ensure_session()
         return self
 
     async def __aexit__(
@@ -167,114 +218,248 @@ class Client:
         params: Mapping[str, ParamValue] | None = None,
         data: bytes | None = None,
         content_type: str | None = None,
+        timeout: float | None = None,
     ) -> bytes:
-        """One request; the raw body of a 2xx answer, else the matching ``ApiError``."""
-        session = self._ensure_session()
-        headers = await self._headers(content_type if data is not None else None)
+        """One request, retried as the policy allows; the raw body of a 2xx answer, else
+        the matching ``ApiError``."""
+        answer = await self._exchange(
+            method, path, params=params, data=data, content_type=content_type, timeout=timeout
+        )
+        return answer.body
+
+    async def _exchange(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, ParamValue] | None = None,
+        data: bytes | None = None,
+        content_type: str | None = None,
+        accept: str | None = None,
+        timeout: float | None = None,
+    ) -> _Answer:
+        """``_send`` with the answer's headers; ``timeout`` (seconds) replaces
+        ``config.request_timeout`` for this request."""
         url = self.config.server + path
-        began, status = time.perf_counter(), None
-        try:
-            async with session.request(
-                method,
-                url,
-                params=_query(params),
-                data=data,
-                headers=headers,
-                server_hostname=self.config.tls_server_name,
-            ) as response:
-                status = response.status
-                body = await response.read()
-        except (aiohttp.ClientError, TimeoutError) as err:
-            raise _transport_error(method, url, err) from err
-        finally:
-            if self._observer is not None:
-                self._observer.request_done(method, self._host, status, time.perf_counter() - began)
-        _log.debug("%s %s -> %d", method, path, status)
-        if not 200 <= status < 300:
-            raise api_error(status, body)
-        return body
+        query = _query(params)
+        request_timeout = self._timeout
+        if timeout is not None:
+            request_timeout = aiohttp.ClientTimeout(
+                total=timeout, sock_connect=self.config.connect_timeout
+            )
+        attempt, refreshed = 0, False
+        while True:
+            attempt += 1
+            if self._limiter is not None:
+                await self._limiter.wait()
+            session = await self._ensure_session()
+            headers = await self._headers(content_type if data is not None else None, accept)
+            began = time.perf_counter()
+            status: int | None = None
+            try:
+                async with session.request(
+                    method,
+                    url,
+                    params=query,
+                    data=data,
+                    headers=headers,
+                    timeout=request_timeout,
+                    proxy=self._proxy,
+                    server_hostname=self.config.tls_server_name,
+                ) as response:
+                    status = response.status
+                    body = await response.read()
+                    answer = _Answer(status, body, response.headers)
+            except (aiohttp.ClientError, TimeoutError) as err:
+                delay = self._retry.after_failure(method, err, attempt)
+                if delay is None:
+                    raise _transport_error(method, url, err) from err
+                _log.debug(
+                    "%s %s failed (%s); retry %d in %.2fs", method, path, err, attempt, delay
+                )
+                await self._clock.sleep(delay)
+                continue
+            finally:
+                if self._observer is not None:
+                    seconds = time.perf_counter() - began
+                    self._observer.request_done(method, self._host, status, seconds)
+            _log.debug("%s %s -> %d", method, path, answer.status)
+            _warn(answer.headers)
+            if 200 <= answer.status < 300:
+                return answer
+            error = api_error(answer.status, answer.body)
+            if answer.status == 401 and not refreshed and isinstance(self._auth, RefreshableAuth):
+                refreshed = True
+                if await self._auth.refresh(headers.get("Authorization")):
+                    attempt -= 1  # a refreshed credential is a new start, not a retry
+                    continue
+            delay = self._retry.after_answer(method, error, answer.headers, attempt)
+            if delay is None:
+                raise error
+            _log.debug("%s %s -> %d; retry %d in %.2fs", method, path, error.code, attempt, delay)
+            await self._clock.sleep(delay)
 
     async def _stream(
-        self, path: str, params: Mapping[str, ParamValue] | None = None
+        self,
+        path: str,
+        params: Mapping[str, ParamValue] | None = None,
+        *,
+        idle_timeout: float | None = None,
     ) -> AsyncIterator[bytes]:
         """GET ``path`` and yield its body line by line until the server ends it.
 
-        Lines are split by hand rather than with ``readline()`` so that one huge
-        object (a watch line is a whole object) is never cut by a line-length limit.
+        ``idle_timeout``: if no byte arrives for that many seconds (a watch gets at
+        least a bookmark now and then), the connection is presumed dead and
+        ``TransportError`` is raised. Lines are split by hand rather than with
+        ``readline()`` so that one huge object is never cut by a line-length limit.
         """
-        session = self._ensure_session()
-        headers = await self._headers(None)
         url = self.config.server + path
-        began = time.perf_counter()
-        observed = False
-        try:
-            async with session.get(
-                url,
-                params=_query(params),
-                headers=headers,
-                timeout=self._stream_timeout,
-                server_hostname=self.config.tls_server_name,
-            ) as response:
-                _log.debug("GET %s (stream) -> %d", path, response.status)
-                if self._observer is not None:
-                    observed = True
+        query = _query(params)
+        refreshed = False
+        while True:
+            if self._limiter is not None:
+                await self._limiter.wait()
+            session = await self._ensure_session()
+            headers = await self._headers(None, None)
+            began = time.perf_counter()
+            observed = False
+            try:
+                async with session.get(
+                    url,
+                    params=query,
+                    headers=headers,
+                    timeout=self._stream_timeout,
+                    proxy=self._proxy,
+                    server_hostname=self.config.tls_server_name,
+                ) as response:
+                    _log.debug("GET %s (stream) -> %d", path, response.status)
+                    if self._observer is not None:
+                        observed = True
+                        seconds = time.perf_counter() - began
+                        self._observer.request_done("GET", self._host, response.status, seconds)
+                    _warn(response.headers)
+                    if response.status != 200:
+                        error = api_error(response.status, await response.read())
+                        if (
+                            response.status == 401
+                            and not refreshed
+                            and isinstance(self._auth, RefreshableAuth)
+                            and await self._auth.refresh(headers.get("Authorization"))
+                        ):
+                            refreshed = True
+                            continue
+                        raise error
+                    async for line in _lines(response.content, idle_timeout, url):
+                        yield line
+                    return
+            except (aiohttp.ClientError, TimeoutError) as err:
+                if self._observer is not None and not observed:
                     seconds = time.perf_counter() - began
-                    self._observer.request_done("GET", self._host, response.status, seconds)
-                if response.status != 200:
-                    raise api_error(response.status, await response.read())
-                pending = b""
-                async for chunk in response.content.iter_any():
-                    if b"\n" not in chunk:
-                        pending += chunk
-                        continue
-                    *lines, pending = (pending + chunk).split(b"\n")
-                    for line in lines:
-                        if line.strip():
-                            yield line
-                if pending.strip():
-                    yield pending
-        except (aiohttp.ClientError, TimeoutError) as err:
-            if self._observer is not None and not observed:
-                self._observer.request_done("GET", self._host, None, time.perf_counter() - began)
-            raise _transport_error("GET", url, err) from err
+                    self._observer.request_done("GET", self._host, None, seconds)
+                raise _transport_error("GET", url, err) from err
 
-    def _ensure_session(self) -> aiohttp.ClientSession:
+    async def _ensure_session(self) -> aiohttp.ClientSession:
         if self._closed:
             raise RuntimeError("this Client is closed")
-        if self._session is None:
-            connector = aiohttp.TCPConnector(
-                ssl=self._ssl if self._ssl is not None else True,
-                # Each watch pins a connection for minutes; a pool cap would queue ordinary
-                # requests behind them, so the pool is unbounded.
-                limit=0,
-            )
-            self._session = aiohttp.ClientSession(
-                connector=connector,
-                timeout=self._timeout,
-                headers={"User-Agent": self.config.user_agent, "Accept": "application/json"},
-            )
+        certificate = None
+        issue = getattr(self._auth, "client_certificate", None)
+        if issue is not None:
+            certificate = await issue()
+        if self._session is not None and certificate == self._session_cert:
+            return self._session
+        if self._session is not None:
+            # The exec plugin issued a new certificate: new connections must use it, and
+            # old ones are closed (watches on them reconnect), as client-go does.
+            old, self._session = self._session, None
+            await old.close()
+        ssl = self._ssl if certificate is None else ssl_context(self.config, certificate)
+        connector = aiohttp.TCPConnector(
+            ssl=ssl if ssl is not None else True,
+            # Each watch pins a connection for minutes; a pool cap would queue ordinary
+            # requests behind them, so the pool is unbounded.
+            limit=0,
+        )
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=self._timeout,
+            headers={"User-Agent": self.config.user_agent, "Accept": "application/json"},
+        )
+        self._session_cert = certificate
         return self._session
 
-    async def _headers(self, content_type: str | None) -> dict[str, str]:
-        headers: dict[str, str] = {}
+    async def _headers(self, content_type: str | None, accept: str | None) -> CIMultiDict[str]:
+        headers = self._identity.copy()
         authorization = await self._auth.authorization()
         if authorization:
             headers["Authorization"] = authorization
         if content_type:
             headers["Content-Type"] = content_type
+        if accept:
+            headers["Accept"] = accept
         return headers
 
 
-def _query(params: Mapping[str, ParamValue] | None) -> dict[str, str] | None:
+async def _lines(
+    content: aiohttp.StreamReader, idle_timeout: float | None, url: str
+) -> AsyncIterator[bytes]:
+    chunks = content.iter_any().__aiter__()
+    pending = b""
+    while True:
+        try:
+            if idle_timeout is None:
+                chunk = await anext(chunks)
+            else:
+                async with _idle(idle_timeout, url):
+                    chunk = await anext(chunks)
+        except StopAsyncIteration:
+            break
+        if b"\n" not in chunk:
+            pending += chunk
+            continue
+        *lines, pending = (pending + chunk).split(b"\n")
+        for line in lines:
+            if line.strip():
+                yield line
+    if pending.strip():
+        yield pending
+
+
+@contextlib.asynccontextmanager
+async def _idle(seconds: float, url: str) -> AsyncIterator[None]:
+    """``asyncio.timeout`` that reports silence as a dead connection (``TransportError``)."""
+    try:
+        async with asyncio.timeout(seconds):
+            yield
+    except TimeoutError:
+        raise TransportError(
+            f"GET {url}: no data for {seconds:g}s; the connection is presumed dead"
+        ) from None
+
+
+def _warn(headers: CIMultiDictProxy[str]) -> None:
+    values = headers.getall("Warning", ())
+    for text in warnings_of(values):
+        warnings.warn(text, KubernetesWarning, stacklevel=4)
+
+
+def _query(params: Mapping[str, ParamValue] | None) -> list[tuple[str, str]] | None:
     if not params:
         return None
     # The API server spells booleans as true/false; aiohttp refuses bools outright.
-    return {
-        key: ("true" if value else "false") if isinstance(value, bool) else str(value)
-        for key, value in params.items()
-    }
+    # A list repeats the parameter (dryRun=All, fieldSelector pieces...).
+    query: list[tuple[str, str]] = []
+    for key, value in params.items():
+        if isinstance(value, bool):
+            query.append((key, "true" if value else "false"))
+        elif isinstance(value, list):
+            query.extend((key, str(item)) for item in value)
+        else:
+            query.append((key, str(value)))
+    return query
 
 
 def _transport_error(method: str, url: str, err: BaseException) -> TransportError:
     reason = str(err) or type(err).__name__
+    if isinstance(err, TimeoutError) and not str(err):
+        reason = "timed out"
     return TransportError(f"{method} {url}: {reason}")
