@@ -349,7 +349,8 @@ class Lister:
         timeout: float | None = None
         if timeout_raw:
             try:
-                timeout = float(int(timeout_raw))
+                # 0 means "the server's default", as on the real server.
+                timeout = float(int(timeout_raw)) or None
             except ValueError:
                 raise failures.bad_request(f"invalid timeoutSeconds: {timeout_raw}") from None
         served = target.served
