@@ -124,10 +124,19 @@ class FieldPlan:
 
 @dataclass(slots=True)
 class ClassPlan:
+    """One class. ``full_doc``: ``doc`` is kept whole rather than cut to a summary line.
+
+    ``body`` holds extra class-body lines (``crd = CRDOptions(...)``), which import
+    the ``(module, name)`` pairs in ``body_refs``.
+    """
+
     name: str
     doc: str
     fields: list[FieldPlan]
     info: ResourceInfo | None = None
+    full_doc: bool = False
+    body: list[str] = field(default_factory=list)
+    body_refs: frozenset[tuple[str, str]] = frozenset()
 
     @property
     def base(self) -> str:

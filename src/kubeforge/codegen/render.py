@@ -76,10 +76,11 @@ def render_module(plan: ModulePlan, *, doc: str) -> str:
     _check_collisions(plan, imports)
     out: list[str] = [*docstring(doc, 0), "", "from __future__ import annotations", ""]
     for module in sorted(imports, key=_import_rank):
-        if module == "msgspec":
+        imported = sorted(n for n in imports[module] if n)
+        if module == "msgspec" and (not imported or "" in imports[module]):
             out.append("import msgspec")
-        else:
-            out.append(f"from {module} import {', '.join(sorted(imports[module]))}")
+        if imported:
+            out.append(f"from {module} import {', '.join(imported)}")
     out += ["", "__all__ = [", *(f"    {json.dumps(n)}," for n in names), "]", ""]
     for alias in plan.aliases:
         out += _alias(alias)
@@ -111,11 +112,13 @@ def _imports(plan: ModulePlan, own: str) -> dict[str, set[str]]:
             add(_CORE_RESOURCE, "ResourceInfo")
         else:
             add(_CORE_META, "Model")
+        for module, name in cls.body_refs:
+            add(module, name)
         for f in cls.fields:
             for module, name in f.type.refs:
                 add(module, name)
             if f.factory is not None or f.wire_override is not None:
-                imports.setdefault("msgspec", set())
+                imports.setdefault("msgspec", set()).add("")
     return imports
 
 
@@ -123,7 +126,7 @@ def _check_collisions(plan: ModulePlan, imports: dict[str, set[str]]) -> None:
     local = {c.name for c in plan.classes} | {a.name for a in plan.aliases}
     seen: dict[str, str] = {}
     for module, names in imports.items():
-        for name in names:
+        for name in names - {""}:
             if name in local or seen.get(name, module) != module:
                 raise ValueError(f"{plan.name}: the name {name!r} is defined twice (from {module})")
             seen[name] = module
@@ -134,10 +137,19 @@ def _alias(alias: TypeAlias) -> list[str]:
 
 
 def _class(cls: ClassPlan) -> list[str]:
-    out = [f"class {cls.name}({cls.base}):", *docstring(_summary_first(cls.doc or cls.name), 4)]
+    out = [f"class {cls.name}({cls.base}):"]
+    if cls.full_doc:
+        # Whole, and only when there is one: the docstring is a schema description
+        # that kubeforge.crd reads back.
+        out += docstring(cls.doc, 4) if cls.doc else []
+    else:
+        out += docstring(_summary_first(cls.doc or cls.name), 4)
     if cls.info is not None:
         out += ["", f"    info = {_info(cls.info)}"]
-    if cls.fields:
+    out += [f"    {line}" for line in cls.body]
+    if len(out) == 1 and not cls.fields:
+        out.append("    pass")
+    if cls.fields and len(out) > 1:
         out.append("")
     for f in cls.fields:
         out.append(f"    {f.attribute}: {f.annotation} = {_default(f)}")

@@ -30,6 +30,7 @@ from kubeforge.crd.markers import (
     Scale,
     Subresources,
 )
+from kubeforge.crd.models import generate_models
 from kubeforge.crd.rbac import Rule, generate_rbac, merge_rules, rules_in
 from kubeforge.crd.render import render_yaml
 from kubeforge.crd.schema import SchemaError, model_schema
@@ -52,6 +53,7 @@ __all__ = [
     "Subresources",
     "generate_crd",
     "generate_crds",
+    "generate_models",
     "generate_rbac",
     "install_crds",
     "load_manifests",

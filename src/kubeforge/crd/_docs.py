@@ -7,8 +7,9 @@ kubeforge's generated models use, and what Sphinx and IDEs show): a field line
 triple-quoted ``Foo is an example field.``
 
 Python keeps no record of those strings at run time, so they are read from the
-class's source with ``ast``. Without source (a class built by ``exec``), fields
-simply have no description.
+source of the class's module with ``ast`` (parsed once per module). Without
+source (a class built by ``exec``), fields simply have no description; of two
+classes with one qualified name (redefined in one module), the first is read.
 
 Text is normalised the way ``kubectl explain`` shows it best and the model
 generator writes it back: paragraphs separated by one blank line, whitespace
@@ -20,7 +21,7 @@ from __future__ import annotations
 import ast
 import inspect
 import itertools
-import textwrap
+import sys
 from functools import cache
 
 import msgspec
@@ -50,25 +51,45 @@ def field_descriptions(cls: type) -> dict[str, str]:
     return out
 
 
-@cache
 def _own_field_docs(cls: type) -> dict[str, str]:
-    try:
-        source = textwrap.dedent(inspect.getsource(cls))
-    except (OSError, TypeError):
+    node = _class_nodes(cls.__module__).get(cls.__qualname__)
+    if node is None:
         return {}
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return {}
-    body = next((n.body for n in tree.body if isinstance(n, ast.ClassDef)), [])
     docs: dict[str, str] = {}
-    for node, after in itertools.pairwise(body):
+    for field, after in itertools.pairwise(node.body):
         if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
+            isinstance(field, ast.AnnAssign)
+            and isinstance(field.target, ast.Name)
             and isinstance(after, ast.Expr)
             and isinstance(after.value, ast.Constant)
             and isinstance(after.value.value, str)
         ):
-            docs[node.target.id] = normalise(after.value.value)
+            docs[field.target.id] = normalise(after.value.value)
     return docs
+
+
+@cache
+def _class_nodes(module_name: str) -> dict[str, ast.ClassDef]:
+    """Every class statement of a module by qualified name, from one parse of its source.
+
+    (``inspect.getsource(cls)`` would parse the whole module again for each class,
+    which for the generated built-in models costs seconds.)
+    """
+    module = sys.modules.get(module_name)
+    try:
+        source = inspect.getsource(module) if module is not None else ""
+        tree = ast.parse(source)
+    except (OSError, TypeError, SyntaxError):
+        return {}
+    found: dict[str, ast.ClassDef] = {}
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(prefix + node.name, node)
+                visit(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                visit(node.body, f"{prefix}{node.name}.<locals>.")
+
+    visit(tree.body, "")
+    return found

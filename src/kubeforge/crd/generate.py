@@ -181,6 +181,8 @@ def _root_schema(cls: type[Resource], options: CRDOptions) -> Schema:
     }
     if options.validations:
         schema["x-kubernetes-validations"] = [rule.to_schema() for rule in options.validations]
+    if options.preserve_unknown_fields:
+        schema["x-kubernetes-preserve-unknown-fields"] = True
     return canonical(schema)
 
 

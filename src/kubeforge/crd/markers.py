@@ -198,7 +198,8 @@ class CRDOptions:
     ``subresources=None`` enables the status subresource exactly when the class has
     a ``status`` field. With several versions of one kind, exactly one says
     ``storage=True`` (a single version is the storage version by itself), and
-    ``categories`` must agree. ``validations`` are CEL rules on the whole object.
+    ``categories`` must agree. ``validations`` are CEL rules on the whole object;
+    ``preserve_unknown_fields`` keeps top-level fields the class does not declare.
     """
 
     categories: tuple[str, ...] = ()
@@ -210,3 +211,4 @@ class CRDOptions:
     deprecation_warning: str | None = None
     selectable_fields: tuple[str, ...] = ()
     validations: tuple[CEL, ...] = ()
+    preserve_unknown_fields: bool = False
