@@ -57,6 +57,7 @@ class NodeSimulator:
         self._scheduled: set[tuple[str, str]] = set()
         self._removing: set[tuple[str, str]] = set()
         self._next_ip = 2
+        self._ips: dict[str, tuple[str, str]] = {}  # pod IP -> pod key, kept from events
         self._unsubscribe: Any = None
 
     def _served(self, plural: str) -> ServedResource:
@@ -70,6 +71,7 @@ class NodeSimulator:
         self._unsubscribe = self._engine.storage.subscribe(self._on_event)
         for pod in self._engine.storage.objects(_PODS):
             meta = pod["metadata"]
+            self._track_ip(pod, deleted=False)
             self._schedule(meta.get("namespace") or "", meta["name"], 0.0)
 
     def stop(self) -> None:
@@ -145,8 +147,24 @@ class NodeSimulator:
         }
         self._engine.create(leases, "kube-node-lease", lease)
 
+    def _track_ip(self, pod: dict[str, Any], *, deleted: bool) -> None:
+        meta = pod["metadata"]
+        key = (meta.get("namespace") or "", meta["name"])
+        ip = (pod.get("status") or {}).get("podIP")
+        if isinstance(ip, str) and ip:
+            if deleted:
+                if self._ips.get(ip) == key:
+                    del self._ips[ip]
+            else:
+                self._ips[ip] = key
+
     def _on_event(self, event: Event) -> None:
-        if event.resource != _PODS or event.type == "DELETED":
+        if event.resource != _PODS:
+            return
+        if event.previous is not None:
+            self._track_ip(event.previous, deleted=True)  # its IP may have changed
+        self._track_ip(event.object, deleted=event.type == "DELETED")
+        if event.type == "DELETED":
             return
         meta = event.object["metadata"]
         self._schedule(meta.get("namespace") or "", meta["name"], _BIND_DELAY)
@@ -212,9 +230,7 @@ class NodeSimulator:
             )
 
     def _allocate_ip(self) -> str:
-        used = {
-            str((p.get("status") or {}).get("podIP")) for p in self._engine.storage.objects(_PODS)
-        }
+        used = self._ips  # O(1) per allocation, however many pods exist
         size = _POD_NETWORK.num_addresses
         for _ in range(size):
             candidate = str(_POD_NETWORK.network_address + self._next_ip)

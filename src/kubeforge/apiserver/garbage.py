@@ -29,7 +29,7 @@ from kubeforge.apiserver.storage import Event, clone
 
 __all__ = ["GarbageCollector"]
 
-_DEBOUNCE = 0.02
+_DEBOUNCE = 0.05
 _GC_FINALIZERS = ("foregroundDeletion", "orphan")
 
 
@@ -59,9 +59,13 @@ class GarbageCollector:
 
     def _on_event(self, event: Event) -> None:
         meta = event.object["metadata"]
+        before = (event.previous or {}).get("metadata") or {}
+        # Sweeps scan everything, so only changes that can create garbage start one:
+        # a deletion (an owner may be gone), new or changed owner references (one may
+        # dangle), or an object waiting for the collector's finalizers.
         relevant = (
             event.type == "DELETED"
-            or meta.get("ownerReferences")
+            or meta.get("ownerReferences") != before.get("ownerReferences")
             or any(f in _GC_FINALIZERS for f in meta.get("finalizers") or [])
         )
         if relevant:
