@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import enum
+import uuid
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -62,6 +63,11 @@ class Frigate(Resource):
 class Rank(enum.Enum):
     CAPTAIN = "captain"
     SAILOR = "sailor"
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
 
 
 class Port(Model):
@@ -121,7 +127,10 @@ class CarrierSpec(Model):
     """Free-form configuration, kept as given."""
     payload: Any = None
     """Any JSON value at all."""
-    crew: Crew = msgspec.field(default_factory=Crew)
+    crew: Annotated[
+        Crew,
+        CEL("!has(self.size) || self.size <= 100", message="crew too large", field_path=".size"),
+    ] = msgspec.field(default_factory=Crew)
     template: Annotated[dict[str, Any], EmbeddedResource()] | None = None
     """A whole Kubernetes object to create alongside."""
     notes: Annotated[Window, PreserveUnknownFields()] | None = None
@@ -137,6 +146,26 @@ class CarrierSpec(Model):
     weights: Annotated[dict[str, Annotated[int, Meta(ge=0)]], Meta(min_length=1)] | None = None
     """Relative weights by name."""
     title: Annotated[str, Meta(title="Title", description="Shown by kubectl explain.")] = ""
+    shifts: tuple[Annotated[int, Meta(ge=0)], ...] = ()
+    """Hours at which the watch changes."""
+    zones: frozenset[str] = frozenset()
+    serial: uuid.UUID | None = None
+    commissioned: datetime.date | None = None
+    level: Level = Level.HIGH
+    """Alert level, as a number."""
+    motto: Annotated[str, Meta(examples=["Ever onward"])] | None = None
+    callsign: Annotated[str | None, Meta(extra_json_schema={"nullable": True})] = None
+    """Null is a value of its own here."""
+    escort: Annotated[Window, Default({})] | None = None
+    """Created empty by the server when absent, so its own defaults apply."""
+    budget: Annotated[
+        int,
+        CEL(
+            "self <= 1000",
+            message_expression="'budget ' + string(self) + ' is over 1000'",
+            reason="FieldValueForbidden",
+        ),
+    ] = 10
 
 
 class CarrierStatus(Model):

@@ -102,6 +102,12 @@ def test_scalars_bounds_lengths_and_patterns_come_from_meta() -> None:
 
 def test_enums_come_from_literals_and_enum_classes() -> None:
     spec = spec_of(generate_crd(Carrier))["properties"]
+    assert spec["level"] == {
+        "default": 2,
+        "description": "Alert level, as a number.",
+        "enum": [1, 2],
+        "type": "integer",
+    }
     assert spec["mode"]["enum"] == ["fast", "slow"]
     assert spec["mode"]["default"] == "fast"
     crew = spec["crew"]["properties"]
@@ -148,6 +154,23 @@ def test_int_or_string_and_free_form_values() -> None:
     assert spec["notes"]["properties"]["start"]["type"] == "integer"
 
 
+def test_strings_with_formats_tuples_and_frozensets() -> None:
+    spec = spec_of(generate_crd(Carrier))["properties"]
+    assert spec["serial"] == {"format": "uuid", "type": "string"}
+    assert spec["commissioned"] == {"format": "date", "type": "string"}
+    assert spec["launched"]["format"] == "date-time"
+    assert spec["blob"]["format"] == "byte"
+    assert spec["shifts"]["items"] == {"minimum": 0, "type": "integer"}
+    assert spec["zones"]["x-kubernetes-list-type"] == "set"
+
+
+def test_examples_extra_json_schema_and_object_defaults() -> None:
+    spec = spec_of(generate_crd(Carrier))["properties"]
+    assert spec["motto"] == {"example": "Ever onward", "type": "string"}
+    assert spec["callsign"]["nullable"] is True
+    assert spec["escort"]["default"] == {}
+
+
 def test_list_and_map_types() -> None:
     spec = spec_of(generate_crd(Carrier))["properties"]
     assert spec["ports"]["x-kubernetes-list-type"] == "map"
@@ -167,6 +190,14 @@ def test_cel_rules_on_fields_and_on_the_whole_object() -> None:
     assert spec["tier"]["x-kubernetes-validations"] == [
         {"message": "tier is immutable", "rule": "self == oldSelf"}
     ]
+    assert spec["budget"]["x-kubernetes-validations"] == [
+        {
+            "messageExpression": "'budget ' + string(self) + ' is over 1000'",
+            "reason": "FieldValueForbidden",
+            "rule": "self <= 1000",
+        }
+    ]
+    assert spec["crew"]["x-kubernetes-validations"][0]["fieldPath"] == ".size"
     assert root["x-kubernetes-validations"] == [
         {"message": "name too long", "rule": "self.metadata.name.size() <= 40"}
     ]

@@ -76,6 +76,8 @@ async def test_defaults_fill_a_minimal_object(client: Client) -> None:
     assert spec["port"] == 8080
     assert spec["window"] == {"end": 23}
     assert spec["crew"] == {"captain": "Nemo", "rank": "sailor"}
+    assert spec["level"] == 2
+    assert spec["escort"] == {"end": 23}  # Default({}) made it, then its own defaults applied
 
 
 @pytest.mark.parametrize(

@@ -159,7 +159,11 @@ def _options(cls: type[Resource]) -> CRDOptions:
     if options is None:
         return CRDOptions()
     if not isinstance(options, CRDOptions):
-        raise ValueError(f"{cls.__qualname__}.crd must be a CRDOptions, not {options!r}")
+        raise ValueError(
+            f"{cls.__qualname__}.crd must be a CRDOptions, not {options!r} (declare it as "
+            f"`crd = CRDOptions(...)` without an annotation, or as ClassVar[CRDOptions]: an "
+            f"annotated `crd` would be a field of the object)"
+        )
     return options
 
 

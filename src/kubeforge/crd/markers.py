@@ -25,6 +25,7 @@ default (a decode fallback, as Go's zero values are).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
@@ -125,6 +126,11 @@ class Default:
     """
 
     value: Any
+
+    def __hash__(self) -> int:
+        # Annotated hashes its metadata (``X | None`` builds a set of members), and a
+        # dict or list default is not hashable itself.
+        return hash(json.dumps(self.value, sort_keys=True, default=repr))
 
 
 @dataclass(frozen=True, slots=True)
