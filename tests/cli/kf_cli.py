@@ -18,6 +18,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from kubeforge.cli.main import cli
+from kubeforge.crd._docs import _class_nodes
 
 REPO = Path(__file__).resolve().parents[2]
 FRIGATE = REPO / "examples" / "frigate"
@@ -50,6 +51,9 @@ def kubeforge(*args: str, cwd: Path) -> Outcome:
     finally:
         # The commands import the project under test; forget it, as a new process would.
         sys.path[:] = saved_path
+        # The CRD generator caches each module's parsed source by module name; a new
+        # process starts empty, and so must the next in-process run (same names, new files).
+        _class_nodes.cache_clear()
         for name in set(sys.modules) - saved_modules:
             file = getattr(sys.modules[name], "__file__", None) or ""
             if file.startswith(str(cwd.resolve())):

@@ -142,9 +142,30 @@ def _import(name: str) -> ModuleType:
     try:
         return importlib.import_module(name)
     except Exception as exc:
-        # The user's own code is being imported: any error in it is theirs to read,
-        # as one line naming the module.
-        raise click.ClickException(f"{name}: cannot import ({type(exc).__name__}: {exc})") from exc
+        # The user's own code is being imported: any error in it is theirs to read, as
+        # one line naming the file and line it comes from.
+        raise click.ClickException(f"{_origin(exc, name)}: {type(exc).__name__}: {exc}") from exc
+
+
+def _origin(exc: BaseException, module: str) -> str:
+    """``path:line`` of the innermost frame of the project's code that raised ``exc``."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{_relative(exc.filename)}:{exc.lineno}"
+    where = module
+    traceback = exc.__traceback__
+    while traceback is not None:
+        filename = traceback.tb_frame.f_code.co_filename
+        if _relative(filename) != filename:
+            where = f"{_relative(filename)}:{traceback.tb_lineno}"
+        traceback = traceback.tb_next
+    return where
+
+
+def _relative(filename: str) -> str:
+    try:
+        return str(Path(filename).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return filename
 
 
 def _write(path: Path, text: str) -> None:

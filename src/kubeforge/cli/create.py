@@ -123,6 +123,19 @@ def create_api_command(
         project.save()
         for path in written:
             click.echo(f"  {path}")
+        versions = sorted(
+            r.version
+            for r in project.resources
+            if r.resource and r.kind == kind and r.group == group
+        )
+        if resource and len(versions) > 1:
+            # One CRD serves every version, and exactly one must be stored: that is the
+            # user's decision, so generating now could only fail.
+            click.echo(
+                f"{kind} now has versions {', '.join(versions)}: mark the one the server "
+                "stores with CRDOptions(storage=True), then run `kubeforge generate`."
+            )
+            return
         if generate:
             for path in write_manifests(project):
                 click.echo(f"  {path}")
