@@ -18,7 +18,7 @@ from kubeforge.client.api import (
 from kubeforge.client.auth import Auth, BasicAuth, BearerAuth, RefreshableAuth, auth_for
 from kubeforge.client.client import Client, KubernetesWarning, RequestObserver
 from kubeforge.client.convert import from_dict, to_dict
-from kubeforge.client.discovery import Discovery
+from kubeforge.client.discovery import Discovery, KindNotFound
 from kubeforge.client.wire import ObjectList, WatchEvent
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "ExecAuth",
     "ExecPluginError",
     "FieldValidation",
+    "KindNotFound",
     "KubernetesWarning",
     "ObjectList",
     "PatchType",

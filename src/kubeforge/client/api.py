@@ -189,7 +189,7 @@ class Api(Generic[T]):
             dry_run=dry_run, field_manager=field_manager, field_validation=field_validation
         )
         path = collection_path(self.info, namespace)
-        return await self._write("POST", path, encode(obj), _JSON, params)
+        return await self._write("POST", path, encode(self._with_type(obj)), _JSON, params)
 
     async def replace(
         self,
@@ -398,7 +398,8 @@ class Api(Generic[T]):
         return self.namespace or namespace_of(obj) or None
 
     def _with_type(self, obj: Any) -> Any:
-        """``obj`` with apiVersion and kind (apply needs both; dicts may leave them out)."""
+        """``obj`` with apiVersion and kind: the server needs both for custom resources, and
+        a dict built by hand often leaves them out (typed objects always have them)."""
         if isinstance(obj, Resource) or not isinstance(obj, dict):
             return obj
         return {"apiVersion": self.info.api_version, "kind": self.info.kind, **obj}
@@ -415,7 +416,7 @@ class Api(Generic[T]):
             dry_run=dry_run, field_manager=field_manager, field_validation=field_validation
         )
         path = object_path(self.info, self._namespace_for(obj), _name(obj), subresource)
-        return await self._write("PUT", path, encode(obj), _JSON, params)
+        return await self._write("PUT", path, encode(self._with_type(obj)), _JSON, params)
 
     async def _send(self, method: str, path: str, params: dict[str, ParamValue]) -> bytes:
         return await self.client._send(method, path, params=params, timeout=self.timeout)

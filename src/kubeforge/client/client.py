@@ -288,6 +288,10 @@ class Client:
             if 200 <= answer.status < 300:
                 return answer
             error = api_error(answer.status, answer.body)
+            if answer.status == 404 and not error.details.get("name"):
+                # Not a missing object but a missing resource type (a removed CRD, say):
+                # whatever discovery cached about it is stale.
+                self.discovery.invalidate()
             if answer.status == 401 and not refreshed and isinstance(self._auth, RefreshableAuth):
                 refreshed = True
                 if await self._auth.refresh(headers.get("Authorization")):
