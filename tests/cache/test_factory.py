@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from kubeforge.cache import InformerFactory
+from typing import Any
+
+from kubeforge.cache import InformerFactory, metadata_kind
 from kubeforge.core.clock import FakeClock
 from kubeforge.core.resource import ResourceInfo
 from kubeforge.models.core_v1 import ConfigMap, Secret
@@ -40,3 +42,49 @@ async def test_informers_start_with_the_factory_and_later_ones_start_at_once():
     assert [o["metadata"]["name"] for o in late.store.list()] == ["w"]
     await factory.stop()
     assert not early.running and not late.running
+
+
+async def test_metadata_only_informers_are_shared_apart_from_full_ones():
+    factory = InformerFactory(FakeSource(), clock=FakeClock())
+    full = factory.informer(ConfigMap)
+    meta = factory.informer(ConfigMap, metadata_only=True)
+    assert meta is not full
+    assert meta is factory.informer(metadata_kind(ConfigMap.info))
+    assert meta is factory.informer(ConfigMap.info, metadata_only=True)
+    assert meta.name == "configmaps"
+
+
+async def test_find_returns_only_informers_already_made():
+    factory = InformerFactory(FakeSource(), clock=FakeClock())
+    assert factory.find(ConfigMap) is None
+    made = factory.informer(ConfigMap, namespace="a")
+    assert factory.find(ConfigMap, namespace="a") is made
+    assert factory.find(ConfigMap) is None
+    assert len(factory.informers) == 1
+
+
+async def test_transforms_are_chosen_per_kind_with_a_default_for_the_rest():
+    source = FakeSource()
+    marked: list[str] = []
+
+    def mark(label: str) -> Any:
+        def transform(o: dict[str, Any]) -> dict[str, Any]:
+            marked.append(f"{label}:{o['metadata']['name']}")
+            return o
+
+        return transform
+
+    factory = InformerFactory(
+        source,
+        clock=FakeClock(),
+        default_transform=mark("default"),
+        transforms={WIDGETS: mark("widgets")},
+    )
+    source.dynamic(WIDGETS).put(obj("w"))
+    source.api(ConfigMap).put(obj("c"))
+    factory.informer(WIDGETS)
+    factory.informer(ConfigMap)
+    factory.start()
+    await factory.wait_for_sync(timeout=5)
+    assert sorted(marked) == ["default:c", "widgets:w"]
+    await factory.stop()

@@ -239,3 +239,67 @@ async def test_waiting_for_sync_times_out_on_the_clock(api, informer, clock):
     with pytest.raises(CacheSyncTimeout, match="test"):
         await waiting
     assert isinstance(CacheSyncTimeout("x"), TimeoutError)
+
+
+async def test_a_delete_missed_by_the_watch_reaches_on_missed_delete_with_the_cached_state(
+    api, informer
+):
+    api.put(obj("seen-go"))
+    api.put(obj("missed-go", data="cached"))
+    deleted: list[str] = []
+    missed: list[Obj] = []
+    informer.add_handler(
+        on_delete=lambda o: deleted.append(o["metadata"]["name"]), on_missed_delete=missed.append
+    )
+    fallback: list[str] = []
+    informer.add_handler(on_delete=lambda o: fallback.append(o["metadata"]["name"]))
+    informer.start()
+    await informer.wait_for_sync()
+    await api.watching()
+    api.remove("seen-go")
+    await settle(lambda: deleted == ["seen-go"])
+    api.remove_silently("missed-go")
+    api.compact()
+    api.fail_watches(gone())
+    await settle(lambda: len(missed) == 1)
+    assert deleted == ["seen-go"]  # the missed one went to on_missed_delete only
+    assert missed[0]["metadata"]["name"] == "missed-go"
+    assert missed[0]["data"] == "cached"  # the last state the cache knew, not the final one
+    assert fallback == ["seen-go", "missed-go"]  # without on_missed_delete: on_delete
+
+
+async def test_a_transform_runs_before_the_cache_and_every_handler(api, clock):
+    def slim(o: Obj) -> Obj:
+        o["metadata"].pop("managedFields", None)
+        o["metadata"]["annotations"] = {"transformed": "yes"}
+        return o
+
+    informer: Informer[Obj] = Informer(api, transform=slim, clock=clock, name="slim")
+    recorder = Recorder()
+    recorder.register(informer)
+    api.put(obj("a") | {"metadata": {"name": "a", "namespace": "default", "managedFields": [{}]}})
+    informer.start()
+    try:
+        await informer.wait_for_sync()
+        await api.watching()
+        api.put(obj("b") | {"metadata": {"name": "b", "namespace": "default", "managedFields": []}})
+        await settle(lambda: len(recorder.objects) == 2)
+        for seen in [*recorder.objects, *informer.store.list()]:
+            assert "managedFields" not in seen["metadata"]
+            assert seen["metadata"]["annotations"] == {"transformed": "yes"}
+    finally:
+        await informer.stop()
+
+
+async def test_handlers_see_a_relist_after_the_store_has_swapped(api, informer):
+    api.put(obj("a"))
+    informer.start()
+    await informer.wait_for_sync()
+    await api.watching()
+    api.put_silently(obj("b"))
+    api.compact()
+    store_sizes: list[int] = []
+    informer.add_handler(on_update=lambda old, new: store_sizes.append(len(informer.store)))
+    api.fail_watches(gone())
+    await settle(lambda: len(store_sizes) == 1)
+    assert store_sizes == [2]  # b was already in the store when a's update was reported

@@ -21,6 +21,7 @@ a controller reports on.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -130,10 +131,10 @@ class Correlator:
         self._observations: _Lru[str, _Observation] = _Lru(size)
         self._buckets: _Lru[str, _Bucket] = _Lru(size)
 
-    def correlate(self, event: Event, new_name: str) -> Correlation | None:
+    def correlate(self, event: Event, new_name: Callable[[], str]) -> Correlation | None:
         """The write ``event`` calls for, or ``None`` when the spam filter drops it.
 
-        ``new_name`` names a combined event if aggregation creates one.
+        ``new_name()`` names a combined event if aggregation creates one.
         """
         event, key = self._aggregate(event, new_name)
         correlation = self._observe(event, key)
@@ -153,7 +154,7 @@ class Correlator:
             ),
         )
 
-    def _aggregate(self, event: Event, new_name: str) -> tuple[Event, str]:
+    def _aggregate(self, event: Event, new_name: Callable[[], str]) -> tuple[Event, str]:
         now = self.clock.now()
         source = event.source
         aggregate_key = "".join(
@@ -176,7 +177,7 @@ class Correlator:
         # Keep the set from growing past the limit, as client-go does.
         record.messages.pop()
         combined = Event(
-            metadata=ObjectMeta(name=new_name, namespace=event.metadata.namespace),
+            metadata=ObjectMeta(name=new_name(), namespace=event.metadata.namespace),
             count=1,
             first_timestamp=event.first_timestamp,
             last_timestamp=event.last_timestamp,

@@ -185,10 +185,14 @@ class EventRecorder:
         while True:
             event = await self._queue.get()
             try:
-                name = f"{event.involved_object.name}.{self._wall_clock():x}"
-                correlation = self._correlator.correlate(event, name)
+                subject = event.involved_object.name or ""
+
+                def combined_name(subject: str = subject) -> str:
+                    return f"{subject}.{self._wall_clock():x}"
+
+                correlation = self._correlator.correlate(event, combined_name)
                 if correlation is None:
-                    log.debug("spam filter dropped %s event about %s", event.reason, name)
+                    log.debug("spam filter dropped %s event about %s", event.reason, subject)
                 else:
                     await self._write(correlation)
             except Exception:
