@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import inspect
 import itertools
+import os
 import sys
 from functools import cache
 
@@ -52,7 +53,7 @@ def field_descriptions(cls: type) -> dict[str, str]:
 
 
 def _own_field_docs(cls: type) -> dict[str, str]:
-    node = _class_nodes(cls.__module__).get(cls.__qualname__)
+    node = _class_nodes(*_source_key(cls.__module__)).get(cls.__qualname__)
     if node is None:
         return {}
     docs: dict[str, str] = {}
@@ -68,13 +69,30 @@ def _own_field_docs(cls: type) -> dict[str, str]:
     return docs
 
 
+def _source_key(module_name: str) -> tuple[str, str, int, int]:
+    """The module and the identity of its source file (path, mtime, size).
+
+    A tool that imports a project, edits it and imports it again (the CLI, run
+    in-process by tests) gets the new docstrings: a changed file is parsed anew.
+    """
+    module = sys.modules.get(module_name)
+    path = getattr(module, "__file__", None) or ""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return module_name, path, 0, 0
+    return module_name, path, stat.st_mtime_ns, stat.st_size
+
+
 @cache
-def _class_nodes(module_name: str) -> dict[str, ast.ClassDef]:
+def _class_nodes(module_name: str, path: str, mtime: int, size: int) -> dict[str, ast.ClassDef]:
     """Every class statement of a module by qualified name, from one parse of its source.
 
     (``inspect.getsource(cls)`` would parse the whole module again for each class,
-    which for the generated built-in models costs seconds.)
+    which for the generated built-in models costs seconds.) ``path``, ``mtime`` and
+    ``size`` only key the cache.
     """
+    del path, mtime, size
     module = sys.modules.get(module_name)
     try:
         source = inspect.getsource(module) if module is not None else ""
