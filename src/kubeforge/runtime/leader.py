@@ -246,10 +246,12 @@ class LeaderElector:
         """
         now = micro_time(datetime.now(UTC))
         observed = self._observed
-        # Fast path: a leader writes over what it last saw; only if that fails
-        # (someone else wrote meanwhile) does it read the lease again.
-        leading = self._leading and observed is not None and self._observed_valid()
-        if leading and observed is not None and await self._write(observed, now):
+        # Fast path: while the last record seen names this process, write over it;
+        # only if that fails (someone else wrote meanwhile) read the lease again.
+        record = self._observed_record
+        holding = record is not None and record.holder == self.identity
+        fast = holding and observed is not None and self._observed_valid()
+        if fast and observed is not None and await self._write(observed, now):
             return True
         try:
             lease = await self._api.get(self.lease_name)

@@ -18,7 +18,7 @@ dashboards and alerts work unchanged.
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 
 from kubeforge.controller.controller import RECONCILE_OUTCOMES, ReconcileOutcome
 from kubeforge.workqueue import metrics as wq
@@ -31,8 +31,9 @@ __all__ = [
     "ManagerMetrics",
 ]
 
-CONTENT_TYPE = CONTENT_TYPE_LATEST
-"""The ``Content-Type`` of ``render()``'s output (Prometheus text format 0.0.4)."""
+CONTENT_TYPE = CONTENT_TYPE_PLAIN_0_0_4
+"""The ``Content-Type`` of ``render()``'s output: text format 0.0.4, which every Prometheus
+reads (and what controller-runtime's handler sends)."""
 
 RECONCILE_TIME_BUCKETS: tuple[float, ...] = (
     *(0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5),
