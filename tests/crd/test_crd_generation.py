@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import msgspec
 import pytest
@@ -342,3 +342,12 @@ def test_meta_constraints_apply_to_the_type_they_annotate() -> None:
 
     schema = model_schema(Bounds)["properties"]["names"]
     assert schema == {"items": {"maxLength": 3, "type": "string"}, "minItems": 2, "type": "array"}
+
+
+def test_a_crd_attribute_that_is_not_crd_options_is_explained() -> None:
+    class Odd(Resource):
+        info = ResourceInfo(group="x.example.com", version="v1", kind="Odd", plural="odds")
+        crd: ClassVar[object] = {"categories": ["all"]}
+
+    with pytest.raises(ValueError, match=r"crd must be a CRDOptions.*without an annotation"):
+        generate_crd(Odd)
