@@ -10,6 +10,7 @@ matching ``ApiError``. Credentials live in ``kubeforge.client.auth``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import http
 import ipaddress
@@ -19,18 +20,29 @@ import ssl
 import tempfile
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable, Iterator
+import warnings
+from collections.abc import AsyncIterator, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import aiohttp
 import orjson
-from multidict import CIMultiDict
+from multidict import CIMultiDict, CIMultiDictProxy
 
 from kubeforge.config import ClientConfig
-from kubeforge.core.errors import ApiError, ConfigError
+from kubeforge.core.errors import ApiError, ConfigError, TransportError
 from kubeforge.core.status import failure
 
-__all__ = ["api_error", "identity_headers", "proxy_for", "ssl_context", "warnings_of"]
+__all__ = [
+    "KubernetesWarning",
+    "api_error",
+    "identity_headers",
+    "lines",
+    "proxy_for",
+    "ssl_context",
+    "warn",
+    "warnings_of",
+]
 
 
 def ssl_context(
@@ -157,6 +169,11 @@ def identity_headers(config: ClientConfig) -> CIMultiDict[str]:
     return headers
 
 
+class KubernetesWarning(UserWarning):
+    """A ``Warning`` header from the API server: a deprecated API, an unknown field that
+    was dropped (``fieldValidation=Warn``), a policy in audit mode, ..."""
+
+
 # RFC 7234 warning-value: code SP agent SP quoted-text [SP date]
 _WARNING = re.compile(r'\s*(\d{3})\s+(\S+)\s+"((?:[^"\\]|\\.)*)"')
 
@@ -207,3 +224,52 @@ def api_error(code: int, body: bytes) -> ApiError:
         phrase = "unexpected status"
     message = text[:1000] if text else phrase  # an HTML error page must not flood the log
     return ApiError.from_status(failure(code, _REASONS.get(code, ""), message), code)
+
+
+# --- streamed bodies and warnings ---------------------------------------------------------------
+
+
+async def lines(
+    content: aiohttp.StreamReader, idle_timeout: float | None, url: str
+) -> AsyncIterator[bytes]:
+    """The non-empty lines of a streamed body; ``TransportError`` after ``idle_timeout``
+    seconds without a byte. Split by hand so one huge line is never cut by a limit."""
+    chunks = content.iter_any().__aiter__()
+    pending = b""
+    while True:
+        try:
+            if idle_timeout is None:
+                chunk = await anext(chunks)
+            else:
+                async with _idle(idle_timeout, url):
+                    chunk = await anext(chunks)
+        except StopAsyncIteration:
+            break
+        if b"\n" not in chunk:
+            pending += chunk
+            continue
+        *lines, pending = (pending + chunk).split(b"\n")
+        for line in lines:
+            if line.strip():
+                yield line
+    if pending.strip():
+        yield pending
+
+
+@contextlib.asynccontextmanager
+async def _idle(seconds: float, url: str) -> AsyncIterator[None]:
+    """``asyncio.timeout`` that reports silence as a dead connection (``TransportError``)."""
+    try:
+        async with asyncio.timeout(seconds):
+            yield
+    except TimeoutError:
+        raise TransportError(
+            f"GET {url}: no data for {seconds:g}s; the connection is presumed dead"
+        ) from None
+
+
+def warn(headers: CIMultiDictProxy[str]) -> None:
+    """Raise each server ``Warning`` header as a ``KubernetesWarning``."""
+    values = headers.getall("Warning", ())
+    for text in warnings_of(values):
+        warnings.warn(text, KubernetesWarning, stacklevel=4)

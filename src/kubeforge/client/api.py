@@ -31,11 +31,10 @@ from kubeforge.client._options import (
     write_params,
 )
 from kubeforge.client._paths import collection_path, object_path
+from kubeforge.client._scale import ScaleVerbs
 from kubeforge.client.wire import ObjectList, WatchEvent
-from kubeforge.core import meta
 from kubeforge.core.objects import name_of, namespace_of
 from kubeforge.core.resource import Resource, ResourceInfo
-from kubeforge.models.autoscaling_v1 import Scale
 
 if TYPE_CHECKING:
     from kubeforge.client.client import Client, ParamValue
@@ -47,7 +46,7 @@ T = TypeVar("T")
 _JSON = "application/json"
 
 
-class Api(Generic[T]):
+class Api(ScaleVerbs, Generic[T]):
     """Verbs for one resource (``info``) scoped to ``namespace`` (``None``: all namespaces).
 
     ``timeout`` (seconds) bounds each request instead of ``config.request_timeout``.
@@ -353,42 +352,6 @@ class Api(Generic[T]):
             "DELETE", path, params=params, data=body, content_type=_JSON, timeout=self.timeout
         )
         return list(self._codec.decode_list(data).items)
-
-    # --- the scale subresource ----------------------------------------------------------------
-
-    async def get_scale(self, name: str) -> Scale:
-        """The ``autoscaling/v1`` Scale of ``name`` (Deployments, StatefulSets, custom
-        resources with a scale subresource, ...)."""
-        path = object_path(self.info, self.namespace, name, "scale")
-        return meta.decode(await self._send("GET", path, {}), Scale)
-
-    async def replace_scale(self, name: str, scale: Scale, *, dry_run: bool = False) -> Scale:
-        """PUT a Scale; its ``metadata.resourceVersion``, if set, must be current."""
-        path = object_path(self.info, self.namespace, name, "scale")
-        data = await self.client._send(
-            "PUT",
-            path,
-            params=write_params(dry_run=dry_run),
-            data=encode(scale),
-            content_type=_JSON,
-            timeout=self.timeout,
-        )
-        return meta.decode(data, Scale)
-
-    async def patch_scale(
-        self, name: str, body: Any, *, patch_type: PatchType = "merge", dry_run: bool = False
-    ) -> Scale:
-        """PATCH the Scale, e.g. ``{"spec": {"replicas": 3}}``."""
-        path = object_path(self.info, self.namespace, name, "scale")
-        data = await self.client._send(
-            "PATCH",
-            path,
-            params=write_params(dry_run=dry_run),
-            data=encode(body),
-            content_type=patch_content_type(patch_type),
-            timeout=self.timeout,
-        )
-        return meta.decode(data, Scale)
 
     # --- helpers ------------------------------------------------------------------------------
 

@@ -20,11 +20,8 @@ cannot be made or breaks raises ``TransportError`` chained to the aiohttp error.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
-import warnings
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -37,11 +34,13 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from kubeforge.client._codec import DictCodec, encode, typed_codec
 from kubeforge.client._resilience import RateLimiter, RetryPolicy
 from kubeforge.client._transport import (
+    KubernetesWarning,
     api_error,
     identity_headers,
+    lines,
     proxy_for,
     ssl_context,
-    warnings_of,
+    warn,
 )
 from kubeforge.client.api import Api
 from kubeforge.client.auth import Auth, RefreshableAuth, auth_for
@@ -58,11 +57,6 @@ R = TypeVar("R", bound=Resource)
 _log = logging.getLogger("kubeforge.client")
 
 ParamValue = str | int | bool | list[str]
-
-
-class KubernetesWarning(UserWarning):
-    """A ``Warning`` header from the API server: a deprecated API, an unknown field that
-    was dropped (``fieldValidation=Warn``), a policy in audit mode, ..."""
 
 
 class RequestObserver(Protocol):
@@ -284,7 +278,7 @@ class Client:
                     seconds = time.perf_counter() - began
                     self._observer.request_done(method, self._host, status, seconds)
             _log.debug("%s %s -> %d", method, path, answer.status)
-            _warn(answer.headers)
+            warn(answer.headers)
             if 200 <= answer.status < 300:
                 return answer
             error = api_error(answer.status, answer.body)
@@ -341,7 +335,7 @@ class Client:
                         observed = True
                         seconds = time.perf_counter() - began
                         self._observer.request_done("GET", self._host, response.status, seconds)
-                    _warn(response.headers)
+                    warn(response.headers)
                     if response.status != 200:
                         error = api_error(response.status, await response.read())
                         if (
@@ -353,7 +347,7 @@ class Client:
                             refreshed = True
                             continue
                         raise error
-                    async for line in _lines(response.content, idle_timeout, url):
+                    async for line in lines(response.content, idle_timeout, url):
                         yield line
                     return
             except (aiohttp.ClientError, TimeoutError) as err:
@@ -401,49 +395,6 @@ class Client:
         if accept:
             headers["Accept"] = accept
         return headers
-
-
-async def _lines(
-    content: aiohttp.StreamReader, idle_timeout: float | None, url: str
-) -> AsyncIterator[bytes]:
-    chunks = content.iter_any().__aiter__()
-    pending = b""
-    while True:
-        try:
-            if idle_timeout is None:
-                chunk = await anext(chunks)
-            else:
-                async with _idle(idle_timeout, url):
-                    chunk = await anext(chunks)
-        except StopAsyncIteration:
-            break
-        if b"\n" not in chunk:
-            pending += chunk
-            continue
-        *lines, pending = (pending + chunk).split(b"\n")
-        for line in lines:
-            if line.strip():
-                yield line
-    if pending.strip():
-        yield pending
-
-
-@contextlib.asynccontextmanager
-async def _idle(seconds: float, url: str) -> AsyncIterator[None]:
-    """``asyncio.timeout`` that reports silence as a dead connection (``TransportError``)."""
-    try:
-        async with asyncio.timeout(seconds):
-            yield
-    except TimeoutError:
-        raise TransportError(
-            f"GET {url}: no data for {seconds:g}s; the connection is presumed dead"
-        ) from None
-
-
-def _warn(headers: CIMultiDictProxy[str]) -> None:
-    values = headers.getall("Warning", ())
-    for text in warnings_of(values):
-        warnings.warn(text, KubernetesWarning, stacklevel=4)
 
 
 def _query(params: Mapping[str, ParamValue] | None) -> list[tuple[str, str]] | None:
