@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kubeforge.cache import InformerFactory
+from kubeforge.cache import InformerFactory, metadata_kind
 from kubeforge.controller import (
     Builder,
     Controller,
@@ -160,3 +160,18 @@ def test_builder_mistakes_are_reported_by_complete():
     with pytest.raises(ValueError, match="for_\\(kind\\) or named"):
         Builder(host).watches(Secret, lambda o: []).complete(noop)
     assert host.controllers == []
+
+
+def test_metadata_only_watches_use_the_shared_metadata_informer():
+    host = Host()
+    controller = (
+        Builder(host)
+        .for_(WIDGET)
+        .owns(Secret, metadata_only=True)
+        .watches(ConfigMap, lambda o: [], metadata_only=True)
+        .complete(noop)
+    )
+    _, secrets, configmaps = controller.informers
+    assert secrets is host.cache.informer(Secret, metadata_only=True)
+    assert configmaps is host.cache.informer(metadata_kind(ConfigMap.info))
+    assert secrets is not host.cache.informer(Secret)

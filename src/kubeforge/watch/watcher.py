@@ -166,6 +166,7 @@ async def watcher(
         if rv is None:
             yield Init()
             token: str | None = None
+            listed_rv = ""
             try:
                 while True:
                     page = await api.list(
@@ -178,9 +179,15 @@ async def watcher(
                         limit=config.page_size if list_rv in ("", "0") else None,
                         continue_=token,
                     )
-                    for obj in page.items:
-                        yield InitApply(obj)
-                    token = page.continue_ or None
+                    token, listed_rv = page.continue_ or None, page.resource_version or ""
+                    # Hand objects over one by one and keep no reference: a consumer that
+                    # stores them compactly frees each decoded object as it goes, instead
+                    # of the whole page staying alive in this frame while watching.
+                    items = list(page.items)
+                    del page
+                    items.reverse()
+                    while items:
+                        yield InitApply(items.pop())
                     if token is None:
                         break
             except (errors.ApiError, errors.TransportError) as err:
@@ -191,7 +198,7 @@ async def watcher(
                     log.warning("list of %r failed: %s", api, err)
                     await clock.sleep(backoff.next_delay())
                 continue
-            rv = page.resource_version or ""
+            rv = listed_rv
             list_rv = default_list_rv
             yield InitDone(resource_version=rv)
 
