@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 from aiohttp.base_protocol import BaseProtocol
@@ -26,15 +26,38 @@ StreamDecoder = Callable[[aiohttp.StreamReader], Awaitable[int]]
 CHUNK = 64 * 1024
 
 
+class _Socket(BaseProtocol):
+    """Flow control is the producer's job here: it yields after every chunk."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop)
+        self.transport = cast(asyncio.Transport, object())  # "connected", as aiohttp checks
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
 def feed(data: bytes) -> aiohttp.StreamReader:
-    """A stream reader holding ``data`` in socket-sized chunks, then EOF."""
+    """A stream reader that receives ``data`` in socket-sized chunks, as a socket would
+    deliver it, yielding to the consumer between chunks, then EOF."""
     loop = asyncio.get_running_loop()
-    protocol = BaseProtocol(loop)
-    reader = aiohttp.StreamReader(protocol, limit=2**24, loop=loop)
-    for start in range(0, len(data), CHUNK):
-        reader.feed_data(data[start : start + CHUNK])
-    reader.feed_eof()
+    reader = aiohttp.StreamReader(_Socket(loop), limit=2**16, loop=loop)
+
+    async def produce() -> None:
+        for start in range(0, len(data), CHUNK):
+            reader.feed_data(data[start : start + CHUNK])
+            await asyncio.sleep(0)
+        reader.feed_eof()
+
+    _producers.add(task := loop.create_task(produce()))
+    task.add_done_callback(_producers.discard)
     return reader
+
+
+_producers: set[asyncio.Task[None]] = set()
 
 
 async def _readlines(reader: aiohttp.StreamReader) -> AsyncIterator[bytes]:
