@@ -2,9 +2,14 @@
 
 Entry point: ``Client`` (``async with Client(load_config()) as client``), then
 ``client.api(Pod, namespace=...)`` for typed objects, ``client.dynamic(info, ...)``
-for dicts, ``client.discovery.resolve("ptp")`` to find a resource type, and
-``client.request(...)`` for anything else. Imports only ``kubeforge.config``
-and ``kubeforge.core``; knows nothing about caches or controllers.
+for dicts, ``client.discovery.resolve("ptp")`` / ``for_kind("apps/v1", "Deployment")``
+to find a resource type, and ``client.request(...)`` for anything else.
+``to_dict``/``from_dict`` convert between the two faces without losing fields the
+models do not declare. Credentials come from ``auth_for(config)`` (token, token
+file, basic auth, exec plugin) unless ``Client(auth=...)`` is given.
+
+Imports only ``kubeforge.config``, ``kubeforge.core`` and the generated
+``kubeforge.models``; knows nothing about caches or controllers.
 """
 
 from kubeforge.client._exec import ExecAuth, ExecPluginError
