@@ -6,7 +6,8 @@ what each cache keeps alive per pod (``tracemalloc``, list body excluded), how m
 longer a full garbage collection takes with it, and what a read costs:
 
 - kubeforge's ``Informer`` (objects packed as msgpack, a read decodes a copy), with
-  default settings and with the ``drop_managed_fields`` transform;
+  default settings and with the ``drop_managed_fields`` transform, and a
+  metadata-only informer of the same pods;
 - the design it replaced: decoded msgspec Structs kept as they are (a read then
   copies by an encode + decode round trip), with and without the transform;
 - the official ``kubernetes`` package's ``SharedInformer`` (cache filled by its own
@@ -36,9 +37,10 @@ import msgspec
 from benchmarks.cache._sources import StaticListWatch
 from benchmarks.models._pods import pod_list_json
 
-from kubeforge.cache import Informer, drop_managed_fields
+from kubeforge.cache import Informer, drop_managed_fields, metadata_kind
 from kubeforge.core.objects import key_of
 from kubeforge.core.refs import ObjectKey
+from kubeforge.core.resource import Resource
 from kubeforge.models.core_v1 import Pod, PodList
 
 RESULTS = Path(__file__).resolve().parent.parent / "results" / "cache.json"
@@ -63,14 +65,15 @@ class Result:
 
 
 class KubeforgeCache:
+    kind: type[Resource] = Pod
+
     def __init__(self, body: bytes, transform: Any) -> None:
-        self.informer: Informer[Pod] = asyncio.run(self._fill(body, transform))
+        self.informer: Informer[Any] = asyncio.run(self._fill(body, transform))
         self.store = self.informer.store
 
-    @staticmethod
-    async def _fill(body: bytes, transform: Any) -> Informer[Pod]:
-        informer: Informer[Pod] = Informer(
-            StaticListWatch(Pod, body), transform=transform, name="pods"
+    async def _fill(self, body: bytes, transform: Any) -> Informer[Any]:
+        informer: Informer[Any] = Informer(
+            StaticListWatch(self.kind, body), transform=transform, name="pods"
         )
         informer.start()
         await informer.wait_for_sync()
@@ -85,6 +88,12 @@ class KubeforgeCache:
 
     def list(self) -> list[Any]:
         return self.store.list()
+
+
+class KubeforgeMetadata(KubeforgeCache):
+    """A metadata-only informer: only apiVersion, kind and metadata are decoded and kept."""
+
+    kind = metadata_kind(Pod.info)
 
 
 class LiveStructs:
@@ -145,6 +154,11 @@ CONTENDERS: dict[str, tuple[str, Callable[[bytes, Any], Any], bool]] = {
     "kubeforge-transform": (
         "kubeforge Informer (packed), drop_managed_fields",
         KubeforgeCache,
+        True,
+    ),
+    "kubeforge-metadata": (
+        "kubeforge metadata-only Informer, drop_managed_fields",
+        KubeforgeMetadata,
         True,
     ),
     "structs": ("decoded Structs (rejected design), defaults", LiveStructs, False),
@@ -247,6 +261,8 @@ def run(names: list[str], count: int, samples: int) -> list[Result]:
         )
         if name == "kubernetes":
             result.notes.append("reads return the shared cached object (no copy)")
+        if name == "kubeforge-metadata":
+            result.notes.append("x JSON is against the full pod's JSON without managedFields")
         results.append(result)
         print(f"  measured: {label}", flush=True)
     official = next((r for r in results if r.name == "kubernetes"), None)

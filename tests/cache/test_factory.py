@@ -51,7 +51,7 @@ async def test_metadata_only_informers_are_shared_apart_from_full_ones():
     assert meta is not full
     assert meta is factory.informer(metadata_kind(ConfigMap.info))
     assert meta is factory.informer(ConfigMap.info, metadata_only=True)
-    assert meta.name == "configmaps"
+    assert meta.name == "configmaps (metadata)"
 
 
 async def test_find_returns_only_informers_already_made():

@@ -112,6 +112,7 @@ async def test_metadata_reads_cache_no_spec_or_data(client, factory):
     assert (meta.api_version, meta.kind) == ("v1", "ConfigMap")
     assert meta.metadata.labels == {"app": "web"}
     assert not hasattr(meta, "data")
+    assert meta.unknown_fields_ is None  # data was dropped while decoding, not parked
     one = await reader.metadata(ConfigMap, "a1", namespace=namespace)
     assert one.metadata.uid == meta.metadata.uid
     [informer] = factory.informers  # the full ConfigMap informer was never started

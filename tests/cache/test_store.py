@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
 from kubeforge.cache import NAMESPACE_INDEX, Change, store
@@ -14,7 +15,7 @@ from kubeforge.cache.indexers import (
     field_index_value,
     field_indexer,
 )
-from kubeforge.core.meta import ObjectMeta, OwnerReference
+from kubeforge.core.meta import ObjectMeta, OwnerReference, decode
 from kubeforge.core.refs import ObjectKey
 from kubeforge.models.core_v1 import ConfigMap
 from kubeforge.watch import Apply, Delete, Init, InitApply, InitDone
@@ -233,3 +234,17 @@ def test_the_store_keeps_objects_compact_and_label_filters_skip_full_decodes():
     assert len(packed) < 200
     assert names(reader.list(label_selector="app in (web, api)")) == ["a"]
     assert reader.list(label_selector="app=db") == []
+
+
+def test_fields_the_model_does_not_declare_survive_the_cache():
+    wire = {
+        "metadata": {"name": "a", "namespace": "n", "futureMeta": 1},
+        "data": {"k": "v"},
+        "futureField": {"x": 1},
+    }
+    reader, writer = store(ConfigMap)
+    writer.apply(Apply(decode(orjson.dumps(wire), ConfigMap)))
+    cached = reader.get("n/a")
+    assert cached is not None
+    assert cached.unknown_fields_ == {"futureField": {"x": 1}}
+    assert cached.metadata.unknown_fields_ == {"futureMeta": 1}

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, Protocol, TypeAlias, TypeVar, overload
 
 from kubeforge.cache.informer import Informer, wait_for_sync
-from kubeforge.cache.metadata import PartialObjectMetadata, metadata_kind
+from kubeforge.cache.metadata import PartialObjectMetadata, is_metadata_kind, metadata_kind
 from kubeforge.cache.store import Store, Transform
 from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.core.resource import Resource, ResourceInfo
@@ -210,6 +210,8 @@ class InformerFactory:
         where = f" in {namespace}" if namespace else ""
         selectors = ",".join(s for s in (label_selector, field_selector) if s)
         name = f"{info.group_resource}{where}" + (f" [{selectors}]" if selectors else "")
+        if is_metadata_kind(kind):
+            name += " (metadata)"
         config = WatcherConfig(label_selector=label_selector, field_selector=field_selector)
         return Informer(
             api,

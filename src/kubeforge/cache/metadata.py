@@ -30,12 +30,13 @@ from kubeforge.core.resource import Resource, ResourceInfo
 __all__ = ["PartialObjectMetadata", "is_metadata_kind", "metadata_kind"]
 
 
-class PartialObjectMetadata(Resource):
+class PartialObjectMetadata(Resource, forbid_unknown_fields=False):
     """An object reduced to ``apiVersion``, ``kind`` and ``metadata``.
 
     Subclasses made by ``metadata_kind`` carry the REST mapping of the kind they
     stand for; ``api_version``/``kind`` hold that kind's, as controller-runtime
-    sets them on the objects of a metadata informer.
+    sets them on the objects of a metadata informer. Everything else on the wire
+    is dropped while decoding (unlike other models, which keep unknown fields).
     """
 
 

@@ -19,10 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
 from kubeforge.core.errors import KubeforgeError
-from kubeforge.core.meta import OwnerReference
+from kubeforge.core.meta import OwnerReference, to_builtins
 from kubeforge.core.objects import (
     KubeObject,
     name_of,
@@ -164,6 +162,6 @@ def _write(obj: KubeObject, refs: list[OwnerReference]) -> None:
         return
     meta: dict[str, Any] = obj.setdefault("metadata", {})
     if refs:
-        meta["ownerReferences"] = msgspec.to_builtins(refs)
+        meta["ownerReferences"] = to_builtins(refs)
     else:
         meta.pop("ownerReferences", None)
