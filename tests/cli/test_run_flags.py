@@ -13,9 +13,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 
-from kubeforge.cli.run import default_leader_election_id, parse_duration
+from kubeforge.cli.run import default_leader_election_id, parse_duration, run_command
 
 CONTROLLER = """
 import logging
@@ -96,6 +97,18 @@ def test_leader_election_timings_client_go_would_reject_are_usage_errors(tmp_pat
     result = kubeforge("run", str(target), *args)
     assert result.returncode == 2
     assert "longer than the renew deadline" in result.stderr
+
+
+def test_the_defaults_are_kubebuilders_and_controller_runtimes():
+    context = click.Context(run_command)
+    defaults = {param.name: param.get_default(context) for param in run_command.params}
+    assert defaults["metrics_bind_address"] == ":8080"
+    assert defaults["health_probe_bind_address"] == ":8081"
+    assert not defaults["leader_elect"]
+    assert defaults["leader_election_id"] is None  # then derived from the target
+    assert defaults["leader_election_namespace"] is None  # then the kubeconfig's namespace
+    timings = ("lease_duration", "renew_deadline", "retry_period")
+    assert [defaults[f"leader_elect_{name}"] for name in timings] == ["15s", "10s", "2s"]
 
 
 def test_durations_are_spelled_as_in_go_or_as_seconds():

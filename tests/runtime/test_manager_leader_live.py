@@ -51,6 +51,22 @@ def candidate(
     return mgr
 
 
+class Housekeeping:
+    """A runnable every replica runs, leader or not."""
+
+    def __init__(self) -> None:
+        self.started = False
+
+    def need_leader_election(self) -> bool:
+        return False
+
+    async def start(self) -> None:
+        self.started = True
+
+    async def stop(self, grace_period: float | None = 30.0) -> None:
+        self.started = False
+
+
 def leader_gauge(mgr: Manager) -> float | None:
     return mgr.metrics.registry.get_sample_value("leader_election_master_status", {"name": LEASE})
 
@@ -61,6 +77,8 @@ async def test_a_standby_waits_and_takes_over_when_the_leader_shuts_down(kube_ap
     activity: list[tuple[str, str]] = []
     alpha = candidate(kube_apiserver.kubeconfig, namespace, "alpha", activity)
     beta = candidate(kube_apiserver.kubeconfig, namespace, "beta", activity)
+    housekeeping = Housekeeping()
+    beta.add(housekeeping)
     running_alpha = asyncio.create_task(alpha.run())
     await eventually(lambda: ("alpha", "end") in activity)
     running_beta = asyncio.create_task(beta.run())
@@ -77,6 +95,7 @@ async def test_a_standby_waits_and_takes_over_when_the_leader_shuts_down(kube_ap
         else:
             raise AssertionError("the standby's caches never synced")
         assert not beta.started and not beta.is_leader
+        await eventually(lambda: housekeeping.started)  # needs no lease: runs on a standby too
         assert (leader_gauge(alpha), leader_gauge(beta)) == (1, 0)
         alpha.stop()
         await running_alpha
