@@ -24,12 +24,13 @@ from kubeforge.cache import Informer, InformerFactory, Store
 from kubeforge.client import Api, Client, ObjectList, WatchEvent
 from kubeforge.config import ClientConfig, load_config
 from kubeforge.controller import Builder, Controller
+from kubeforge.controller.controller import current_reconcile
 from kubeforge.core import errors
 from kubeforge.core.meta import ListMeta, Model, ObjectMeta, OwnerReference
 from kubeforge.core.refs import ObjectKey
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.reconcile import Request, Result, TerminalError
-from kubeforge.runtime import Manager, ManagerOptions
+from kubeforge.runtime import LeaderElectionOptions, Manager, ManagerOptions
 from kubeforge.workqueue import RateLimitingQueue
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "Controller",
     "Informer",
     "InformerFactory",
+    "LeaderElectionOptions",
     "ListMeta",
     "Manager",
     "ManagerOptions",
@@ -57,6 +59,7 @@ __all__ = [
     "TerminalError",
     "WatchEvent",
     "__version__",
+    "current_reconcile",
     "errors",
     "load_config",
 ]
