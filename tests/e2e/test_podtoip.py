@@ -120,3 +120,7 @@ async def test_pods_deleted_while_the_controller_was_down_lose_their_podtoips_af
         for p in (await client.api(podtoip.PodToIp, namespace=namespace).list()).items
     )
     assert names == ["p-2", "p-3", "p-new"]
+
+
+def test_the_committed_crd_is_generated_from_the_model(podtoip: ModuleType) -> None:
+    assert podtoip.CRD_PATH.read_text() == podtoip.api.crd_yaml()
