@@ -2,8 +2,8 @@
 
 The example was made the way a user makes it: ``kubeforge init``, ``kubeforge
 create api``, edits to the files listed in ``USER_EDITED`` (the fields of the
-seed's Frigate, its reconcile logic, a test of it, the sample), then ``kubeforge
-generate``. Regenerating the same way must give the committed tree byte for byte:
+seed's Frigate, its reconcile logic, a test of it, the sample, a README section),
+then ``kubeforge generate``. Regenerating the same way must give the committed tree byte for byte:
 every other file is the CLI's, and the manifests match the edited code.
 """
 
@@ -25,6 +25,7 @@ USER_EDITED = (
     "frigate/controllers/frigate_controller.py",
     "tests/test_frigate_controller.py",
     "config/samples/ship_v1beta1_frigate.yaml",
+    "README.md",
 )
 
 
