@@ -1,0 +1,163 @@
+"""PodToIp end to end, kubeforge vs kopf vs the official client: ``python -m benchmarks.podtoip``.
+
+Each contender gets its own fresh local API server (in memory, simulated node on)
+and the same work, one after the other in one run: ``--existing`` pods are
+running before the controller starts; once its first PodToIp appears, the driver
+creates ``--created`` pods, changes the IP of ``--ip-changes`` pods through their
+``/status`` and deletes ``--deletes`` pods, shuffled, ``--concurrency`` at a time.
+Measured per contender: wall time from the process's start to convergence, and
+the controller process's CPU seconds (user + system) and peak RSS at that moment;
+ratios are "the peer's number divided by kubeforge's". ``--quick`` runs a tenth
+of the work (a smoke test). ``--profile`` also samples kubeforge's controller with
+py-spy and prints where its CPU time goes.
+
+Writes ``benchmarks/results/podtoip.json`` and ``podtoip.png`` (``-quick`` for
+``--quick`` runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from benchmarks._report import bar_chart, environment, print_table, write_results
+from benchmarks.peers import available
+from benchmarks.podtoip._workload import Run, Workload, run_once
+
+_METRICS = ("wall_seconds", "cpu_seconds", "peak_rss_mib")
+
+
+def _ratio(peer: float, ours: float) -> float | None:
+    return round(peer / ours, 2) if ours > 0 else None
+
+
+def _median_run(runs: list[Run]) -> Run:
+    """The run with the median wall time (its CPU and memory belong to the same run)."""
+    ordered = sorted(runs, key=lambda r: r.wall_seconds)
+    return ordered[(len(ordered) - 1) // 2]
+
+
+def _summarize_profile(raw: Path, top: int = 25) -> list[tuple[str, float]]:
+    """Share of samples per function (inclusive) from py-spy's collapsed stacks."""
+    totals: dict[str, int] = {}
+    samples = 0
+    for line in raw.read_text().splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not count_text.isdigit():
+            continue
+        count = int(count_text)
+        samples += count
+        for frame in set(stack.split(";")):
+            totals[frame] = totals.get(frame, 0) + count
+    ranked = sorted(totals.items(), key=lambda item: -item[1])[:top]
+    return [(frame, round(100 * n / max(1, samples), 1)) for frame, n in ranked]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a tenth of the work")
+    parser.add_argument("--existing", type=int, default=None)
+    parser.add_argument("--created", type=int, default=None)
+    parser.add_argument("--ip-changes", type=int, default=None)
+    parser.add_argument("--deletes", type=int, default=None)
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=1, help="runs per contender (median)")
+    parser.add_argument("--only", action="append", help="contender(s) to run (repeatable)")
+    parser.add_argument("--profile", action="store_true", help="py-spy kubeforge's controller")
+    args = parser.parse_args()
+    scale = 10 if args.quick else 1
+    workload = Workload(
+        existing=args.existing if args.existing is not None else 1000 // scale,
+        created=args.created if args.created is not None else 1000 // scale,
+        ip_changes=args.ip_changes if args.ip_changes is not None else 500 // scale,
+        deletes=args.deletes if args.deletes is not None else 500 // scale,
+        concurrency=args.concurrency,
+        timeout=120.0 if args.quick else 600.0,
+    )
+    contenders = available(args.only)
+    missing = {c for c in (args.only or ["kubeforge", "kopf", "official"])} - {
+        c.name for c in contenders
+    }
+    if missing:
+        print(f"not installed, skipped: {', '.join(sorted(missing))} (pip install -e '.[bench]')")
+    logs = Path(tempfile.mkdtemp(prefix="kubeforge-bench-podtoip-"))
+    profile_raw = logs / "kubeforge.pyspy.txt"
+    if args.profile and shutil.which("py-spy") is None:
+        print("(no profile: py-spy is missing; pip install -e '.[bench]')")
+
+    print(f"PodToIp: {dataclasses.asdict(workload)}; controller logs in {logs}")
+    # Rounds are interleaved (A B C A B C ...) so a busy moment on the machine does not
+    # land on one contender only; each contender's median-wall run is reported.
+    runs: dict[str, list[Run]] = {c.name: [] for c in contenders}
+    for round_ in range(args.rounds):
+        for contender in contenders:
+            print(f"  {contender.name}: round {round_ + 1}/{args.rounds} ...", flush=True)
+            profile = profile_raw if args.profile and contender.name == "kubeforge" else None
+            runs[contender.name].append(run_once(contender, workload, logs, profile=profile))
+    results = {name: _median_run(each) for name, each in runs.items()}
+    if args.rounds > 1:
+        for name, each in runs.items():
+            walls = [round(r.wall_seconds, 2) for r in each]
+            cpus = [round(r.cpu_seconds, 2) for r in each]
+            print(f"  {name}: wall {walls} (sd {statistics.pstdev(walls):.2f}), CPU {cpus}")
+
+    ours = results.get("kubeforge")
+    rows = []
+    for name, run in results.items():
+        row: list[Any] = [name, "yes" if run.converged else "NO"]
+        row += [run.wall_seconds, run.cpu_seconds, run.peak_rss_mib]
+        row += [run.first_write_seconds, run.churn_seconds, run.catch_up_seconds]
+        if ours is not None:
+            row += [_ratio(getattr(run, m), getattr(ours, m)) for m in _METRICS]
+        rows.append(row)
+    headers = ["controller", "converged", "wall s", "CPU s", "peak RSS MiB"]
+    headers += ["first write s", "churn s", "catch-up s"]
+    if ours is not None:
+        headers += ["wall x", "CPU x", "RSS x"]
+    print()
+    print_table(headers, rows)
+    for run in results.values():
+        for problem in run.problems:
+            print(f"  {run.contender}: {problem}")
+
+    payload: dict[str, Any] = {
+        "benchmark": "PodToIp end to end on the local API server",
+        **environment("benchmarks.podtoip"),
+        "workload": dataclasses.asdict(workload),
+        "rounds": args.rounds,
+        "ratios_are": "peer / kubeforge (above 1: kubeforge is better)",
+        "results": [dataclasses.asdict(run) for run in results.values()],
+        "all_rounds": {name: [dataclasses.asdict(r) for r in each] for name, each in runs.items()},
+    }
+    if ours is not None:
+        payload["ratios"] = {
+            name: {m: _ratio(getattr(run, m), getattr(ours, m)) for m in _METRICS}
+            for name, run in results.items()
+        }
+    if args.profile and profile_raw.exists():
+        payload["kubeforge_profile_inclusive_percent"] = _summarize_profile(profile_raw)
+        print("\nkubeforge controller, share of samples per function (inclusive):")
+        for frame, percent in payload["kubeforge_profile_inclusive_percent"]:
+            print(f"  {percent:5.1f}%  {frame}")
+    path = write_results("podtoip", payload, quick=args.quick)
+    chart = bar_chart(
+        "podtoip",
+        f"PodToIp: {workload.existing} existing + {workload.created} created pods, "
+        f"{workload.ip_changes} IP changes, {workload.deletes} deletes",
+        ["wall time to convergence (s)", "controller CPU (s)", "controller peak RSS (MiB)"],
+        {name: [getattr(run, m) for m in _METRICS] for name, run in results.items()},
+        quick=args.quick,
+    )
+    print(f"\nwrote {path}" + (f" and {chart}" if chart else ""))
+    if not all(run.converged for run in results.values()):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Controller startup against kopf and the official client: ``python -m benchmarks.startup``."""
