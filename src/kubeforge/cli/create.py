@@ -37,7 +37,12 @@ __all__ = ["create_command"]
 
 @click.group()
 def create_command() -> None:
-    """Scaffold an API (a kind and/or its controller) in the current project."""
+    """Scaffold an API (a kind and/or its controller) in the current project.
+
+    \b
+    Examples:
+      kubeforge create api --group ship --version v1beta1 --kind Frigate
+    """
 
 
 @create_command.command("api")
