@@ -1,4 +1,4 @@
-"""Startup of a controller, kubeforge vs kopf vs the official client: ``python -m benchmarks.startup``.
+"""Controller startup, kubeforge vs kopf vs the official client: ``python -m benchmarks.startup``.
 
 Two numbers per contender, the median of ``--rounds`` runs each:
 
@@ -40,13 +40,14 @@ from kubeforge.testing import LocalApiServer
 
 # What each controller program imports before it can do anything.
 IMPORTS = {
-    "kubeforge": "import kubeforge, kubeforge.cli.main, kubeforge.runtime, kubeforge.models.core_v1",
+    "kubeforge": (
+        "import kubeforge, kubeforge.cli.main, kubeforge.runtime, kubeforge.models.core_v1"
+    ),
     "kopf": "import kopf, kubernetes",
     "official": "import kubernetes.client, kubernetes.config, kubernetes.informer",
 }
 _TIMED = (
-    "import time; started = time.perf_counter(); {imports}; "
-    "print(time.perf_counter() - started)"
+    "import time; started = time.perf_counter(); {imports}; print(time.perf_counter() - started)"
 )
 
 
