@@ -198,3 +198,52 @@ def _rename_group(project: Path, domain: str) -> None:
     controller.write_text(controller.read_text().replace("ship.example.com", f"ship.{domain}"))
     for stale in (project / "config/crd/bases").glob("*.yaml"):
         stale.unlink()
+
+
+def test_a_field_dropped_from_a_manifest_is_removed_and_kubectl_apply_agrees(
+    tmp_path: Path, kube_apiserver: LocalApiServer
+) -> None:
+    project = new_project(tmp_path, name="lastapplied")
+    config = ["--kubeconfig", str(kube_apiserver.kubeconfig)]
+    overlay = project / "config/default"
+    (overlay / "namespace.yaml").write_text(
+        yaml.safe_dump(documents((project / "config/manager/manager.yaml").read_text())[0])
+    )
+    (overlay / "kustomization.yaml").write_text(
+        "resources:\n  - namespace.yaml\n  - metrics_service.yaml\n"
+    )
+    service_file = overlay / "metrics_service.yaml"
+    service = yaml.safe_load(service_file.read_text())
+    service["metadata"]["labels"]["tier"] = "metrics"
+    service_file.write_text(yaml.safe_dump(service))
+    assert kubeforge("deploy", *config, cwd=project).code == 0
+
+    del service["metadata"]["labels"]["tier"]
+    service["metadata"]["labels"]["team"] = "fleet"
+    service_file.write_text(yaml.safe_dump(service))
+    redeployed = kubeforge("deploy", *config, cwd=project)
+
+    assert redeployed.code == 0, redeployed
+    assert "service/lastapplied-controller-manager-metrics-service configured" in (
+        redeployed.stdout
+    )
+    live = json.loads(
+        kubectl(
+            *config,
+            "get",
+            "service",
+            "-n",
+            "lastapplied-system",
+            "-o",
+            "json",
+            "lastapplied-controller-manager-metrics-service",
+        ).stdout
+    )
+    assert "tier" not in live["metadata"]["labels"]
+    assert live["metadata"]["labels"]["team"] == "fleet"
+    assert live["spec"]["clusterIP"]  # the server's own fields are kept
+    rendered = kubeforge("deploy", "--dry-run", cwd=project).stdout
+    by_kubectl = kubectl(*config, "apply", "-f", "-", stdin=rendered)
+    assert by_kubectl.returncode == 0, by_kubectl.stderr
+    assert "last-applied-configuration" not in by_kubectl.stderr  # no "missing annotation"
+    assert "unchanged" in by_kubectl.stdout

@@ -1,17 +1,19 @@
 """Apply, delete and wait for manifests on a cluster, with a live progress display.
 
 Entry point: ``Cluster`` (``apply``, ``delete``, ``wait_until``), used by
-``install``/``uninstall`` and ``deploy``/``undeploy``. Applying creates an object,
-or merge-patches it with the manifest when it exists (what ``kubectl apply``
-amounts to for a manifest that only adds and changes fields; fields dropped from
-a manifest are not removed). Result lines read like kubectl's
-(``namespace/frigate-system created``); the spinner only shows on a terminal and
-is cleared when done, so piped output and error messages stay clean.
+``install``/``uninstall`` and ``deploy``/``undeploy``. Applying is ``kubectl
+apply``'s client-side apply: create, or patch with a three-way merge against the
+``last-applied-configuration`` annotation, so fields dropped from a manifest are
+removed and everything else the server or others set is kept. Result lines read
+like kubectl's (``namespace/frigate-system created``); the spinner only shows on
+a terminal and is cleared when done, so piped output and error messages stay clean.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
+import json
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -24,9 +26,18 @@ from kubeforge.client import Api, Client
 from kubeforge.core import errors
 from kubeforge.core.resource import ResourceInfo
 
-__all__ = ["Cluster", "Display", "display", "object_name", "wait_until"]
+__all__ = [
+    "LAST_APPLIED",
+    "Cluster",
+    "Display",
+    "display",
+    "object_name",
+    "wait_until",
+    "with_last_applied",
+]
 
 _POLL = 0.1
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
 
 def object_name(obj: dict[str, Any]) -> str:
@@ -100,15 +111,23 @@ class Cluster:
         return self.client.dynamic(info, namespace=namespace), str(meta.get("name", ""))
 
     async def apply(self, obj: dict[str, Any]) -> str:
-        """Create ``obj`` or merge it into the existing one: ``created|configured|unchanged``."""
+        """Create ``obj`` or patch the existing one to match: ``created|configured|unchanged``.
+
+        Like ``kubectl apply`` (client-side), the manifest is recorded in the
+        ``last-applied-configuration`` annotation, so fields dropped from a manifest
+        are removed on the next apply, and kubectl and kubeforge can take turns.
+        """
         api, name = await self._api(obj)
+        body = with_last_applied(obj)
         try:
-            await api.create(obj)
+            await api.create(body)
             return "created"
         except errors.AlreadyExists:
             pass
         before = await api.get(name)
-        after = await api.patch(name, obj, patch_type="merge")
+        annotations = before["metadata"].get("annotations") or {}
+        last = _decode_last_applied(annotations.get(LAST_APPLIED))
+        after = await api.patch(name, _merge_patch(last, body), patch_type="merge")
         same = before["metadata"].get("resourceVersion") == after["metadata"].get("resourceVersion")
         return "unchanged" if same else "configured"
 
@@ -137,6 +156,47 @@ class Cluster:
         crd = await api.get(name)
         conditions = (crd.get("status") or {}).get("conditions") or []
         return any(c.get("type") == "Established" and c.get("status") == "True" for c in conditions)
+
+
+def with_last_applied(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` with kubectl's ``last-applied-configuration`` annotation: itself, as JSON."""
+    clean = copy.deepcopy(obj)
+    metadata = clean.setdefault("metadata", {})
+    # Byte for byte what kubectl records, so either tool sees the other's apply as its
+    # own: the object with its other annotations (an empty map if none), encoded the
+    # way Go encodes it: compact, keys sorted, newline-terminated.
+    metadata["annotations"] = {
+        k: v for k, v in (metadata.get("annotations") or {}).items() if k != LAST_APPLIED
+    }
+    recorded = json.dumps(clean, separators=(",", ":"), sort_keys=True) + "\n"
+    body = copy.deepcopy(clean)
+    body.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = recorded
+    return body
+
+
+def _decode_last_applied(text: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}  # someone else's garbage in the annotation: patch as if first applied
+    return value if isinstance(value, dict) else {}
+
+
+def _merge_patch(last: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """A merge patch setting everything in ``new`` and deleting what only ``last`` had.
+
+    Fields the manifest never set (the server's defaults, other writers' fields) are
+    left alone: a three-way merge over JSON merge patch, as ``kubectl apply`` does
+    for custom resources.
+    """
+    patch: dict[str, Any] = {key: None for key in last if key not in new}
+    for key, value in new.items():
+        previous = last.get(key)
+        if isinstance(value, dict) and isinstance(previous, dict):
+            patch[key] = _merge_patch(previous, value)
+        else:
+            patch[key] = value
+    return patch
 
 
 async def wait_until(
