@@ -366,6 +366,17 @@ class Lister:
 
         if send_initial is False and rv in ("", "0"):
             rv = str(self.storage.revision)  # no initial events: start "now"
+        # Watches that filter and render alike share the work of each event (see ``watch``).
+        group = (
+            served.info,
+            id(engine.strategy(served)),
+            target.namespace,
+            target.name,
+            query.get("labelSelector", ""),
+            query.get("fieldSelector", ""),
+            tables is not None,
+            include if tables is not None else "",
+        )
         watch = WatchRequest(
             resource=storage_key(served.info),
             kind=served.info.kind,
@@ -376,5 +387,7 @@ class Lister:
             bookmarks=bookmarks,
             send_initial_events=send_initial,
             render=render,
+            group=group,
+            cache_key=served.info.api_version if tables is None else None,
         )
         return await stream_watch(request, self.storage, self.hub, watch)

@@ -5,7 +5,7 @@ Design (see ``Storage`` for the entry point):
 * One global revision counter is every object's ``resourceVersion``, as etcd's is.
 * SQLite is the durable copy: table ``objects`` (current state), ``events`` (a
   bounded history of changes, so watches can resume, even across a restart) and
-  ``meta`` (revision, compaction mark). WAL mode with ``synchronous=NORMAL``: a
+  ``meta`` (the compaction mark). WAL mode with ``synchronous=NORMAL``: a
   committed write is in the WAL file before ``commit()`` returns, so it survives
   SIGKILL of the server; an OS crash or power loss may lose the last writes.
 * The whole state is also held in memory (loaded at start): reads, lists and
@@ -121,6 +121,8 @@ class Storage:
         self.revision = int(meta.get("revision", 0))
         self.compacted = int(meta.get("compacted", 0))
         self._trimmed_in_db = self.compacted
+        (newest,) = self._db.execute("SELECT MAX(rv) FROM events").fetchone()
+        self.revision = max(self.revision, int(newest or 0))
         for grp, resource, rv, data in self._db.execute(
             "SELECT grp, resource, rv, data FROM objects"
         ):
@@ -247,11 +249,12 @@ class Storage:
                     "INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?, ?)",
                     (*resource, namespace, name, revision, data),
                 )
+            # The revision itself is not stored separately: the newest event always stays
+            # in ``events`` (trimming keeps at least one), so loading recovers it.
             db.execute(
                 "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
                 (revision, type_, *resource, data, prev),
             )
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('revision', ?)", (revision,))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")

@@ -1,0 +1,380 @@
+"""Load on the local API server: ``python -m benchmarks.apiserver [--quick]``.
+
+Starts ``kubeforge apiserver`` as a real process with a data directory (every
+write durable, as in use) and measures, from this process over HTTPS:
+
+* **writes/s**: ConfigMap creates acknowledged per second, ``--concurrency``
+  requests in flight, ``--objects`` in all;
+* **list**: one GET of those ``--objects`` ConfigMaps (best of 5), and the same
+  list in pages of 500 as kubectl reads it;
+* **watch fan-out**: ``--watchers`` watches open on one namespace while creates
+  arrive at ``--rate`` per second for ``--seconds``; the latency from sending a
+  write to each watcher receiving its event (p50/p99), the write rate achieved,
+  and whether every watcher saw every event in resourceVersion order;
+* the same fan-out with writes as fast as the server takes them.
+
+The server's CPU time is read from ``/proc`` so the report says whether the
+server or this (single) client process was the bottleneck. Writes
+``benchmarks/results/apiserver.json`` (``--out`` to change). Traffic goes to
+127.0.0.1 only, and every loop is bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import re
+import resource
+import statistics
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from kubeforge.testing import LocalApiServer
+
+RESULTS = Path(__file__).resolve().parent.parent / "results" / "apiserver.json"
+_NAME = re.compile(rb'"name":"ev-(\d+)"')
+_RV = re.compile(rb'"resourceVersion":"(\d+)"')
+
+
+@dataclass
+class FanOut:
+    watchers: int
+    target_rate: float
+    writes: int
+    write_seconds: float
+    achieved_rate: float
+    events_expected: int
+    events_received: int
+    all_in_order: bool
+    every_watcher_complete: bool
+    latency_p50_ms: float
+    latency_p99_ms: float
+    latency_max_ms: float
+    server_cpu_share: float
+    client_cpu_share: float
+    server_cpu_us_per_write: float
+
+
+@dataclass
+class Report:
+    python: str
+    machine: str
+    cpus: int
+    writes_per_second: float = 0.0
+    write_server_cpu_share: float = 0.0
+    write_client_cpu_share: float = 0.0
+    server_cpu_us_per_write: float = 0.0
+    list_objects: int = 0
+    list_ms: float = 0.0
+    list_mib: float = 0.0
+    list_paged_ms: float = 0.0
+    fan_out: list[FanOut] = field(default_factory=list)
+
+
+def _own_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _server_cpu(server: LocalApiServer) -> float:
+    """Seconds of CPU the server process has used (user + system)."""
+    process = server._process  # the benchmark is a friend of the harness
+    assert process is not None
+    fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+class Client:
+    """aiohttp for reads and watches; writes go over ``_Connection``s (cheaper per request)."""
+
+    def __init__(self, server: LocalApiServer, session: aiohttp.ClientSession) -> None:
+        self.server = server
+        self.session = session
+        self.headers = {"Authorization": f"Bearer {server.token}"}
+        self._idle: list[_Connection] = []
+
+    async def create(self, namespace: str, name: str) -> None:
+        body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}
+        body["data"] = {"key": "value", "name": name}
+        path = f"/api/v1/namespaces/{namespace}/configmaps"
+        connection = self._idle.pop() if self._idle else await _Connection.open(self.server)
+        status, text = await connection.post(path, json.dumps(body).encode())
+        self._idle.append(connection)
+        assert status == 201, text
+
+    def close(self) -> None:
+        for connection in self._idle:
+            connection.close()
+
+    async def get_bytes(self, path: str, **params: str) -> bytes:
+        url = self.server.url + path
+        async with self.session.get(url, params=params, headers=self.headers) as response:
+            assert response.status == 200, await response.text()
+            return await response.read()
+
+    async def namespace(self, name: str) -> None:
+        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+        url = f"{self.server.url}/api/v1/namespaces"
+        async with self.session.post(url, json=body, headers=self.headers) as response:
+            assert response.status == 201, await response.text()
+
+
+class _Connection:
+    """One keep-alive HTTP/1.1 connection speaking just enough to POST JSON.
+
+    A general client spends more CPU per request than the server does on a create,
+    so with it this benchmark would mostly measure itself.
+    """
+
+    def __init__(
+        self, server: LocalApiServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self.reader, self.writer = reader, writer
+        self.head = (
+            f"Host: 127.0.0.1:{server.port}\r\nAuthorization: Bearer {server.token}\r\n"
+            "Content-Type: application/json\r\nAccept: application/json\r\n"
+        ).encode()
+
+    @classmethod
+    async def open(cls, server: LocalApiServer) -> _Connection:
+        reader, writer = await asyncio.open_connection(
+            "127.0.0.1", server.port, ssl=server.ssl_context()
+        )
+        return cls(server, reader, writer)
+
+    async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        request = b"POST %s HTTP/1.1\r\n%sContent-Length: %d\r\n\r\n%s" % (
+            path.encode(),
+            self.head,
+            len(body),
+            body,
+        )
+        self.writer.write(request)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))  # type: ignore[union-attr]
+        return status, await self.reader.readexactly(length)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+async def _bounded(count: int, concurrency: int, job: Any) -> None:
+    """Run ``job(i)`` for i in range(count), ``concurrency`` at a time."""
+    next_index = 0
+
+    async def worker() -> None:
+        nonlocal next_index
+        while next_index < count:
+            index = next_index
+            next_index += 1
+            await job(index)
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+
+
+async def measure_writes(client: Client, args: argparse.Namespace, report: Report) -> None:
+    await client.namespace("bench-writes")
+    cpu, own = _server_cpu(client.server), _own_cpu()
+    start = time.perf_counter()
+
+    async def create(index: int) -> None:
+        await client.create("bench-writes", f"w-{index:06d}")
+
+    await _bounded(args.objects, args.concurrency, create)
+    elapsed = time.perf_counter() - start
+    busy = _server_cpu(client.server) - cpu
+    report.writes_per_second = args.objects / elapsed
+    report.write_server_cpu_share = busy / elapsed
+    report.write_client_cpu_share = (_own_cpu() - own) / elapsed
+    report.server_cpu_us_per_write = busy / args.objects * 1e6
+
+
+async def measure_list(client: Client, args: argparse.Namespace, report: Report) -> None:
+    path = "/api/v1/namespaces/bench-writes/configmaps"
+    best, size = float("inf"), 0
+    for _ in range(5):
+        start = time.perf_counter()
+        data = await client.get_bytes(path)
+        best = min(best, time.perf_counter() - start)
+        size = len(data)
+    assert json.loads(data)["items"].__len__() == args.objects
+    report.list_objects = args.objects
+    report.list_ms = best * 1000
+    report.list_mib = size / (1 << 20)
+    start = time.perf_counter()
+    token, seen = "", 0
+    while True:
+        params = {"limit": "500", **({"continue": token} if token else {})}
+        page = json.loads(await client.get_bytes(path, **params))
+        seen += len(page["items"])
+        token = page["metadata"].get("continue", "")
+        if not token:
+            break
+    assert seen == args.objects
+    report.list_paged_ms = (time.perf_counter() - start) * 1000
+
+
+class Watcher:
+    """One raw watch stream: records when each event arrived and checks RV order."""
+
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.received = 0
+        self.in_order = True
+        self.last_rv = 0
+        self.ready = asyncio.Event()
+
+    async def run(
+        self, client: Client, path: str, rv: str, sent: dict[int, float], expected: int
+    ) -> None:
+        params = {"watch": "true", "resourceVersion": rv, "timeoutSeconds": "600"}
+        url = client.server.url + path
+        async with client.session.get(url, params=params, headers=client.headers) as response:
+            assert response.status == 200
+            self.ready.set()
+            buffer = b""
+            async for chunk in response.content.iter_any():
+                now = time.perf_counter()
+                buffer += chunk
+                cut = buffer.rfind(b"\n") + 1
+                if not cut:
+                    continue
+                complete, buffer = buffer[:cut], buffer[cut:]
+                for match in _NAME.finditer(complete):
+                    self.latencies.append(now - sent[int(match.group(1))])
+                for match in _RV.finditer(complete):
+                    rv_value = int(match.group(1))
+                    self.in_order = self.in_order and rv_value > self.last_rv
+                    self.last_rv = rv_value
+                self.received += complete.count(b"\n")
+                if self.received >= expected:
+                    return
+
+
+async def measure_fan_out(
+    client: Client, namespace: str, watchers: int, rate: float, seconds: float, concurrency: int
+) -> FanOut:
+    await client.namespace(namespace)
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    rv = json.loads(await client.get_bytes(path))["metadata"]["resourceVersion"]
+    count = int(rate * seconds) if rate else int(seconds * 4000)
+    sent: dict[int, float] = {}
+    streams = [Watcher() for _ in range(watchers)]
+    tasks = [asyncio.create_task(w.run(client, path, rv, sent, count)) for w in streams]
+    await asyncio.gather(*(w.ready.wait() for w in streams))
+    cpu, own = _server_cpu(client.server), _own_cpu()
+    start = time.perf_counter()
+
+    async def create(index: int) -> None:
+        if rate:
+            delay = start + index / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+        sent[index] = time.perf_counter()
+        await client.create(namespace, f"ev-{index}")
+
+    await _bounded(count, concurrency, create)
+    write_seconds = time.perf_counter() - start
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=120)
+    busy = _server_cpu(client.server) - cpu
+    elapsed = time.perf_counter() - start
+    client_busy = _own_cpu() - own
+    latencies = sorted(x for w in streams for x in w.latencies)
+    return FanOut(
+        watchers=watchers,
+        target_rate=rate,
+        writes=count,
+        write_seconds=write_seconds,
+        achieved_rate=count / write_seconds,
+        events_expected=count * watchers,
+        events_received=sum(w.received for w in streams),
+        all_in_order=all(w.in_order for w in streams),
+        every_watcher_complete=all(w.received == count for w in streams),
+        latency_p50_ms=statistics.median(latencies) * 1000,
+        latency_p99_ms=latencies[int(len(latencies) * 0.99) - 1] * 1000,
+        latency_max_ms=latencies[-1] * 1000,
+        server_cpu_share=busy / elapsed,
+        client_cpu_share=client_busy / elapsed,
+        server_cpu_us_per_write=busy / count * 1e6,
+    )
+
+
+async def measure(args: argparse.Namespace) -> Report:
+    report = Report(
+        python=platform.python_version(),
+        machine=f"{platform.system()} {platform.machine()}",
+        cpus=os.cpu_count() or 0,
+    )
+    with (
+        tempfile.TemporaryDirectory(prefix="kubeforge-bench-") as data_dir,
+        LocalApiServer(data_dir=Path(data_dir)) as server,
+    ):
+        connector = aiohttp.TCPConnector(ssl=server.ssl_context(), limit=0)
+        timeout = aiohttp.ClientTimeout(total=None, sock_read=120)
+        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+            client = Client(server, session)
+            await measure_writes(client, args, report)
+            await measure_list(client, args, report)
+            runs = [(args.rate, "bench-watch-paced"), (0.0, "bench-watch-flat-out")]
+            for rate, namespace in runs:
+                result = await measure_fan_out(
+                    client, namespace, args.watchers, rate, args.seconds, args.concurrency
+                )
+                report.fan_out.append(result)
+            client.close()
+    return report
+
+
+def _print(report: Report) -> None:
+    print(f"writes/s (creates, durable): {report.writes_per_second:,.0f}")
+    print(
+        f"  server CPU {report.server_cpu_us_per_write:.0f} us per write; busy "
+        f"{report.write_server_cpu_share:.0%} (client {report.write_client_cpu_share:.0%})"
+    )
+    print(
+        f"list of {report.list_objects:,}: {report.list_ms:.0f} ms ({report.list_mib:.1f} MiB); "
+        f"in pages of 500: {report.list_paged_ms:.0f} ms"
+    )
+    for run in report.fan_out:
+        target = f"{run.target_rate:,.0f}/s" if run.target_rate else "flat out"
+        print(
+            f"fan-out to {run.watchers} watchers, writes {target}: achieved "
+            f"{run.achieved_rate:,.0f} writes/s; latency p50 {run.latency_p50_ms:.1f} ms, "
+            f"p99 {run.latency_p99_ms:.1f} ms, max {run.latency_max_ms:.1f} ms; "
+            f"{run.events_received:,}/{run.events_expected:,} events, in order: "
+            f"{run.all_in_order}; server CPU {run.server_cpu_us_per_write:.0f} us per write, "
+            f"busy {run.server_cpu_share:.0%} (client {run.client_cpu_share:.0%})"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.apiserver", description=__doc__)
+    parser.add_argument("--objects", type=int, default=10_000)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--watchers", type=int, default=100)
+    parser.add_argument("--rate", type=float, default=2000.0)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--quick", action="store_true", help="small sizes, to try it out")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.objects, args.watchers, args.seconds = 1000, 10, 1.0
+    report = asyncio.run(measure(args))
+    _print(report)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(asdict(report), indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
