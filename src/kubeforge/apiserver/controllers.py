@@ -363,7 +363,11 @@ class NamespaceFinalizer:
                     continue
                 try:
                     deletion.delete(
-                        self._engine, served, name, obj["metadata"]["name"], DeleteOptions()
+                        self._engine,
+                        served,
+                        name,
+                        obj["metadata"]["name"],
+                        DeleteOptions(propagation_policy="Background"),
                     )
                 except StatusError:
                     continue  # gone meanwhile or refused; the next pass sees it

@@ -27,6 +27,8 @@ from kubeforge.apiserver.engine import Engine, format_time, storage_key
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import ServedResource
 from kubeforge.apiserver.storage import clone
+from kubeforge.core.resource import ResourceInfo
+from kubeforge.core.status import failure
 
 __all__ = ["DeleteOptions", "delete", "finalize_namespace", "finish_deletion", "parse_options"]
 
@@ -57,20 +59,20 @@ def delete(
     strategy.before_delete(old)
     old_meta = old["metadata"]
     if options.precondition_uid and options.precondition_uid != old_meta.get("uid"):
-        raise failures.conflict(
+        raise _precondition_failed(
             info,
             name,
-            f"Precondition failed: UID in precondition: {options.precondition_uid}, UID in "
-            f"object meta: {old_meta.get('uid')}",
-            kind=info.kind,
+            f"the UID in the precondition ({options.precondition_uid}) does not match the UID "
+            f"in record ({old_meta.get('uid')}). The object might have been deleted and then "
+            "recreated",
         )
     if options.precondition_rv and options.precondition_rv != old_meta.get("resourceVersion"):
-        raise failures.conflict(
+        raise _precondition_failed(
             info,
             name,
-            f"Precondition failed: ResourceVersion in precondition: {options.precondition_rv}, "
-            f"ResourceVersion in object meta: {old_meta.get('resourceVersion')}",
-            kind=info.kind,
+            f"the ResourceVersion in the precondition ({options.precondition_rv}) does not match "
+            f"the ResourceVersion in record ({old_meta.get('resourceVersion')}). The object "
+            "might have been modified",
         )
     new = clone(old)
     meta = new["metadata"]
@@ -101,6 +103,17 @@ def delete(
     if options.dry_run:
         return engine.view(served, new), False
     return engine.commit_delete(served, strategy, new, old, gone=False), False
+
+
+def _precondition_failed(info: ResourceInfo, name: str, detail: str) -> StatusError:
+    """409 as ``rest.BeforeDelete`` words it: the *Kind* stands where the resource would."""
+    qualified = f"{info.kind}.{info.group}" if info.group else info.kind
+    details: dict[str, Any] = {"name": name}
+    if info.group:
+        details["group"] = info.group
+    details["kind"] = info.kind
+    message = f'Operation cannot be fulfilled on {qualified} "{name}": {detail}'
+    return StatusError(failure(409, "Conflict", message, details))
 
 
 def finalize_namespace(engine: Engine, name: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -158,7 +171,17 @@ async def parse_options(request: web.Request) -> DeleteOptions:
             raise failures.bad_request("the body of a delete must be a DeleteOptions object")
         body = decoded
     query = request.query
-    options = DeleteOptions(dry_run=dry_run_requested(request) or bool(body.get("dryRun")))
+    errors: list[failures.FieldError] = []
+    dry_run = dry_run_requested(request)
+    body_dry_run = body.get("dryRun") or []
+    if not isinstance(body_dry_run, list):
+        raise failures.bad_request("DeleteOptions.dryRun must be a list of strings")
+    for value in body_dry_run:
+        if value != "All":
+            errors.append(
+                failures.FieldError("NotSupported", "dryRun", 'supported values: "All"', value)
+            )
+    options = DeleteOptions(dry_run=dry_run or bool(body_dry_run))
     grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
     if grace is not None:
         try:
@@ -166,25 +189,31 @@ async def parse_options(request: web.Request) -> DeleteOptions:
         except (TypeError, ValueError):
             raise failures.bad_request(f"invalid gracePeriodSeconds: {grace}") from None
     policy = body.get("propagationPolicy", query.get("propagationPolicy"))
+    orphan = body.get("orphanDependents", query.get("orphanDependents"))
     if policy is not None:
         if policy not in ("Orphan", "Background", "Foreground"):
-            raise failures.invalid(
-                "DeleteOptions",
-                "meta.k8s.io",
-                "",
-                [
-                    failures.FieldError(
-                        "NotSupported",
-                        "propagationPolicy",
-                        'supported values: "Foreground", "Background", "Orphan", "nil"',
-                        policy,
-                    )
-                ],
+            errors.append(
+                failures.FieldError(
+                    "NotSupported",
+                    "propagationPolicy",
+                    'supported values: "Foreground", "Background", "Orphan", "nil"',
+                    policy,
+                )
+            )
+        elif orphan is not None:
+            errors.append(
+                failures.FieldError(
+                    "Invalid",
+                    "propagationPolicy",
+                    "orphanDependents and deletionPropagation cannot be both set",
+                    policy,
+                )
             )
         options.propagation_policy = policy
-    orphan = body.get("orphanDependents", query.get("orphanDependents"))
     if orphan is not None:
         options.orphan_dependents = orphan in (True, "true", "1")
+    if errors:
+        raise failures.invalid("DeleteOptions", "meta.k8s.io", "", errors)
     preconditions = body.get("preconditions") or {}
     if isinstance(preconditions, dict):
         options.precondition_uid = preconditions.get("uid")

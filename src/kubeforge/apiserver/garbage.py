@@ -2,13 +2,22 @@
 
 Entry point: ``GarbageCollector``; runs only with the simulated node (without it the
 server behaves like envtest, which has no garbage collector). It follows
-``metadata.ownerReferences`` by uid:
+``metadata.ownerReferences`` by uid and classifies each reference as the real
+collector does (``attemptToDeleteItem``):
 
-* Background: a dependent none of whose owners exists any more is deleted.
-* Foreground (owner carries the ``foregroundDeletion`` finalizer): the owner's
-  dependents are deleted first, then the finalizer is removed, so the owner goes.
-* Orphan (``orphan`` finalizer): the owner's references are removed from its
-  dependents, then the finalizer is removed.
+* *solid*: the owner exists and is not waiting for its dependents;
+* *waiting*: the owner is being deleted in the foreground (``foregroundDeletion``);
+* *dangling*: the owner is gone.
+
+A dependent with a solid owner is kept, and its dangling and waiting references are
+removed. A dependent with none is deleted: in the foreground when a waiting owner
+must wait for its own dependents too, otherwise by its own GC finalizers
+(``orphan`` / ``foregroundDeletion``), else in the background.
+
+An owner deleted in the foreground keeps its ``foregroundDeletion`` finalizer while
+any dependent that points at it with ``blockOwnerDeletion: true`` still exists; an
+owner deleted with ``Orphan`` has its references removed from every dependent, then
+the ``orphan`` finalizer removed.
 
 A sweep runs shortly after any change that could matter (debounced), scanning
 every stored object: simple, and cheap at the sizes a local server holds.
@@ -18,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from kubeforge.apiserver import deletion
@@ -30,12 +40,47 @@ from kubeforge.apiserver.storage import Event, clone
 __all__ = ["GarbageCollector"]
 
 _DEBOUNCE = 0.05
-_GC_FINALIZERS = ("foregroundDeletion", "orphan")
+_ORPHAN = "orphan"
+_FOREGROUND = "foregroundDeletion"
+_GC_FINALIZERS = (_FOREGROUND, _ORPHAN)
 
 
-def _owner_uids(obj: dict[str, Any]) -> list[str]:
+def _refs(obj: dict[str, Any]) -> list[dict[str, Any]]:
     refs = obj["metadata"].get("ownerReferences") or []
-    return [str(ref.get("uid")) for ref in refs if isinstance(ref, dict)]
+    return [ref for ref in refs if isinstance(ref, dict)]
+
+
+def _finalizers(obj: dict[str, Any]) -> list[str]:
+    return list(obj["metadata"].get("finalizers") or [])
+
+
+def _deleting(obj: dict[str, Any]) -> bool:
+    return bool(obj["metadata"].get("deletionTimestamp"))
+
+
+@dataclass(frozen=True)
+class _Item:
+    served: ServedResource
+    obj: dict[str, Any]
+
+    @property
+    def uid(self) -> str:
+        return str(self.obj["metadata"].get("uid"))
+
+
+class _Graph:
+    """One sweep's view: every object by uid, and who points at whom."""
+
+    def __init__(self, items: list[_Item]) -> None:
+        self.by_uid = {item.uid: item for item in items}
+        self.dependents: dict[str, list[_Item]] = {}
+        for item in items:
+            for ref in _refs(item.obj):
+                self.dependents.setdefault(str(ref.get("uid")), []).append(item)
+
+    def waiting(self, uid: str) -> bool:
+        owner = self.by_uid.get(uid)
+        return owner is not None and _deleting(owner.obj) and _FOREGROUND in _finalizers(owner.obj)
 
 
 class GarbageCollector:
@@ -77,76 +122,106 @@ class GarbageCollector:
         self._pending = True
         self._loop.call_later(_DEBOUNCE, self._sweep)
 
-    def _objects(self) -> Iterator[tuple[ServedResource, dict[str, Any]]]:
+    def _items(self) -> Iterator[_Item]:
         for served in self._registry.resources():
             if served.storage:
                 for obj in self._engine.storage.objects(storage_key(served.info)):
-                    yield served, obj
+                    yield _Item(served, obj)
 
     def _sweep(self) -> None:
         self._pending = False
-        everything = list(self._objects())
-        live = {str(obj["metadata"].get("uid")) for _, obj in everything}
-        dependents: dict[str, list[tuple[ServedResource, dict[str, Any]]]] = {}
-        for served, obj in everything:
-            for uid in _owner_uids(obj):
-                dependents.setdefault(uid, []).append((served, obj))
-        for served, obj in everything:
+        graph = _Graph(list(self._items()))
+        for item in graph.by_uid.values():
             try:
-                self._collect(served, obj, live, dependents)
+                self._collect(item, graph)
             except StatusError:
                 self._schedule()  # raced with a client; look again shortly
 
-    def _collect(
-        self,
-        served: ServedResource,
-        obj: dict[str, Any],
-        live: set[str],
-        dependents: dict[str, list[tuple[ServedResource, dict[str, Any]]]],
-    ) -> None:
-        meta = obj["metadata"]
-        finalizers = meta.get("finalizers") or []
-        uid = str(meta.get("uid"))
-        if meta.get("deletionTimestamp") and "orphan" in finalizers:
-            for dep_served, dep in dependents.get(uid, []):
-                body = clone(dep)
-                body["metadata"]["ownerReferences"] = [
-                    ref
-                    for ref in body["metadata"].get("ownerReferences") or []
-                    if ref.get("uid") != uid
-                ]
-                self._update(dep_served, body)
-            self._drop_finalizer(served, obj, "orphan")
-        elif meta.get("deletionTimestamp") and "foregroundDeletion" in finalizers:
-            waiting = dependents.get(uid, [])
-            for dep_served, dep in waiting:
-                if not dep["metadata"].get("deletionTimestamp"):
-                    self._delete(dep_served, dep)
-            if not waiting:
-                self._drop_finalizer(served, obj, "foregroundDeletion")
-        else:
-            owners = _owner_uids(obj)
-            if owners and not meta.get("deletionTimestamp") and not live.intersection(owners):
-                self._delete(served, obj)
+    def _collect(self, item: _Item, graph: _Graph) -> None:
+        finalizers = _finalizers(item.obj)
+        if _deleting(item.obj) and _ORPHAN in finalizers:
+            for dependent in graph.dependents.get(item.uid, []):
+                self._drop_refs(dependent, {item.uid})
+            self._drop_finalizer(item, _ORPHAN)
+        elif _deleting(item.obj) and _FOREGROUND in finalizers:
+            if not any(
+                ref.get("uid") == item.uid and ref.get("blockOwnerDeletion") is True
+                for dependent in graph.dependents.get(item.uid, [])
+                for ref in _refs(self._current(dependent) or {"metadata": {}})
+            ):
+                self._drop_finalizer(item, _FOREGROUND)
+        elif not _deleting(item.obj) and _refs(item.obj):
+            self._dependent(item, graph)
 
-    def _delete(self, served: ServedResource, obj: dict[str, Any]) -> None:
-        meta = obj["metadata"]
-        options = DeleteOptions(propagation_policy="Background")
+    def _dependent(self, item: _Item, graph: _Graph) -> None:
+        solid, gone = [], set()
+        waiting = False
+        for ref in _refs(item.obj):
+            uid = str(ref.get("uid"))
+            if uid not in graph.by_uid:
+                gone.add(uid)
+            elif graph.waiting(uid):
+                gone.add(uid)
+                waiting = True
+            else:
+                solid.append(uid)
+        if solid:
+            if gone:
+                self._drop_refs(item, gone)  # kept by a live owner: forget the others
+            return
+        finalizers = _finalizers(item.obj)
+        if waiting and graph.dependents.get(item.uid):
+            policy = "Foreground"  # a waiting owner waits for our dependents too
+        elif _ORPHAN in finalizers:
+            policy = "Orphan"
+        elif _FOREGROUND in finalizers:
+            policy = "Foreground"
+        else:
+            policy = "Background"
+        self._delete(item, policy)
+
+    def _current(self, item: _Item) -> dict[str, Any] | None:
+        meta = item.obj["metadata"]
+        key = storage_key(item.served.info)
+        return self._engine.storage.get(key, meta.get("namespace") or "", meta["name"])
+
+    def _delete(self, item: _Item, policy: str) -> None:
+        meta = item.obj["metadata"]
+        options = DeleteOptions(
+            propagation_policy=policy,
+            precondition_uid=str(meta.get("uid")),
+            precondition_rv=str(meta.get("resourceVersion")),
+        )
         try:
             deletion.delete(
-                self._engine, served, meta.get("namespace") or "", meta["name"], options
+                self._engine, item.served, meta.get("namespace") or "", meta["name"], options
             )
         except StatusError as error:
             if error.code != 404:
                 raise
 
+    def _drop_refs(self, item: _Item, uids: set[str]) -> None:
+        current = self._current(item)
+        if current is None:
+            return
+        body = clone(current)
+        kept = [ref for ref in _refs(body) if str(ref.get("uid")) not in uids]
+        if len(kept) == len(_refs(body)):
+            return
+        if kept:
+            body["metadata"]["ownerReferences"] = kept
+        else:
+            body["metadata"].pop("ownerReferences", None)
+        self._update(item.served, body)
+
+    def _drop_finalizer(self, item: _Item, finalizer: str) -> None:
+        current = self._current(item)
+        if current is None or finalizer not in _finalizers(current):
+            return
+        body = clone(current)
+        body["metadata"]["finalizers"] = [f for f in _finalizers(body) if f != finalizer]
+        self._update(item.served, body)
+
     def _update(self, served: ServedResource, body: dict[str, Any]) -> None:
         meta = body["metadata"]
         self._engine.update(served, meta.get("namespace") or "", meta["name"], body, trusted=True)
-
-    def _drop_finalizer(self, served: ServedResource, obj: dict[str, Any], finalizer: str) -> None:
-        body = clone(obj)
-        body["metadata"]["finalizers"] = [
-            f for f in body["metadata"].get("finalizers") or [] if f != finalizer
-        ]
-        self._update(served, body)
