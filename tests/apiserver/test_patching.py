@@ -68,6 +68,8 @@ def test_json_patch_with_more_than_10000_operations_is_refused() -> None:
 
 def test_strategic_merge_merges_containers_by_name_and_finalizers_as_a_set() -> None:
     live = {
+        "apiVersion": "v1",
+        "kind": "Pod",
         "metadata": {"finalizers": ["a", "b"]},
         "spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}]},
     }
@@ -76,24 +78,33 @@ def test_strategic_merge_merges_containers_by_name_and_finalizers_as_a_set() -> 
         "spec": {"containers": [{"name": "a", "image": "z"}, {"name": "c", "image": "w"}]},
     }
     merged = apply_strategic_merge_patch(live, patch)
-    assert merged["metadata"]["finalizers"] == ["a", "b", "c"]
+    # As the real server orders them: the patch's items in the patch's order, each server-only
+    # item kept before the first patch item that followed it live; new items go first.
+    assert merged["metadata"]["finalizers"] == ["c", "a", "b"]
     assert merged["spec"]["containers"] == [
         {"name": "a", "image": "z"},
-        {"name": "b", "image": "y"},
         {"name": "c", "image": "w"},
+        {"name": "b", "image": "y"},
     ]
 
 
 def test_strategic_merge_directives_delete_and_replace() -> None:
-    live = {"spec": {"containers": [{"name": "a"}, {"name": "b"}]}, "m": {"x": 1, "y": 2}}
+    live = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"labels": {"x": "1", "y": "2"}},
+        "spec": {"containers": [{"name": "a"}, {"name": "b"}]},
+    }
     deleted = apply_strategic_merge_patch(
         live, {"spec": {"containers": [{"name": "a", "$patch": "delete"}]}}
     )
     assert deleted["spec"]["containers"] == [{"name": "b"}]
-    replaced = apply_strategic_merge_patch(live, {"m": {"$patch": "replace", "z": 3}})
-    assert replaced["m"] == {"z": 3}
+    replaced = apply_strategic_merge_patch(
+        live, {"metadata": {"labels": {"$patch": "replace", "z": "3"}}}
+    )
+    assert replaced["metadata"]["labels"] == {"z": "3"}
     removed = apply_strategic_merge_patch(
-        {"metadata": {"finalizers": ["a", "b"]}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"finalizers": ["a", "b"]}},
         {"metadata": {"$deleteFromPrimitiveList/finalizers": ["a"]}},
     )
     assert removed["metadata"]["finalizers"] == ["b"]
@@ -163,7 +174,9 @@ async def test_patch_of_a_missing_object_is_404_and_unknown_patch_types_are_415(
     assert reply.reason == "UnsupportedMediaType"
 
 
-async def test_server_side_apply_is_refused_with_415_for_now(api: Api, namespace: str) -> None:
+async def test_server_side_apply_patches_are_accepted_for_builtins(
+    api: Api, namespace: str
+) -> None:
     path = f"/api/v1/namespaces/{namespace}/configmaps"
     await api.post(path, configmap("ssa"))
     reply = await api.patch(
@@ -172,5 +185,8 @@ async def test_server_side_apply_is_refused_with_415_for_now(api: Api, namespace
         "application/apply-patch+yaml",
         params={"fieldManager": "me"},
     )
-    assert reply.status == 415
-    assert "application/merge-patch+json" in reply.body["message"]
+    assert reply.status == 200
+    assert reply.body["data"] == {"a": "1"}
+    unknown = await api.patch(f"{path}/ssa", {}, "application/x-yaml")
+    assert unknown.status == 415
+    assert "application/apply-patch+yaml" in unknown.body["message"]

@@ -6,12 +6,12 @@ Entry point: ``LocalServer(options)``; ``build_app()`` gives the aiohttp applica
 
 Middlewares, outermost first: every failure becomes a ``Status`` (never a
 traceback: unexpected exceptions are logged and answered 500 ``InternalError``);
-then bearer-token authentication (health endpoints are open).
+then authentication, impersonation and authorization (``access``; health endpoints
+are open).
 """
 
 from __future__ import annotations
 
-import hmac
 import importlib
 import logging
 from collections.abc import Awaitable, Callable
@@ -21,7 +21,10 @@ from typing import Any
 
 from aiohttp import web
 
-from kubeforge.apiserver import failures
+from kubeforge.apiserver import failures, reviews
+from kubeforge.apiserver.access import Access
+from kubeforge.apiserver.admission import Admission
+from kubeforge.apiserver.authn import Authenticator
 from kubeforge.apiserver.controllers import NamespaceFinalizer, NodeSimulator
 from kubeforge.apiserver.crds import CRDController
 from kubeforge.apiserver.engine import Engine
@@ -29,10 +32,13 @@ from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.garbage import GarbageCollector
 from kubeforge.apiserver.handlers import ResourceHandlers
 from kubeforge.apiserver.listing import Lister
+from kubeforge.apiserver.rbac import RBAC, AlwaysAllow, Authorizer
+from kubeforge.apiserver.rbac_bootstrap import ClusterRoleAggregator, install_bootstrap_policy
 from kubeforge.apiserver.registry import Registry
 from kubeforge.apiserver.responses import json_response
 from kubeforge.apiserver.storage import DEFAULT_HISTORY, Storage
 from kubeforge.apiserver.watch import WatchHub
+from kubeforge.apiserver.webhooks import Webhooks
 
 __all__ = ["DB_FILE", "LocalServer", "ServerOptions"]
 
@@ -57,6 +63,8 @@ class ServerOptions:
     """Events kept so watches can resume from an older resourceVersion."""
     bookmark_interval: float = 5.0
     """Seconds between BOOKMARK events on watches that allow them."""
+    authorization: str = "AlwaysAllow"
+    """``AlwaysAllow`` (any authenticated user may do anything) or ``RBAC``."""
 
 
 class LocalServer:
@@ -74,7 +82,17 @@ class LocalServer:
         self.crds.install()
         self.lister = Lister(self.engine, self.storage, self.hub)
         self.handlers = ResourceHandlers(self.engine, self.registry, self.lister)
-        self._controllers: list[NodeSimulator | NamespaceFinalizer | GarbageCollector] = []
+        authorizer: Authorizer = (
+            RBAC(self.storage) if options.authorization == "RBAC" else AlwaysAllow()
+        )
+        self.access = Access(
+            Authenticator(options.token, service_accounts=self._service_account), authorizer
+        )
+        self.webhooks = Webhooks(self.storage)
+        self.handlers.admission = Admission(self.engine, self.access, self.webhooks)
+        self._controllers: list[
+            NodeSimulator | NamespaceFinalizer | GarbageCollector | ClusterRoleAggregator
+        ] = []
         self._bootstrap()
 
     def _bootstrap(self) -> None:
@@ -85,7 +103,11 @@ class LocalServer:
             if self.storage.get(("", "namespaces"), "", name) is None:
                 body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
                 self.engine.create(namespaces, "", body)
+        install_bootstrap_policy(self.engine, self.registry)
         self.crds.restore()
+
+    def _service_account(self, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.storage.get(("", "serviceaccounts"), namespace, name)
 
     async def start(self) -> None:
         """Start the built-in controllers (needs the running loop)."""
@@ -94,6 +116,7 @@ class LocalServer:
                 NodeSimulator(self.engine, self.registry),
                 NamespaceFinalizer(self.engine, self.registry),
                 GarbageCollector(self.engine, self.registry),
+                ClusterRoleAggregator(self.engine, self.registry),
             ]
             for controller in self._controllers:
                 controller.start()
@@ -103,6 +126,7 @@ class LocalServer:
         for controller in self._controllers:
             controller.stop()
         self.hub.close_all()
+        await self.webhooks.close()
 
     def close(self) -> None:
         self.storage.close()
@@ -117,6 +141,7 @@ class LocalServer:
         discovery = _optional("kubeforge.apiserver.discovery")
         if discovery is not None:
             discovery.add_routes(app, self.registry)
+        reviews.add_routes(app, self.access, self.engine)
         app.router.add_route("*", "/api/{tail:.*}", self.handlers.handle)
         app.router.add_route("*", "/apis/{tail:.*}", self.handlers.handle)
         return app
@@ -124,11 +149,7 @@ class LocalServer:
     @web.middleware
     async def _auth_middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         if request.path not in _OPEN_PATHS:
-            header = request.headers.get("Authorization", "")
-            expected = f"Bearer {self.options.token}"
-            # Constant-time compare: the token is the only secret guarding the server.
-            if not hmac.compare_digest(header.encode(), expected.encode()):
-                raise failures.unauthorized()
+            self.access.admit(request)  # 401 or 403 as a Status; see kubeforge.apiserver.access
         return await handler(request)
 
     async def _root(self, request: web.Request) -> web.Response:

@@ -21,6 +21,7 @@ import click
 from aiohttp import web
 
 from kubeforge.apiserver.app import LocalServer, ServerOptions
+from kubeforge.apiserver.authn import user_token
 from kubeforge.apiserver.storage import DEFAULT_HISTORY
 from kubeforge.apiserver.tls import Credentials, write_kubeconfig
 
@@ -39,8 +40,14 @@ async def serve(
     simulate_node: bool,
     watch_history: int,
     bookmark_interval: float,
+    authorization: str = "AlwaysAllow",
+    user_kubeconfigs: tuple[tuple[str, tuple[str, ...], Path], ...] = (),
 ) -> None:
-    """Run until SIGTERM/SIGINT; every acknowledged write is already durable when it returns."""
+    """Run until SIGTERM/SIGINT; every acknowledged write is already durable when it returns.
+
+    ``user_kubeconfigs`` are ``(user, groups, path)``: a kubeconfig for that user (a
+    restricted one under ``authorization="RBAC"``) is written next to the admin one.
+    """
     scratch: Path | None = None
     if data_dir is None:
         # --in-memory: the CA and token live only as long as this process.
@@ -54,10 +61,11 @@ async def serve(
                 simulate_node=simulate_node,
                 watch_history=watch_history,
                 bookmark_interval=bookmark_interval,
+                authorization=authorization,
             )
         )
         try:
-            await _run(server, credentials, port, kubeconfig)
+            await _run(server, credentials, port, kubeconfig, user_kubeconfigs)
         finally:
             server.close()
     finally:
@@ -66,7 +74,11 @@ async def serve(
 
 
 async def _run(
-    server: LocalServer, credentials: Credentials, port: int, kubeconfig: Path | None
+    server: LocalServer,
+    credentials: Credentials,
+    port: int,
+    kubeconfig: Path | None,
+    user_kubeconfigs: tuple[tuple[str, tuple[str, ...], Path], ...],
 ) -> None:
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
@@ -81,6 +93,10 @@ async def _run(
     await server.start()
     bound = int(runner.addresses[0][1])  # the real port when asked for port 0
     url = f"https://{_HOST}:{bound}"
+    for user, groups, path in user_kubeconfigs:
+        token = user_token(credentials.token, user, groups)
+        write_kubeconfig(path, url, credentials.ca_pem, token)
+    # The admin kubeconfig last: its existence means "ready", user kubeconfigs included.
     if kubeconfig is not None:
         write_kubeconfig(kubeconfig, url, credentials.ca_pem, credentials.token)
     log.info("serving on %s (kubeconfig: %s)", url, kubeconfig or "not written")
@@ -131,6 +147,20 @@ async def _run(
     show_default=True,
     help="Seconds between watch BOOKMARK events.",
 )
+@click.option(
+    "--authorization",
+    type=click.Choice(["AlwaysAllow", "RBAC"], case_sensitive=False),
+    default="AlwaysAllow",
+    show_default=True,
+    help="RBAC: enforce Roles and bindings for every user but the admin kubeconfig's.",
+)
+@click.option(
+    "--user-kubeconfig",
+    "user_kubeconfigs",
+    multiple=True,
+    metavar="USER[,GROUP...]=PATH",
+    help="Also write a kubeconfig for USER (in the GROUPs) to PATH; repeatable.",
+)
 @click.option("-v", "--verbose", is_flag=True, help="Log each request.")
 def apiserver_command(
     port: int,
@@ -140,11 +170,14 @@ def apiserver_command(
     simulate_node: bool,
     watch_history: int,
     bookmark_interval: float,
+    authorization: str,
+    user_kubeconfigs: tuple[str, ...],
     verbose: bool,
 ) -> None:
     """Run a local Kubernetes API server (HTTPS, bearer token) on 127.0.0.1."""
     if in_memory == (data_dir is not None):
         raise click.UsageError("give exactly one of --data-dir DIR or --in-memory")
+    users = tuple(_user_kubeconfig(value) for value in user_kubeconfigs)
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -161,9 +194,21 @@ def apiserver_command(
                 simulate_node=simulate_node,
                 watch_history=watch_history,
                 bookmark_interval=bookmark_interval,
+                authorization="RBAC" if authorization.upper() == "RBAC" else "AlwaysAllow",
+                user_kubeconfigs=users,
             )
         )
     except OSError as error:
         raise click.ClickException(
             f"cannot serve on {_HOST}:{port}: {error.strerror or error}"
         ) from None
+
+
+def _user_kubeconfig(value: str) -> tuple[str, tuple[str, ...], Path]:
+    who, sep, path = value.rpartition("=")
+    user, *groups = who.split(",")
+    if not sep or not user or not path:
+        raise click.BadParameter(
+            f"expected USER[,GROUP...]=PATH, got {value!r}", param_hint="--user-kubeconfig"
+        )
+    return user, tuple(g for g in groups if g), Path(path)

@@ -77,6 +77,7 @@ _SUBRESOURCES: dict[str, tuple[tuple[str, str, str] | None, tuple[str, ...]]] = 
     "finalize": (None, ("update",)),
     "ephemeralcontainers": (None, ("get", "patch", "update")),
     "log": (None, ("get",)),
+    "token": (("authentication.k8s.io", "v1", "TokenRequest"), ("create",)),
 }
 
 

@@ -9,7 +9,8 @@ Metadata rules (``rest.BeforeCreate``/``BeforeUpdate``, ``store.go``): the serve
 owns uid, creationTimestamp, resourceVersion, generation, deletionTimestamp and
 deletionGracePeriodSeconds; a no-op update neither bumps the resourceVersion nor
 emits an event; removing the last finalizer of a deleting object deletes it.
-``managedFields`` are not tracked: anything a client sends there is dropped.
+``managedFields`` are recorded by the ``FieldTracker`` a request passes in (``apply``);
+writes without one (the built-in controllers') keep the stored entries.
 """
 
 from __future__ import annotations
@@ -20,18 +21,21 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kubeforge.apiserver import failures
+from kubeforge.apiserver.builtins import builtin_strategy, representation
 from kubeforge.apiserver.failures import FieldError, StatusError
 from kubeforge.apiserver.patching import PatchApplyError, PatchDecodeError, apply_patch
 from kubeforge.apiserver.registry import Registry, ServedResource
 from kubeforge.apiserver.storage import ResourceKey, Storage, clone
 from kubeforge.apiserver.strategies import Strategy, non_metadata
 from kubeforge.apiserver.validation import validate_meta_update, validate_object_meta
-from kubeforge.apiserver.workloads import builtin_strategy
 from kubeforge.core.resource import ResourceInfo
 from kubeforge.core.status import failure
+
+if TYPE_CHECKING:
+    from kubeforge.apiserver.apply import FieldTracker
 
 __all__ = ["Engine", "format_time", "storage_key"]
 
@@ -51,7 +55,8 @@ def format_time(seconds: float) -> str:
 
 
 def storage_key(info: ResourceInfo) -> ResourceKey:
-    return (info.group, info.plural)
+    converted = representation(info.group, info.version, info.plural)
+    return converted.storage_key if converted is not None else (info.group, info.plural)
 
 
 @dataclass
@@ -87,9 +92,13 @@ class Engine:
     @staticmethod
     def view(served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
         """``obj`` as served at ``served``'s version (CRDs store one version, serve several)."""
-        if obj.get("apiVersion") == served.info.api_version:
+        info = served.info
+        if obj.get("apiVersion") == info.api_version:
             return obj
-        return {**obj, "apiVersion": served.info.api_version}
+        converted = representation(info.group, info.version, info.plural)
+        if converted is not None:  # stored as another resource (events.k8s.io Events)
+            return converted.to_served(obj)
+        return {**obj, "apiVersion": info.api_version}
 
     def now(self) -> str:
         return format_time(self.wall_clock())
@@ -136,6 +145,7 @@ class Engine:
         dry_run: bool = False,
         field_validation: str = "",
         warnings: list[str] | None = None,
+        fields: FieldTracker | None = None,
     ) -> dict[str, Any]:
         info = served.info
         strategy = self.strategy(served)
@@ -143,6 +153,7 @@ class Engine:
         meta = obj.setdefault("metadata", {})
         if not isinstance(meta, dict):
             raise failures.bad_request("metadata must be an object")
+        sent_fields = meta.get("managedFields")
         self._check_namespace(info, meta, namespace)
         obj["apiVersion"], obj["kind"] = info.api_version, info.kind
         if meta.get("resourceVersion"):
@@ -175,6 +186,8 @@ class Engine:
             meta.pop("generation", None)
         strategy.prepare_for_create(obj)
         self._normalize(strategy, obj, field_validation, warnings)
+        if fields is not None:
+            fields.track(None, obj, sent_fields, "")
         attempts = _GENERATE_ATTEMPTS if not meta.get("name") and meta.get("generateName") else 1
         key = storage_key(info)
         for _ in range(attempts):
@@ -217,6 +230,10 @@ class Engine:
             )
 
     def _to_storage(self, served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
+        info = served.info
+        converted = representation(info.group, info.version, info.plural)
+        if converted is not None:
+            return converted.to_stored(obj)
         target = self.registry.storage_version_of(served.info.group, served.info.plural)
         if target is not None:
             obj["apiVersion"] = target.info.api_version
@@ -266,6 +283,7 @@ class Engine:
         require_rv: bool = True,
         field_validation: str = "",
         warnings: list[str] | None = None,
+        fields: FieldTracker | None = None,
     ) -> tuple[dict[str, Any], bool]:
         """PUT semantics; returns ``(object, created)``. ``trusted`` skips spec validation
         for the built-in controllers (the real ones write through subresources such as
@@ -284,6 +302,7 @@ class Engine:
             )
         self._check_namespace(info, meta, namespace)
         meta["name"] = name
+        sent_fields = meta.get("managedFields")
         old = self.storage.get(key, namespace, name)
         if old is None:
             if strategy.allow_create_on_update and not subresource:
@@ -295,6 +314,7 @@ class Engine:
                     dry_run=dry_run,
                     field_validation=field_validation,
                     warnings=warnings,
+                    fields=fields,
                 )
                 return created, True
             raise failures.not_found(info, name)
@@ -328,6 +348,8 @@ class Engine:
                 {**old, "apiVersion": new["apiVersion"]}
             ):
                 new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
+        if fields is not None:
+            fields.track(old, new, sent_fields, subresource)
         errors = validate_meta_update(new["metadata"], old["metadata"])
         if not trusted:
             errors += validate_object_meta(
@@ -393,6 +415,7 @@ class Engine:
         dry_run: bool = False,
         field_validation: str = "",
         warnings: list[str] | None = None,
+        fields: FieldTracker | None = None,
     ) -> dict[str, Any]:
         old = self.storage.get(storage_key(served.info), namespace, name)
         if old is None:
@@ -429,6 +452,7 @@ class Engine:
             dry_run=dry_run,
             field_validation=field_validation,
             warnings=warnings,
+            fields=fields,
         )
         return obj
 

@@ -10,6 +10,7 @@ List pagination, resourceVersion semantics and selectors live in ``listing``.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,14 +18,17 @@ import orjson
 from aiohttp import web
 
 from kubeforge.apiserver import deletion, failures, protobuf
+from kubeforge.apiserver.admission import Admission
+from kubeforge.apiserver.apply import ApplyOptions, field_manager, server_side_apply, tracker
 from kubeforge.apiserver.bodies import (
+    APPLY_PATCH,
     body_content_type,
     decode_body,
     dry_run_requested,
     field_validation,
     read_body,
 )
-from kubeforge.apiserver.engine import Engine
+from kubeforge.apiserver.engine import Engine, storage_key
 from kubeforge.apiserver.listing import Lister
 from kubeforge.apiserver.patching import (
     JSON_PATCH,
@@ -42,10 +46,9 @@ from kubeforge.core.status import success
 
 __all__ = ["ResourceHandlers", "Target", "resolve"]
 
-# Server-side apply (application/apply-patch+yaml) is not implemented yet: it gets the
-# 415 any unsupported patch type gets, and the accepted list says what does work.
-_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
-_CR_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH)
+# In the real server's order (its 415 message lists them so).
+_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
+_CR_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, APPLY_PATCH)
 _BODY_TYPES = ("application/json", "application/yaml")
 _PROTOBUF = "application/vnd.kubernetes.protobuf"
 _NAMESPACE_SUBRESOURCES = ("status", "finalize")
@@ -111,6 +114,31 @@ class ResourceHandlers:
         self.engine = engine
         self.registry = registry
         self.lister = lister
+        self.admission: Admission | None = None
+        """Webhooks and RBAC escalation checks around writes (set by the app)."""
+
+    async def _admitted(
+        self,
+        request: web.Request,
+        target: Target,
+        operation: str,
+        name: str,
+        attempt: Callable[[bool], dict[str, Any]],
+        warnings: list[str],
+    ) -> dict[str, Any]:
+        """``attempt(dry_run)`` with admission around it (see ``kubeforge.apiserver.admission``)."""
+        if self.admission is None:
+            return attempt(dry_run_requested(request))
+        return await self.admission.write(
+            request,
+            target.served,
+            operation,
+            target.namespace or "",
+            name,
+            target.subresource,
+            attempt,
+            warnings,
+        )
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         target = resolve(self.registry, request.path)
@@ -202,34 +230,48 @@ class ResourceHandlers:
         self._verb(target, "create")
         if target.served.info.namespaced and target.namespace is None:
             raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
-        dry_run = dry_run_requested(request)
         body = await self._body(request, target)
         warnings: list[str] = []
-        obj = self.engine.create(
-            target.served,
-            target.namespace or "",
-            body,
-            dry_run=dry_run,
-            field_validation=field_validation(request),
-            warnings=warnings,
-        )
+        validation = field_validation(request)
+
+        def attempt(dry_run: bool) -> dict[str, Any]:
+            return self.engine.create(
+                target.served,
+                target.namespace or "",
+                body,
+                dry_run=dry_run,
+                field_validation=validation,
+                warnings=warnings,
+                fields=tracker(self.engine, target.served, field_manager(request, "Create")),
+            )
+
+        name = str((body.get("metadata") or {}).get("name") or "")
+        obj = await self._admitted(request, target, "CREATE", name, attempt, warnings)
         return _warn(self._object_response(request, target, obj, 201), warnings)
 
     async def _update(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "update")
-        dry_run = dry_run_requested(request)
         body = await self._body(request, target)
         warnings: list[str] = []
-        obj, created = self.engine.update(
-            target.served,
-            target.namespace or "",
-            target.name,
-            body,
-            subresource=target.subresource,
-            dry_run=dry_run,
-            field_validation=field_validation(request),
-            warnings=warnings,
-        )
+        validation = field_validation(request)
+        created = False
+
+        def attempt(dry_run: bool) -> dict[str, Any]:
+            nonlocal created
+            obj, created = self.engine.update(
+                target.served,
+                target.namespace or "",
+                target.name,
+                body,
+                subresource=target.subresource,
+                dry_run=dry_run,
+                field_validation=validation,
+                warnings=warnings,
+                fields=tracker(self.engine, target.served, field_manager(request, "Update")),
+            )
+            return obj
+
+        obj = await self._admitted(request, target, "UPDATE", target.name, attempt, warnings)
         response = self._object_response(request, target, obj, 201 if created else 200)
         return _warn(response, warnings)
 
@@ -239,31 +281,61 @@ class ResourceHandlers:
         allowed = _PATCH_TYPES if target.served.builtin else _CR_PATCH_TYPES
         if content_type not in allowed:
             raise failures.unsupported_media_type(content_type, allowed)
-        dry_run = dry_run_requested(request)
+        dry_run_requested(request)  # an invalid dryRun is a 400 before anything else
+        if content_type == APPLY_PATCH:
+            return await self._apply(request, target)
         if "force" in request.query:
-            raise self.engine.invalid(
-                self.engine.strategy(target.served),
-                target.name,
-                [
-                    failures.FieldError(
-                        "Forbidden", "force", "may not be specified for non-apply patch"
-                    )
-                ],
+            raise _patch_options_invalid(
+                "force", "Forbidden", "may not be specified for non-apply patch"
             )
         patch = decode_body(await read_body(request), content_type)
         warnings: list[str] = []
-        obj = self.engine.patch(
-            target.served,
-            target.namespace or "",
-            target.name,
-            content_type,
-            patch,
-            subresource=target.subresource,
-            dry_run=dry_run,
-            field_validation=field_validation(request),
-            warnings=warnings,
-        )
+        validation = field_validation(request)
+
+        def attempt(dry_run: bool) -> dict[str, Any]:
+            return self.engine.patch(
+                target.served,
+                target.namespace or "",
+                target.name,
+                content_type,
+                patch,
+                subresource=target.subresource,
+                dry_run=dry_run,
+                field_validation=validation,
+                warnings=warnings,
+                fields=tracker(self.engine, target.served, field_manager(request, "Patch")),
+            )
+
+        obj = await self._admitted(request, target, "UPDATE", target.name, attempt, warnings)
         return _warn(self._object_response(request, target, obj), warnings)
+
+    async def _apply(self, request: web.Request, target: Target) -> web.Response:
+        """Server-side apply (``application/apply-patch+yaml``); 201 when it creates."""
+        if not request.query.get("fieldManager"):
+            raise _patch_options_invalid("fieldManager", "Required", "is required for apply patch")
+        manager = field_manager(request, "Patch")
+        force = request.query.get("force", "") in ("true", "1", "True")
+        raw = await read_body(request)
+        validation = field_validation(request)
+        warnings: list[str] = []
+        created = False
+
+        def attempt(dry_run: bool) -> dict[str, Any]:
+            nonlocal created
+            options = ApplyOptions(manager, force, target.subresource, dry_run, validation)
+            namespace = target.namespace or ""
+            obj, created = server_side_apply(
+                self.engine, target.served, namespace, target.name, raw, options, warnings
+            )
+            return obj
+
+        exists = self.engine.storage.get(
+            storage_key(target.served.info), target.namespace or "", target.name
+        )
+        operation = "UPDATE" if exists is not None else "CREATE"
+        obj = await self._admitted(request, target, operation, target.name, attempt, warnings)
+        response = self._object_response(request, target, obj, 201 if created else 200)
+        return _warn(response, warnings)
 
     async def _subresource(self, request: web.Request, target: Target) -> web.Response:
         if target.subresource == "finalize":
@@ -321,6 +393,8 @@ class ResourceHandlers:
     async def _delete(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "delete")
         options = await deletion.parse_options(request)
+        if self.admission is not None:
+            await self.admission.delete(request, target.served, target.namespace or "", target.name)
         obj, gone = deletion.delete(
             self.engine, target.served, target.namespace or "", target.name, options
         )
@@ -344,6 +418,10 @@ class ResourceHandlers:
         deleted: list[dict[str, Any]] = []
         for obj in selected:
             meta = obj["metadata"]
+            if self.admission is not None:
+                await self.admission.delete(
+                    request, target.served, meta.get("namespace") or "", meta["name"]
+                )
             try:
                 last, _ = deletion.delete(
                     self.engine, target.served, meta.get("namespace") or "", meta["name"], options
@@ -365,6 +443,12 @@ class ResourceHandlers:
 
 
 _NOT_ALLOWED = "the server does not allow this method on the requested resource"
+
+
+def _patch_options_invalid(field: str, kind: str, detail: str) -> failures.StatusError:
+    return failures.invalid(
+        "PatchOptions", "meta.k8s.io", "", [failures.FieldError(kind, field, detail)]
+    )
 
 
 def _warn(response: web.Response, warnings: list[str]) -> web.Response:

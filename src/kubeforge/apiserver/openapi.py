@@ -39,6 +39,7 @@ import orjson
 from aiohttp import web
 
 from kubeforge.apiserver import _builtin_schemas as builtin
+from kubeforge.apiserver import _schemas_extra
 from kubeforge.apiserver._openapi_paths import resource_paths
 from kubeforge.apiserver.registry import Registry, ServedResource
 from kubeforge.core.status import failure
@@ -118,7 +119,7 @@ def _kind_schema(served: ServedResource) -> dict[str, Any]:
         properties.update(_common_properties(served))
     else:
         properties = {**_common_properties(served)}
-        properties.update(builtin.kind_properties(served.info.group, served.info.kind))
+        properties.update(_schemas_extra.kind_properties(served.info.group, served.info.kind))
         schema = {"type": "object", "description": f"A {served.info.kind}.", "properties": {}}
         schema["properties"] = dict(sorted(properties.items()))
     schema["x-kubernetes-group-version-kind"] = [_gvk(served)]

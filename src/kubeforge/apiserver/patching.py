@@ -6,10 +6,12 @@ Hand-written rather than taken from a library on purpose: the real server's JSON
 patch (evanphx/json-patch) differs from RFC 6902 in ways clients depend on (a
 ``test`` of a missing path against ``null`` succeeds — kube-rs' finalizer helper
 relies on it) and its failures must come back as 422 with the library's wording;
-strategic merge needs Kubernetes' merge keys, which no generic library knows.
+strategic merge (``smp``) needs Kubernetes' merge keys and strategies, which no
+generic library knows (they come from the 1.32 OpenAPI: ``ssa.schema``).
 
 Errors: ``PatchDecodeError`` (the patch is not valid for its format: 400) and
-``PatchApplyError`` (a well-formed patch that cannot be applied: 422, no reason).
+``PatchApplyError`` (a well-formed patch that cannot be applied: 422, no reason);
+strategic merge raises the real server's ``StatusError`` codes itself (400, 422 or 500).
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+
+from kubeforge.apiserver.smp import strategic_merge
+from kubeforge.apiserver.ssa.schema import ANY, Atom, builtin_root
 
 __all__ = [
     "JSON_PATCH",
@@ -234,121 +239,22 @@ def apply_merge_patch(document: Any, patch: Any) -> Any:
 
 # --- strategic merge patch (built-in types only) -------------------------------------------
 
-# Lists that merge by key in the built-in types, by field name (patchMergeKey tags).
-_MERGE_KEYS: dict[str, tuple[str, ...]] = {
-    "containers": ("name",),
-    "initContainers": ("name",),
-    "ephemeralContainers": ("name",),
-    "env": ("name",),
-    "volumes": ("name",),
-    "volumeMounts": ("mountPath",),
-    "volumeDevices": ("devicePath",),
-    "ports": ("containerPort", "port"),  # container ports vs service ports
-    "imagePullSecrets": ("name",),
-    "ownerReferences": ("uid",),
-    "conditions": ("type",),
-    "hostAliases": ("ip",),
-    "addresses": ("type",),
-    "resourceClaims": ("name",),
-    "schedulingGates": ("name",),
-}
-# Lists of scalars that merge as sets.
-_PRIMITIVE_MERGE = frozenset({"finalizers"})
 
-_DIRECTIVE = "$patch"
-_DELETE_PRIMITIVE = "$deleteFromPrimitiveList/"
-_ORDER = "$setElementOrder/"
-_RETAIN = "$retainKeys"
+def apply_strategic_merge_patch(document: Any, patch: Any, atom: Atom | None = None) -> Any:
+    """Strategic merge with the merge keys and strategies of ``document``'s kind (or
+    ``atom``); see ``smp``. Kinds without a known type merge maps and replace lists."""
+    if atom is None:
+        atom = _kind_atom(document)
+    return strategic_merge(document if isinstance(document, dict) else {}, patch, atom)
 
 
-def _merge_key(field: str, items: list[Any]) -> str | None:
-    candidates = _MERGE_KEYS.get(field)
-    if not candidates:
-        return None
-    for key in candidates:
-        if any(isinstance(item, dict) and key in item for item in items):
-            return key
-    return candidates[0]
-
-
-def _smp_map(original: Any, patch: dict[str, Any]) -> Any:
-    directive = patch.get(_DIRECTIVE)
-    if directive == "delete":
-        return None
-    if directive == "replace":
-        return {k: _copy(v) for k, v in patch.items() if k != _DIRECTIVE}
-    if directive not in (None, "merge"):
-        raise PatchApplyError(f"Unknown patch type: {directive}")
-    result = _copy(original) if isinstance(original, dict) else {}
-    retain = patch.get(_RETAIN)
-    if isinstance(retain, list):
-        result = {k: v for k, v in result.items() if k in retain}
-    for key, value in patch.items():
-        if key in (_DIRECTIVE, _RETAIN) or key.startswith(_ORDER):
-            continue  # ordering hints only affect list order, which we keep stable
-        if key.startswith(_DELETE_PRIMITIVE):
-            field = key[len(_DELETE_PRIMITIVE) :]
-            if isinstance(result.get(field), list) and isinstance(value, list):
-                result[field] = [v for v in result[field] if v not in value]
-            continue
-        if value is None:
-            result.pop(key, None)
-        elif isinstance(value, dict):
-            merged = _smp_map(result.get(key), value)
-            if merged is None:
-                result.pop(key, None)
-            else:
-                result[key] = merged
-        elif isinstance(value, list):
-            result[key] = _smp_list(key, result.get(key), value)
-        else:
-            result[key] = value
-    return result
-
-
-def _smp_list(field: str, original: Any, patch: list[Any]) -> list[Any]:
-    if any(isinstance(item, dict) and item.get(_DIRECTIVE) == "replace" for item in patch):
-        return [_copy(i) for i in patch if not (isinstance(i, dict) and _DIRECTIVE in i)]
-    current = list(original) if isinstance(original, list) else []
-    if field in _PRIMITIVE_MERGE:
-        return [*current, *(v for v in patch if v not in current)]
-    key = _merge_key(field, [*current, *patch])
-    if key is None:
-        return [_copy(item) for item in patch]
-    result = [_copy(item) for item in current]
-    for item in patch:
-        if not isinstance(item, dict):
-            raise PatchApplyError(f"map: {item!r} does not contain declared merge key: {key}")
-        if key not in item:
-            raise PatchApplyError(f"map: {item} does not contain declared merge key: {key}")
-        position = next(
-            (
-                i
-                for i, live in enumerate(result)
-                if isinstance(live, dict) and live.get(key) == item[key]
-            ),
-            None,
-        )
-        if item.get(_DIRECTIVE) == "delete":
-            if position is not None:
-                result.pop(position)
-            continue
-        if position is None:
-            merged = _smp_map({}, item)
-            result.append(merged)
-        else:
-            result[position] = _smp_map(result[position], item)
-    return result
-
-
-def apply_strategic_merge_patch(document: Any, patch: Any) -> Any:
-    """Strategic merge with the built-in types' merge keys (see ``_MERGE_KEYS``)."""
-    if not isinstance(patch, dict):
-        raise PatchDecodeError(
-            "json: cannot unmarshal array into Go value of type map[string]interface {}"
-        )
-    merged = _smp_map(document, patch)
-    return merged if merged is not None else {}
+def _kind_atom(document: Any) -> Atom:
+    if isinstance(document, dict):
+        group, _, version = str(document.get("apiVersion") or "").rpartition("/")
+        found = builtin_root(group, version, str(document.get("kind") or ""))
+        if found is not None:
+            return found
+    return ANY
 
 
 def apply_patch(content_type: str, document: dict[str, Any], patch: Any) -> Any:

@@ -56,6 +56,7 @@ def _builtin(
     subresources: tuple[str, ...] = (),
     categories: tuple[str, ...] = (),
     verbs: tuple[str, ...] = ALL_VERBS,
+    storage: bool = True,
 ) -> ServedResource:
     info = ResourceInfo(
         group=group,
@@ -66,11 +67,33 @@ def _builtin(
         short_names=short,
         singular=kind.lower(),
     )
-    return ServedResource(info=info, verbs=verbs, subresources=subresources, categories=categories)
+    return ServedResource(
+        info=info,
+        verbs=verbs,
+        subresources=subresources,
+        categories=categories,
+        storage=storage,
+    )
 
 
 # Namespaces cannot be deleted as a collection on a real server; keep the verb set honest.
 _NS_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
+# Reviews and token requests are answered, never stored: POST is all they take.
+_CREATE_ONLY = ("create",)
+_WORKLOAD = ("status", "scale")
+_ADMISSION = "admissionregistration.k8s.io"
+
+
+def _apps(kind: str, plural: str, short: str, subresources: tuple[str, ...]) -> ServedResource:
+    return _builtin(
+        "apps", kind, plural, short=(short,), subresources=subresources, categories=("all",)
+    )
+
+
+def _review(group: str, kind: str, *, namespaced: bool = False) -> ServedResource:
+    plural = kind.lower() + "s"
+    return _builtin(group, kind, plural, namespaced=namespaced, verbs=_CREATE_ONLY, storage=False)
+
 
 BUILTIN_RESOURCES: tuple[ServedResource, ...] = (
     _builtin("", "ConfigMap", "configmaps", short=("cm",)),
@@ -94,6 +117,38 @@ BUILTIN_RESOURCES: tuple[ServedResource, ...] = (
         short=("svc",),
         subresources=("status",),
         categories=("all",),
+    ),
+    _builtin("", "ServiceAccount", "serviceaccounts", short=("sa",), subresources=("token",)),
+    _builtin("", "Endpoints", "endpoints", short=("ep",)),
+    _apps("Deployment", "deployments", "deploy", _WORKLOAD),
+    _apps("ReplicaSet", "replicasets", "rs", _WORKLOAD),
+    _apps("StatefulSet", "statefulsets", "sts", _WORKLOAD),
+    _apps("DaemonSet", "daemonsets", "ds", ("status",)),
+    # Stored as core/v1 Events (see builtins_core), so not a storage resource of its own.
+    _builtin("events.k8s.io", "Event", "events", short=("ev",), storage=False),
+    _review("authentication.k8s.io", "TokenReview"),
+    _review("authentication.k8s.io", "SelfSubjectReview"),
+    _review("authorization.k8s.io", "LocalSubjectAccessReview", namespaced=True),
+    _review("authorization.k8s.io", "SelfSubjectAccessReview"),
+    _review("authorization.k8s.io", "SelfSubjectRulesReview"),
+    _review("authorization.k8s.io", "SubjectAccessReview"),
+    _builtin(
+        "rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", namespaced=False
+    ),
+    _builtin("rbac.authorization.k8s.io", "ClusterRole", "clusterroles", namespaced=False),
+    _builtin("rbac.authorization.k8s.io", "RoleBinding", "rolebindings"),
+    _builtin("rbac.authorization.k8s.io", "Role", "roles"),
+    _builtin(
+        _ADMISSION,
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        namespaced=False,
+    ),
+    _builtin(
+        _ADMISSION,
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        namespaced=False,
     ),
     _builtin("coordination.k8s.io", "Lease", "leases"),
     _builtin(

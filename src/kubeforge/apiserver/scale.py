@@ -1,4 +1,4 @@
-"""The ``scale`` subresource of custom resources: an ``autoscaling/v1`` ``Scale`` view.
+"""The ``scale`` subresource (custom resources and apps workloads): an ``autoscaling/v1`` view.
 
 Entry points: ``to_scale(obj, paths)`` renders the view; ``apply_scale(obj, scale,
 paths)`` writes ``spec.replicas`` of a ``Scale`` back to the CRD's
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubeforge.apiserver import failures
+from kubeforge.apiserver._labelselector import format_selector
 from kubeforge.apiserver.failures import FieldError
 
 __all__ = ["ScalePaths", "apply_scale", "to_scale"]
@@ -60,6 +61,8 @@ def to_scale(obj: dict[str, Any], paths: ScalePaths) -> dict[str, Any]:
     status: dict[str, Any] = {"replicas": int(_get(obj, paths.status_replicas) or 0)}
     if paths.label_selector:
         selector = _get(obj, paths.label_selector)
+        if isinstance(selector, dict):  # built-in workloads keep a LabelSelector object
+            selector = format_selector(selector)
         if isinstance(selector, str) and selector:
             status["selector"] = selector
     spec_replicas = _get(obj, paths.spec_replicas)

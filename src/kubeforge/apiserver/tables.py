@@ -38,8 +38,8 @@ from kubeforge.apiserver._printers import (
     age,
     column,
     parse_time,
-    printer_for_builtin,
 )
+from kubeforge.apiserver._printers_extra import printer_for_builtin
 from kubeforge.apiserver.registry import ServedResource
 
 __all__ = [

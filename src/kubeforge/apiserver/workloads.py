@@ -17,7 +17,7 @@ from kubeforge.apiserver.registry import ServedResource
 from kubeforge.apiserver.strategies import Strategy, nested_str, simple_strategy
 from kubeforge.apiserver.validation import dns1035_label, dns1123_label
 
-__all__ = ["PodStrategy", "ServiceStrategy", "builtin_strategy"]
+__all__ = ["PodStrategy", "ServiceStrategy", "builtin_strategy", "default_container"]
 
 _POD_FIELDS = (
     "spec.nodeName",
@@ -35,7 +35,8 @@ _POD_FIELDS = (
 _POD_MUTABLE_SPEC = ("activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds")
 
 
-def _default_container(container: dict[str, Any]) -> None:
+def default_container(container: dict[str, Any]) -> None:
+    """Defaults of one container (pods and pod templates alike)."""
     image = str(container.get("image") or "")
     tag = image.rsplit("/", 1)[-1]
     if "imagePullPolicy" not in container:
@@ -80,7 +81,7 @@ class PodStrategy(Strategy):
         for key in ("containers", "initContainers"):
             for container in spec.get(key) or []:
                 if isinstance(container, dict):
-                    _default_container(container)
+                    default_container(container)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = obj.get("spec")

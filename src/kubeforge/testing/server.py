@@ -9,6 +9,7 @@ PyYAML are imported, so loading the pytest plugin stays cheap.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import shutil
 import signal
@@ -159,6 +160,47 @@ class LocalApiServer:
     def ssl_context(self) -> ssl.SSLContext:
         """A client context trusting this server's CA."""
         return ssl.create_default_context(cafile=str(self.ca_file))
+
+    # --- more identities (for servers run with ``--authorization RBAC``) ---------------------
+
+    def kubeconfig_for(self, user: str, groups: Sequence[str] = ()) -> Path:
+        """A kubeconfig authenticating as ``user`` in ``groups`` (plus
+        ``system:authenticated``); under RBAC it may do only what bindings grant."""
+        from kubeforge.apiserver.authn import user_token  # stdlib-only; loaded on demand
+
+        return self._kubeconfig_with(user, user_token(self.token, user, tuple(groups)))
+
+    def service_account_kubeconfig(
+        self, namespace: str, name: str, *, expiration_seconds: int = 3600
+    ) -> Path:
+        """A kubeconfig with a TokenRequest token of ServiceAccount ``namespace/name``
+        (which must exist), as a pod running under that account would use."""
+        body = json.dumps(
+            {
+                "apiVersion": "authentication.k8s.io/v1",
+                "kind": "TokenRequest",
+                "spec": {"expirationSeconds": expiration_seconds},
+            }
+        ).encode()
+        request = urllib.request.Request(
+            f"{self.url}/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token",
+            data=body,
+            method="POST",
+            headers={"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, context=self.ssl_context(), timeout=10) as response:
+            token = json.loads(response.read())["status"]["token"]
+        return self._kubeconfig_with(f"system:serviceaccount:{namespace}:{name}", token)
+
+    def _kubeconfig_with(self, user: str, token: str) -> Path:
+        config: Any = yaml.safe_load(self.kubeconfig.read_text())
+        config["users"][0]["user"] = {"token": token}
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in user)
+        path = self._workdir / f"kubeconfig-{safe}"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it holds a token
+        with os.fdopen(fd, "w") as handle:
+            handle.write(yaml.safe_dump(config, sort_keys=False))
+        return path
 
     def _load_kubeconfig(self) -> bool:
         try:

@@ -1,0 +1,265 @@
+"""Server-side columns for the second set of built-ins: apps workloads, ServiceAccounts,
+Endpoints, ``events.k8s.io`` Events, RBAC objects and webhook configurations, as
+``kubectl get`` shows them from a real cluster (``pkg/printers/internalversion``).
+
+Entry point: ``printer_for_builtin(group, kind)``: these kinds' printers, falling back to
+``_printers`` for the rest.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from kubeforge.apiserver import _printers
+from kubeforge.apiserver._labelselector import format_labels, format_selector
+from kubeforge.apiserver._printers import AGE_COLUMN, NAME_COLUMN, Printer, age, column
+
+__all__ = ["printer_for_builtin"]
+
+_MAX_ENDPOINTS = 3
+
+
+def _dict(obj: Any, *keys: str) -> dict[str, Any]:
+    for key in keys:
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj if isinstance(obj, dict) else {}
+
+
+def _name(obj: dict[str, Any]) -> str:
+    return str(_dict(obj, "metadata").get("name") or "")
+
+
+def _created(obj: dict[str, Any], now: datetime) -> str:
+    return age(_dict(obj, "metadata").get("creationTimestamp"), now)
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _containers(obj: dict[str, Any]) -> tuple[str, str]:
+    containers = _dict(obj, "spec", "template", "spec").get("containers") or []
+    names = [str(c.get("name") or "") for c in containers if isinstance(c, dict)]
+    images = [str(c.get("image") or "") for c in containers if isinstance(c, dict)]
+    return ",".join(names), ",".join(images)
+
+
+_CONTAINERS = column("Containers", "string", "Names of each container in the template.", priority=1)
+_IMAGES = column("Images", "string", "Images referenced by each container in the template.",
+                 priority=1)  # fmt: skip
+_SELECTOR = column("Selector", "string", "The label selector of the pods.", priority=1)
+
+
+def _deployment_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = _dict(obj, "spec"), _dict(obj, "status")
+    names, images = _containers(obj)
+    return [
+        _name(obj),
+        f"{_int(status.get('readyReplicas'))}/{_int(spec.get('replicas'))}",
+        _int(status.get("updatedReplicas")),
+        _int(status.get("availableReplicas")),
+        _created(obj, now),
+        names,
+        images,
+        format_selector(spec.get("selector")),
+    ]
+
+
+def _replicaset_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = _dict(obj, "spec"), _dict(obj, "status")
+    names, images = _containers(obj)
+    return [
+        _name(obj),
+        _int(spec.get("replicas")),
+        _int(status.get("replicas")),
+        _int(status.get("readyReplicas")),
+        _created(obj, now),
+        names,
+        images,
+        format_selector(spec.get("selector")),
+    ]
+
+
+def _statefulset_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = _dict(obj, "spec"), _dict(obj, "status")
+    names, images = _containers(obj)
+    ready = f"{_int(status.get('readyReplicas'))}/{_int(spec.get('replicas'))}"
+    return [_name(obj), ready, _created(obj, now), names, images]
+
+
+def _daemonset_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = _dict(obj, "spec"), _dict(obj, "status")
+    names, images = _containers(obj)
+    node_selector = _dict(obj, "spec", "template", "spec").get("nodeSelector")
+    return [
+        _name(obj),
+        _int(status.get("desiredNumberScheduled")),
+        _int(status.get("currentNumberScheduled")),
+        _int(status.get("numberReady")),
+        _int(status.get("updatedNumberScheduled")),
+        _int(status.get("numberAvailable")),
+        format_labels(node_selector),
+        _created(obj, now),
+        names,
+        images,
+        format_selector(spec.get("selector")),
+    ]
+
+
+def _endpoints(obj: dict[str, Any]) -> str:
+    """``ip:port`` pairs, at most three, then ``+ N more...`` (``formatEndpoints``)."""
+    pairs: list[str] = []
+    total = 0
+    for subset in obj.get("subsets") or []:
+        if not isinstance(subset, dict):
+            continue
+        ports = [p for p in subset.get("ports") or [] if isinstance(p, dict)]
+        for address in subset.get("addresses") or []:
+            ip = str((address or {}).get("ip") or "")
+            for entry in [f"{ip}:{p.get('port')}" for p in ports] or [ip]:
+                total += 1
+                if len(pairs) < _MAX_ENDPOINTS:
+                    pairs.append(entry)
+    if not pairs:
+        return "<none>"
+    text = ",".join(pairs)
+    return f"{text} + {total - len(pairs)} more..." if total > len(pairs) else text
+
+
+def _binding_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    ref = _dict(obj, "roleRef")
+    subjects = [s for s in obj.get("subjects") or [] if isinstance(s, dict)]
+
+    def named(kind: str) -> str:
+        names = []
+        for subject in subjects:
+            if subject.get("kind") != kind:
+                continue
+            name = str(subject.get("name") or "")
+            if kind == "ServiceAccount":
+                name = f"{subject.get('namespace') or ''}/{name}"
+            names.append(name)
+        return ", ".join(names)
+
+    return [
+        _name(obj),
+        f"{ref.get('kind') or ''}/{ref.get('name') or ''}",
+        _created(obj, now),
+        named("User"),
+        named("Group"),
+        named("ServiceAccount"),
+    ]
+
+
+def _event_row(event: dict[str, Any], now: datetime) -> list[Any]:
+    """An ``events.k8s.io`` Event in the same columns as a core/v1 one."""
+    seen = (
+        event.get("deprecatedLastTimestamp")
+        or (event.get("series") or {}).get("lastObservedTime")
+        or event.get("eventTime")
+        or event.get("deprecatedFirstTimestamp")
+    )
+    regarding = _dict(event, "regarding")
+    target = f"{str(regarding.get('kind') or '').lower()}/{regarding.get('name') or ''}"
+    note = str(event.get("note") or "").strip()
+    return [age(seen, now), event.get("type") or "", event.get("reason") or "", target, note]
+
+
+_CREATED_AT = column("Created At", "date", "When the object was created.")
+_BINDING_COLUMNS = (
+    NAME_COLUMN,
+    column("Role", "string", "The role bound."),
+    AGE_COLUMN,
+    column("Users", "string", "Users bound.", priority=1),
+    column("Groups", "string", "Groups bound.", priority=1),
+    column("ServiceAccounts", "string", "Service accounts bound.", priority=1),
+)
+_WEBHOOKS = Printer(
+    (NAME_COLUMN, column("Webhooks", "integer", "Number of webhooks."), AGE_COLUMN),
+    lambda obj, now: [_name(obj), len(obj.get("webhooks") or []), _created(obj, now)],
+)
+_ROLE = Printer(
+    (NAME_COLUMN, _CREATED_AT),
+    lambda obj, now: [_name(obj), _dict(obj, "metadata").get("creationTimestamp")],
+)
+_RBAC = "rbac.authorization.k8s.io"
+_ADMISSION = "admissionregistration.k8s.io"
+
+_PRINTERS: dict[tuple[str, str], Printer] = {
+    ("apps", "Deployment"): Printer(
+        (
+            NAME_COLUMN,
+            column("Ready", "string", "Ready replicas out of desired replicas."),
+            column("Up-to-date", "integer", "Replicas running the current template."),
+            column("Available", "integer", "Replicas available to users."),
+            AGE_COLUMN,
+            _CONTAINERS,
+            _IMAGES,
+            _SELECTOR,
+        ),
+        _deployment_row,
+    ),
+    ("apps", "ReplicaSet"): Printer(
+        (
+            NAME_COLUMN,
+            column("Desired", "integer", "Desired replicas."),
+            column("Current", "integer", "Replicas created."),
+            column("Ready", "integer", "Replicas ready."),
+            AGE_COLUMN,
+            _CONTAINERS,
+            _IMAGES,
+            _SELECTOR,
+        ),
+        _replicaset_row,
+    ),
+    ("apps", "StatefulSet"): Printer(
+        (
+            NAME_COLUMN,
+            column("Ready", "string", "Ready replicas out of desired replicas."),
+            AGE_COLUMN,
+            _CONTAINERS,
+            _IMAGES,
+        ),
+        _statefulset_row,
+    ),
+    ("apps", "DaemonSet"): Printer(
+        (
+            NAME_COLUMN,
+            column("Desired", "integer", "Nodes that should run the daemon pod."),
+            column("Current", "integer", "Nodes running at least one daemon pod."),
+            column("Ready", "integer", "Nodes whose daemon pod is ready."),
+            column("Up-to-date", "integer", "Nodes running the current template."),
+            column("Available", "integer", "Nodes whose daemon pod is available."),
+            column("Node Selector", "string", "The node selector of the template."),
+            AGE_COLUMN,
+            _CONTAINERS,
+            _IMAGES,
+            _SELECTOR,
+        ),
+        _daemonset_row,
+    ),
+    ("", "ServiceAccount"): Printer(
+        (NAME_COLUMN, column("Secrets", "integer", "Secrets listed."), AGE_COLUMN),
+        lambda obj, now: [_name(obj), len(obj.get("secrets") or []), _created(obj, now)],
+    ),
+    ("", "Endpoints"): Printer(
+        (NAME_COLUMN, column("Endpoints", "string", "Endpoints of the service."), AGE_COLUMN),
+        lambda obj, now: [_name(obj), _endpoints(obj), _created(obj, now)],
+    ),
+    ("events.k8s.io", "Event"): Printer(
+        _printers.printer_for_builtin("", "Event").columns, _event_row
+    ),
+    (_RBAC, "Role"): _ROLE,
+    (_RBAC, "ClusterRole"): _ROLE,
+    (_RBAC, "RoleBinding"): Printer(_BINDING_COLUMNS, _binding_row),
+    (_RBAC, "ClusterRoleBinding"): Printer(_BINDING_COLUMNS, _binding_row),
+    (_ADMISSION, "ValidatingWebhookConfiguration"): _WEBHOOKS,
+    (_ADMISSION, "MutatingWebhookConfiguration"): _WEBHOOKS,
+}
+
+
+def printer_for_builtin(group: str, kind: str) -> Printer:
+    """The printer of a built-in kind: this module's, else ``_printers``' (or its default)."""
+    printer = _PRINTERS.get((group, kind))
+    return printer if printer is not None else _printers.printer_for_builtin(group, kind)

@@ -1,0 +1,251 @@
+"""How each node of an object merges: the type model server-side apply and strategic
+merge patch share.
+
+An ``Atom`` describes one node: a scalar, a map (a struct's named ``fields`` plus an
+``element`` type for other keys), a list (``atomic``, ``set`` or ``map`` keyed by
+``keys``) or ``any`` (free-form JSON, "deduced" from the value: objects merge key by
+key, lists are atomic). Strategic-merge hints of the field holding the node ride on
+the atom (``strategy``, ``merge_key``).
+
+Entry points: ``builtin_root(group, version, kind)`` (from ``builtin_types.json``,
+generated from the Kubernetes 1.32 OpenAPI), ``crd_root(openapi_v3_schema)`` (a CRD
+version's structural schema; lists without ``x-kubernetes-list-type`` are atomic) and
+``ANY`` for kinds nothing is known about.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from typing import Any
+
+import orjson
+
+__all__ = ["ANY", "SCALAR", "Atom", "builtin_root", "crd_root", "object_meta"]
+
+_TABLE = "builtin_types.json"
+_OBJECT_META = "meta.v1.ObjectMeta"
+
+
+@dataclass(eq=False)
+class Atom:
+    """One node's merge rules. ``kind``: ``scalar`` | ``map`` | ``list`` | ``any``."""
+
+    kind: str
+    atomic: bool = False
+    """Maps and lists: replaced (and owned) as one value rather than merged."""
+    fields: Mapping[str, Atom] = field(default_factory=dict)
+    """Maps: the declared fields (a struct); other keys use ``element``."""
+    element: Atom | None = None
+    """Maps: the type of undeclared keys (None: undeclared keys are not allowed).
+    Lists: the item type."""
+    list_type: str = "atomic"
+    keys: tuple[str, ...] = ()
+    key_defaults: Mapping[str, Any] = field(default_factory=dict)
+    strategy: str = ""
+    """Strategic merge patch strategy of the field holding this node
+    (``merge``, ``replace``, ``retainKeys``, ``merge,retainKeys``)."""
+    merge_key: str = ""
+
+    def child(self, key: str) -> Atom | None:
+        """The type of map key ``key`` (None: not declared and no element type)."""
+        found = self.fields.get(key)
+        if found is not None:
+            return found
+        if self.kind == "any":
+            return ANY
+        return self.element
+
+    def declares(self, key: str) -> bool:
+        return key in self.fields
+
+    @property
+    def merging_list(self) -> bool:
+        """A list strategic merge patch merges item by item (rather than replacing)."""
+        return "merge" in self.strategy.split(",")
+
+    @property
+    def retains_keys(self) -> bool:
+        return "retainKeys" in self.strategy.split(",")
+
+    def resolve(self, value: Any) -> str:
+        """The effective kind for ``value``: ``any`` becomes map, list (atomic) or scalar."""
+        if self.kind != "any":
+            return self.kind
+        if isinstance(value, dict):
+            return "map"
+        if isinstance(value, list):
+            return "list"
+        return "scalar"
+
+    def is_leaf(self, value: Any) -> bool:
+        """Owned and compared as one value: scalars, atomic nodes, free-form lists."""
+        kind = self.resolve(value)
+        if kind == "scalar":
+            return True
+        if kind == "list":
+            return self.atomic or self.kind == "any" or self.list_type == "atomic"
+        return self.atomic
+
+
+SCALAR = Atom("scalar")
+ANY = Atom("any")
+
+
+class _LazyFields(Mapping[str, Atom]):
+    """A struct's fields, each resolved from the table on first access (types recurse)."""
+
+    def __init__(self, table: _Table, specs: Mapping[str, Any]) -> None:
+        self._table = table
+        self._specs = specs
+        self._resolved: dict[str, Atom] = {}
+
+    def __getitem__(self, key: str) -> Atom:
+        atom = self._resolved.get(key)
+        if atom is None:
+            atom = self._table.spec(self._specs[key])
+            self._resolved[key] = atom
+        return atom
+
+    def __iter__(self) -> Any:
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._specs
+
+
+class _Table:
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.kinds: dict[str, str] = document["kinds"]
+        self.types: dict[str, dict[str, Any]] = document["types"]
+        self._named: dict[str, Atom] = {}
+
+    def named(self, name: str) -> Atom:
+        atom = self._named.get(name)
+        if atom is None:
+            entry = self.types[name]
+            atom = Atom(
+                "map",
+                atomic=bool(entry.get("atomic")),
+                fields=_LazyFields(self, entry.get("fields") or {}),
+            )
+            self._named[name] = atom
+        return atom
+
+    def spec(self, spec: Any) -> Atom:
+        if spec == "scalar":
+            return SCALAR
+        if spec == "any":
+            return ANY
+        if isinstance(spec, str):
+            return self.named(spec)
+        if "ref" in spec:
+            return replace(self.named(spec["ref"]), strategy=spec.get("strategy", ""))
+        if "map" in spec:
+            return Atom("map", atomic=bool(spec.get("atomic")), element=self.spec(spec["map"]))
+        return Atom(
+            "list",
+            element=self.spec(spec["list"]),
+            list_type=spec.get("type", "atomic"),
+            keys=tuple(spec.get("keys") or ()),
+            key_defaults=spec.get("keyDefaults") or {},
+            strategy=spec.get("strategy", ""),
+            merge_key=spec.get("mergeKey", ""),
+        )
+
+
+@functools.cache
+def _table() -> _Table:
+    raw = resources.files(__package__).joinpath(_TABLE).read_bytes()
+    return _Table(orjson.loads(raw))
+
+
+def builtin_root(group: str, version: str, kind: str) -> Atom | None:
+    """The type of a built-in kind of Kubernetes 1.32, or None if it is not one."""
+    table = _table()
+    name = table.kinds.get(f"{group}/{version}/{kind}")
+    return table.named(name) if name is not None else None
+
+
+def object_meta() -> Atom:
+    return _table().named(_OBJECT_META)
+
+
+# --- custom resources ------------------------------------------------------------------
+
+_crd_cache: dict[int, tuple[dict[str, Any], Atom]] = {}
+
+
+def crd_root(schema: dict[str, Any] | None) -> Atom:
+    """The type of a custom resource whose version has ``openAPIV3Schema`` ``schema``."""
+    if schema is None:
+        return _with_object_fields(Atom("map", element=ANY))
+    cached = _crd_cache.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    root = _with_object_fields(_compile(schema))
+    if len(_crd_cache) > 256:  # CRDs come and go in long test sessions
+        _crd_cache.clear()
+    _crd_cache[id(schema)] = (schema, root)
+    return root
+
+
+def _with_object_fields(atom: Atom) -> Atom:
+    fields = dict(atom.fields)
+    fields.setdefault("apiVersion", SCALAR)
+    fields.setdefault("kind", SCALAR)
+    fields["metadata"] = object_meta()
+    return replace(atom, fields=fields)
+
+
+def _compile(schema: dict[str, Any]) -> Atom:
+    if schema.get("x-kubernetes-int-or-string"):
+        return SCALAR
+    type_ = schema.get("type")
+    preserve = bool(schema.get("x-kubernetes-preserve-unknown-fields"))
+    if type_ == "array":
+        items = schema.get("items")
+        list_type = schema.get("x-kubernetes-list-type", "atomic")
+        return Atom(
+            "list",
+            element=_compile(items) if isinstance(items, dict) else ANY,
+            list_type=list_type,
+            keys=tuple(schema.get("x-kubernetes-list-map-keys") or ()),
+            key_defaults=_key_defaults(items, schema),
+        )
+    if type_ == "object" or "properties" in schema:
+        properties = schema.get("properties") or {}
+        additional = schema.get("additionalProperties")
+        element: Atom | None = None
+        if isinstance(additional, dict):
+            element = _compile(additional)
+        elif preserve or additional is True:
+            element = ANY
+        atom = Atom(
+            "map",
+            atomic=schema.get("x-kubernetes-map-type") == "atomic",
+            fields={k: _compile(v) for k, v in properties.items() if isinstance(v, dict)},
+            element=element,
+        )
+        if schema.get("x-kubernetes-embedded-resource"):
+            return _with_object_fields(atom)
+        return atom
+    if type_ is None and preserve:
+        return ANY
+    return SCALAR
+
+
+def _key_defaults(items: Any, schema: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(items, dict):
+        return {}
+    properties = items.get("properties") or {}
+    return {
+        key: properties[key]["default"]
+        for key in schema.get("x-kubernetes-list-map-keys") or ()
+        if isinstance(properties.get(key), dict) and "default" in properties[key]
+    }
