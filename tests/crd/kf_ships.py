@@ -102,7 +102,11 @@ class CarrierSpec(Model):
     It exercises every type and marker that the CRD generator supports.
     """
 
-    window: Annotated[Window, CEL("self.start <= self.end", message="start must not be after end")]
+    # ``start`` is optional: a real server fails ``self.start`` with "no such key" when unset.
+    window: Annotated[
+        Window,
+        CEL("!has(self.start) || self.start <= self.end", message="start must not be after end"),
+    ]
     """When maintenance may happen (required: no default)."""
     replicas: Annotated[int, Meta(ge=0, le=10)] = 1
     """How many carriers to run."""
