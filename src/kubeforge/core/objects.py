@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import Any, TypeAlias
 
-import msgspec
-
-from kubeforge.core.meta import OwnerReference
+from kubeforge.core.meta import OwnerReference, convert
 from kubeforge.core.refs import ObjectKey
 from kubeforge.core.resource import Resource
 
@@ -101,4 +99,5 @@ def owner_references_of(obj: KubeObject) -> list[OwnerReference]:
     if isinstance(obj, Resource):
         return list(obj.metadata.owner_references or [])
     refs = _meta(obj).get("ownerReferences") or []
-    return [msgspec.convert(ref, OwnerReference) for ref in refs]
+    # convert() keeps keys OwnerReference does not declare (a newer server's fields).
+    return [convert(ref, OwnerReference) for ref in refs]
