@@ -148,6 +148,8 @@ async def measure(args: argparse.Namespace) -> list[Row]:
             )
         )
         print(f"  measured: {label}", flush=True)
+    for close in _peers.closers:
+        await close()
     base = next((r for r in rows if r.name == BASELINE), None)
     ours = next((r for r in rows if r.name == "kubeforge"), rows[0])
     for r in rows:

@@ -36,7 +36,7 @@ class _Socket(BaseProtocol):
     def pause_reading(self) -> None:
         pass
 
-    def resume_reading(self) -> None:
+    def resume_reading(self, resume_parser: bool = True) -> None:
         pass
 
 
@@ -58,6 +58,8 @@ def feed(data: bytes) -> aiohttp.StreamReader:
 
 
 _producers: set[asyncio.Task[None]] = set()
+closers: list[Callable[[], Awaitable[Any]]] = []
+"""``close()`` of the peers' API clients (they own aiohttp sessions), called at the end."""
 
 
 async def _readlines(reader: aiohttp.StreamReader) -> AsyncIterator[bytes]:
@@ -125,6 +127,7 @@ def official_aio() -> tuple[ListDecoder, StreamDecoder]:
     from kubernetes.aio import client, watch
 
     api = client.ApiClient()
+    closers.append(api.close)
 
     async def decode_list(data: bytes) -> Any:
         return api.deserialize(data.decode(), "V1PodList", "application/json").items
@@ -145,6 +148,7 @@ def kubernetes_asyncio() -> tuple[ListDecoder, StreamDecoder]:
     from kubernetes_asyncio import client, watch
 
     api = client.ApiClient()
+    closers.append(api.close)
 
     class Response:
         def __init__(self, data: bytes) -> None:
@@ -155,6 +159,7 @@ def kubernetes_asyncio() -> tuple[ListDecoder, StreamDecoder]:
 
     async def decode_stream(reader: aiohttp.StreamReader) -> int:
         w = watch.Watch()
+        await w._api_client.close()  # Watch() opens a client of its own; use the shared one
         w._api_client = api
         count = 0
         async for line in _readlines(reader):
