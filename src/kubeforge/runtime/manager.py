@@ -17,10 +17,12 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
+from kubeforge.cache.cached_client import CachedClient
 from kubeforge.cache.factory import InformerFactory
 from kubeforge.client import Client
 from kubeforge.config import ClientConfig
 from kubeforge.controller.controller import Controller
+from kubeforge.controller.events import EventRecorder
 from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.runtime.health import Check, HealthChecks, ping, probe_routes
 from kubeforge.runtime.leader import LeaderElectionLost, LeaderElector
@@ -95,8 +97,18 @@ class Manager:
         self.metrics = ManagerMetrics()
         self.client = Client(config, observer=self.metrics)
         self.cache = InformerFactory(
-            self.client, resync_period=self.options.resync_period, clock=self._clock
+            self.client,
+            resync_period=self.options.resync_period,
+            default_transform=self.options.default_transform,
+            transforms=self.options.transforms,
+            clock=self._clock,
         )
+        # Reads from the shared cache, writes to the server: controller-runtime's
+        # mgr.GetClient(). self.client is the direct one (GetAPIReader() and more).
+        self.cached_client = CachedClient(
+            self.client, self.cache, sync_timeout=self.options.cache_sync_timeout
+        )
+        self._recorders: dict[str, EventRecorder] = {}
         self.healthz = HealthChecks("healthz")
         self.readyz = HealthChecks("readyz")
         self.healthz.add("ping", ping)
@@ -288,6 +300,7 @@ class Manager:
         grace = 0.0 if self._lost else self.options.graceful_shutdown_timeout
         try:
             await asyncio.gather(*(runnable.stop(grace) for runnable in self._runnables))
+            await asyncio.gather(*(recorder.close() for recorder in self._recorders.values()))
             await self.cache.stop()
             await self._end_election()
         finally:
@@ -306,6 +319,15 @@ class Manager:
         # Only now, with every controller stopped, may another replica start.
         if elector is not None and elector.is_leader and elector.options.release_on_cancel:
             await elector.release()
+
+    def event_recorder(self, component: str) -> EventRecorder:
+        """The recorder of Events from ``component`` (one per name, flushed on shutdown);
+        controller-runtime's ``mgr.GetEventRecorderFor(name)``."""
+        recorder = self._recorders.get(component)
+        if recorder is None:
+            recorder = EventRecorder(self.client, component, clock=self._clock)
+            self._recorders[component] = recorder
+        return recorder
 
     def _server(self, name: str, address: str) -> HttpServer | None:
         bind = parse_bind_address(address)

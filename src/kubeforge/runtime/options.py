@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
+from kubeforge.cache.factory import Kind
+from kubeforge.cache.store import Transform
 from kubeforge.runtime.leader import LeaderElectionOptions
 
 __all__ = ["ManagerOptions"]
@@ -39,3 +42,11 @@ class ManagerOptions:
     leader_election: LeaderElectionOptions | None = None
     """Contend for a Lease and run controllers only while holding it. Defaults to
     ``None``: no election, controllers start once the caches synced."""
+
+    default_transform: Transform | None = None
+    """Applied to every object before it is cached, e.g. ``cache.drop_managed_fields``
+    (which controller-runtime users set through ``cache.Options.DefaultTransform``).
+    Defaults to ``None``: objects are cached as the server sent them."""
+
+    transforms: Mapping[Kind, Transform] = field(default_factory=dict)
+    """Per-kind transforms; they replace ``default_transform`` for their kind."""
