@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kubeforge.apiserver import deletion, failures, schema
+from kubeforge.apiserver import cel, deletion, failures, schema
 from kubeforge.apiserver.crd_validation import validate_crd
 from kubeforge.apiserver.deletion import DeleteOptions
 from kubeforge.apiserver.engine import Engine
@@ -70,6 +70,7 @@ class CustomResourceStrategy(Strategy):
             for f in version.get("selectableFields") or []
             if isinstance(f, dict)
         )
+        self._rules = cel.RuleSet.of(served.schema)
 
     def supported_fields(self) -> frozenset[str]:
         base = (
@@ -95,7 +96,19 @@ class CustomResourceStrategy(Strategy):
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         if self.served.schema is None:
             return []
-        return schema.validate(obj, self.served.schema)
+        errors = schema.validate(obj, self.served.schema)
+        if self._rules is not None and not errors:
+            errors = self._rules.validate(obj, None)
+        return errors
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        if self.served.schema is None:
+            return []
+        errors = schema.validate(new, self.served.schema)
+        if self._rules is not None and not errors:
+            # Rules see the stored object as ``oldSelf`` (transition rules need it).
+            errors = self._rules.validate(new, old)
+        return errors
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         if self._controller.terminating(self.served.crd_name):

@@ -11,19 +11,29 @@ Entry points, applied in this order on every write (as the real server does):
   ``pattern``, item and property counts, returning ``FieldError``\\ s worded like
   kube-openapi's (``spec.replicas in body must be of type integer: "x"``).
 
-Not implemented: ``x-kubernetes-validations`` (CEL rules are accepted and not
-enforced), ``format`` checks, and ``oneOf``/``anyOf``/``not`` beyond int-or-string.
+``x-kubernetes-list-type`` ``set``/``map`` lists are checked for repeated items or
+keys (``Duplicate value``). CEL rules (``x-kubernetes-validations``) are ``cel``'s.
+Not implemented: ``format`` checks, and ``oneOf``/``anyOf``/``not`` beyond
+int-or-string.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import re
 from typing import Any
 
 from kubeforge.apiserver.failures import FieldError, go_quote
 
-__all__ = ["OBJECT_META_FIELDS", "apply_defaults", "prune", "prune_metadata", "validate"]
+__all__ = [
+    "OBJECT_META_FIELDS",
+    "apply_defaults",
+    "prune",
+    "prune_metadata",
+    "validate",
+    "validate_value",
+]
 
 OBJECT_META_FIELDS = frozenset(
     {
@@ -145,6 +155,13 @@ def validate(
     return errors
 
 
+def validate_value(value: Any, schema: dict[str, Any]) -> list[FieldError]:
+    """Violations of one value against one schema node (paths relative to it)."""
+    errors: list[FieldError] = []
+    _check(value, schema, "", errors)
+    return errors
+
+
 _TYPE_NAMES = {
     "string": (str,),
     "boolean": (bool,),
@@ -216,9 +233,34 @@ def _check(value: Any, schema: dict[str, Any], path: str, errors: list[FieldErro
                 child_schema = additional
             if isinstance(child_schema, dict):
                 _check(child, child_schema, _join(path, key), errors)
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for i, item in enumerate(value):
-            _check(item, schema["items"], f"{path}[{i}]", errors)
+    elif isinstance(value, list):
+        if isinstance(schema.get("items"), dict):
+            for i, item in enumerate(value):
+                _check(item, schema["items"], f"{path}[{i}]", errors)
+        _check_unique(value, schema, path, errors)
+
+
+def _check_unique(
+    value: list[Any], schema: dict[str, Any], path: str, errors: list[FieldError]
+) -> None:
+    """``x-kubernetes-list-type``: ``set`` items and ``map`` keys must not repeat."""
+    list_type = schema.get("x-kubernetes-list-type")
+    if list_type not in ("set", "map"):
+        return
+    keys = tuple(schema.get("x-kubernetes-list-map-keys") or ())
+    seen: set[str] = set()
+    for i, item in enumerate(value):
+        if list_type == "map":
+            if not isinstance(item, dict):
+                continue
+            identity: Any = {k: item[k] for k in keys if k in item}
+        else:
+            identity = item
+        # json, not orjson: YAML bodies may hold integers wider than 64 bits.
+        fingerprint = json.dumps(identity, sort_keys=True, default=str)
+        if fingerprint in seen:
+            errors.append(FieldError("Duplicate", f"{path}[{i}]", value=identity))
+        seen.add(fingerprint)
 
 
 def _check_bounds(value: Any, schema: dict[str, Any], where: str, errors: list[FieldError]) -> None:
