@@ -26,6 +26,7 @@ from aiohttp import web
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.failures import FieldError, StatusError
+from kubeforge.apiserver.fieldvalidation import yaml_duplicates
 from kubeforge.apiserver.registry import ServedResource
 from kubeforge.apiserver.ssa import managed
 from kubeforge.apiserver.ssa.fieldpath import FieldSet, field_element
@@ -160,6 +161,23 @@ def _decode(raw: bytes) -> dict[str, Any]:
     return config
 
 
+def _strict_yaml(raw: bytes, directive: str, warnings: list[str] | None) -> None:
+    """Repeated keys in the configuration: refused under Strict, warned about under Warn."""
+    if directive not in ("Strict", "Warn"):
+        return
+    duplicates = yaml_duplicates(raw)
+    if not duplicates:
+        return
+    if directive == "Strict":
+        lines = "\n".join(f"  {d}" for d in duplicates)
+        raise failures.bad_request(
+            "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal "
+            f"errors:\n{lines}"
+        )
+    if warnings is not None:
+        warnings.extend(duplicates)
+
+
 def _check(served: ServedResource, config: dict[str, Any], namespace: str, name: str) -> None:
     info = served.info
     if config.get("apiVersion") != info.api_version:
@@ -247,6 +265,7 @@ def server_side_apply(
     except managed.ApplyConflict as conflict:
         status = failure(409, "Conflict", conflict.message, {"causes": conflict.causes()})
         raise StatusError(status) from None
+    _strict_yaml(raw, options.field_validation, warnings)
     body = result.object
     fields = FieldTracker(
         options.manager,

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.builtins import builtin_strategy, representation
 from kubeforge.apiserver.failures import FieldError, StatusError
+from kubeforge.apiserver.fieldvalidation import strict_patch_failure
 from kubeforge.apiserver.patching import PatchApplyError, PatchDecodeError, apply_patch
 from kubeforge.apiserver.registry import Registry, ServedResource
 from kubeforge.apiserver.storage import ResourceKey, Storage, clone
@@ -443,6 +444,11 @@ class Engine:
                     f"the {label} in the data ({patched.get(key)}) does not match the expected "
                     f"{label} ({current.get(key)})"
                 )
+        if field_validation == "Strict":
+            # a patch's unknown fields are a 422 on "patch" (a PUT's are a 400)
+            unknown = self.strategy(served).normalize(clone(patched))
+            if unknown:
+                raise strict_patch_failure(patched, unknown)
         obj, _ = self.update(
             served,
             namespace,

@@ -29,6 +29,7 @@ from kubeforge.apiserver.bodies import (
     read_body,
 )
 from kubeforge.apiserver.engine import Engine, storage_key
+from kubeforge.apiserver.fieldvalidation import check_duplicates
 from kubeforge.apiserver.listing import Lister
 from kubeforge.apiserver.patching import (
     JSON_PATCH,
@@ -184,7 +185,9 @@ class ResourceHandlers:
             return table_response(tables, body, status)
         return json_response(obj, status)
 
-    async def _body(self, request: web.Request, target: Target) -> dict[str, Any]:
+    async def _body(
+        self, request: web.Request, target: Target, warnings: list[str] | None = None
+    ) -> dict[str, Any]:
         content_type = body_content_type(request)
         accepted = (*_BODY_TYPES, _PROTOBUF)
         if content_type == _PROTOBUF:
@@ -195,7 +198,11 @@ class ResourceHandlers:
             except protobuf.ProtobufError as error:
                 raise failures.bad_request(f"unable to decode protobuf body: {error}") from None
         elif content_type in _BODY_TYPES:
-            body = decode_body(await read_body(request), content_type)
+            raw = await read_body(request)
+            body = decode_body(raw, content_type)
+            if content_type == "application/json":
+                directive = field_validation(request)
+                check_duplicates(raw, target.served.info, directive, warnings)
         else:
             raise failures.unsupported_media_type(content_type, accepted)
         if not isinstance(body, dict):
@@ -230,8 +237,8 @@ class ResourceHandlers:
         self._verb(target, "create")
         if target.served.info.namespaced and target.namespace is None:
             raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
-        body = await self._body(request, target)
         warnings: list[str] = []
+        body = await self._body(request, target, warnings)
         validation = field_validation(request)
 
         def attempt(dry_run: bool) -> dict[str, Any]:
@@ -251,8 +258,8 @@ class ResourceHandlers:
 
     async def _update(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "update")
-        body = await self._body(request, target)
         warnings: list[str] = []
+        body = await self._body(request, target, warnings)
         validation = field_validation(request)
         created = False
 
