@@ -212,6 +212,14 @@ def decode(raw: bytes) -> dict[str, Any]:
     api_version, kind = type_meta.get("apiVersion", ""), type_meta.get("kind", "")
     schema = _KINDS.get((api_version, kind))
     if schema is None:
-        raise UnsupportedKind(f"no protobuf decoding for {api_version}, Kind={kind}")
+        # The second set of kinds (workloads, RBAC, reviews) lives in its own module,
+        # which reads the wire format with this one's helpers.
+        from kubeforge.apiserver import _protobuf_kinds
+
+        more = _protobuf_kinds.KINDS.get((api_version, kind))
+        if more is None:
+            raise UnsupportedKind(f"no protobuf decoding for {api_version}, Kind={kind}")
+        body = _protobuf_kinds.decode_kind(more, bytes(envelope.get(2, b"")))
+        return {"apiVersion": api_version, "kind": kind, **body}
     body = _decode_fields(bytes(envelope.get(2, b"")), schema)
     return {"apiVersion": api_version, "kind": kind, **body}

@@ -23,7 +23,7 @@ from typing import Any
 
 from aiohttp import web
 
-from kubeforge.apiserver import failures
+from kubeforge.apiserver import failures, protobuf
 from kubeforge.apiserver.access import Access, request_user
 from kubeforge.apiserver.authn import API_AUDIENCE, UserInfo
 from kubeforge.apiserver.bodies import body_content_type, decode_body, read_body
@@ -35,6 +35,7 @@ from kubeforge.apiserver.responses import json_response
 __all__ = ["add_routes"]
 
 _AUTHZ = "authorization.k8s.io"
+_PROTOBUF = "application/vnd.kubernetes.protobuf"
 _AUTHN = "authentication.k8s.io"
 _DEFAULT_TOKEN_SECONDS = 3600
 _MIN_TOKEN_SECONDS = 600
@@ -44,7 +45,16 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 async def _body(request: web.Request, group: str, kind: str) -> dict[str, Any]:
-    body = decode_body(await read_body(request), body_content_type(request))
+    content_type = body_content_type(request)
+    raw = await read_body(request)
+    body: Any
+    if content_type == _PROTOBUF:  # kubectl auth can-i, whoami and create token send it
+        try:
+            body = protobuf.decode(raw)
+        except protobuf.ProtobufError as error:
+            raise failures.bad_request(f"unable to decode protobuf body: {error}") from None
+    else:
+        body = decode_body(raw, content_type)
     if not isinstance(body, dict):
         raise failures.bad_request(f"the body must be a {kind} object")
     api_version = f"{group}/v1"
