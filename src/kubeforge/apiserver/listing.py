@@ -9,7 +9,9 @@ storage layer):
   An N ahead of the store waits up to 3 s, then answers 504 ``ResourceVersionTooLarge``.
 * ``limit``/``continue``: every page comes from the snapshot at the first page's
   revision (``Storage.snapshot``). The token has the real server's shape: base64url
-  of ``{"v":"meta.k8s.io/v1","rv":N,"start":"<key after the last item>"}``.
+  of ``{"v":"meta.k8s.io/v1","rv":N,"start":"<key after the last item>"}``. Once N
+  left the kept history the answer is 410, its message ending in a token with
+  ``rv: -1`` that continues at the latest revision.
 * Unsupported field selectors answer 400 ``field label not supported: X``.
 """
 
@@ -66,7 +68,9 @@ def decode_continue(token: str) -> tuple[int, str]:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         data = orjson.loads(raw)
         revision, start = int(data["rv"]), str(data["start"])
-        if data.get("v") != "meta.k8s.io/v1" or revision <= 0:
+        # rv -1 is the real server's "continue at the latest revision" (an expired
+        # token's inconsistent continuation); 0 is never valid.
+        if data.get("v") != "meta.k8s.io/v1" or revision == 0 or revision < -1:
             raise ValueError("bad token version")
     except (binascii.Error, ValueError, KeyError, TypeError, orjson.JSONDecodeError):
         raise failures.bad_request(
@@ -227,10 +231,14 @@ class Lister:
         start = ""
         if token:
             revision, start = decode_continue(token)
+            if revision == -1:
+                revision = self.storage.revision
             try:
                 objects = self.storage.snapshot(key, revision)
             except ExpiredError:
-                raise failures.expired(_EXPIRED_CONTINUE) from None
+                # The message carries a token that continues, inconsistently, at the latest
+                # revision: what the real server appends to the same text.
+                raise failures.expired(_EXPIRED_CONTINUE + encode_continue(-1, start)) from None
         elif match == "Exact":
             revision = int(rv)
             await self._wait_for(revision)
