@@ -22,8 +22,7 @@ def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[st
     return found
 
 
-# `apiserver` is the local server's own command (kubeforge.apiserver.command).
-COMMANDS = [path for path in _commands(cli) if path != ("apiserver",)]
+COMMANDS = _commands(cli)
 
 
 @pytest.mark.parametrize("path", COMMANDS, ids=[" ".join(p) for p in COMMANDS])

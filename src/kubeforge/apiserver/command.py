@@ -174,7 +174,17 @@ def apiserver_command(
     user_kubeconfigs: tuple[str, ...],
     verbose: bool,
 ) -> None:
-    """Run a local Kubernetes API server (HTTPS, bearer token) on 127.0.0.1."""
+    """Run a local Kubernetes API server (HTTPS, bearer token) on 127.0.0.1.
+
+    It writes a kubeconfig for kubectl and any client once it is ready, and
+    keeps every acknowledged write in --data-dir across restarts.
+
+    \b
+    Examples:
+      kubeforge apiserver --port 6443 --data-dir ./data --kubeconfig ./kubeconfig
+      kubeforge apiserver --port 0 --in-memory --kubeconfig /tmp/kubeconfig
+      kubectl --kubeconfig ./kubeconfig get namespaces
+    """
     if in_memory == (data_dir is not None):
         raise click.UsageError("give exactly one of --data-dir DIR or --in-memory")
     users = tuple(_user_kubeconfig(value) for value in user_kubeconfigs)
