@@ -3,6 +3,7 @@ finalizers, the garbage collector's propagation policies and namespace terminati
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -223,7 +224,20 @@ async def test_a_terminating_namespace_refuses_content_until_its_last_object_goe
     assert refused.body["details"]["causes"][0]["reason"] == "NamespaceTerminating"
     slow = (await api.get(f"{path}/slow")).body
     assert slow["metadata"]["deletionTimestamp"]  # the namespace controller deleted it
-    assert (await api.get(f"/api/v1/namespaces/{name}")).body["status"]["phase"] == "Terminating"
+    status = (await api.get(f"/api/v1/namespaces/{name}")).body["status"]
+    assert status["phase"] == "Terminating"
+    conditions = {c["type"]: c for c in status.get("conditions", [])}
+    while "NamespaceFinalizersRemaining" not in conditions:  # set right after the delete
+        await asyncio.sleep(0.05)
+        status = (await api.get(f"/api/v1/namespaces/{name}")).body["status"]
+        conditions = {c["type"]: c for c in status.get("conditions", [])}
+    assert conditions["NamespaceContentRemaining"]["message"] == (
+        "Some resources are remaining: configmaps has 1 resource instances"
+    )
+    assert conditions["NamespaceFinalizersRemaining"]["message"] == (
+        f"Some content in the namespace has finalizers remaining: {_HOLD} in 1 resource instances"
+    )
+    assert conditions["NamespaceDeletionContentFailure"]["status"] == "False"
     await _release(api, f"{path}/slow")
     events = await _until(
         api.watch(

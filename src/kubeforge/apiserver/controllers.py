@@ -15,7 +15,8 @@ With it (``NodeSimulator``, ``NamespaceFinalizer``):
   Each step is an ordinary update: new resourceVersion, MODIFIED event.
 * A graceful pod DELETE marks the pod (deletionTimestamp + grace period); the node
   removes it after the grace period, capped at one second so tests stay fast.
-* A deleted namespace has its contents deleted, then its ``kubernetes`` finalizer
+* A deleted namespace has its contents deleted (``namespaces.NamespaceFinalizer``,
+  re-exported here), then its ``kubernetes`` finalizer
   removed, and disappears — what kube-controller-manager does.
 
 Controllers react to storage events but never write from inside a listener: each
@@ -29,9 +30,9 @@ import ipaddress
 from typing import Any
 
 from kubeforge.apiserver import deletion
-from kubeforge.apiserver.deletion import DeleteOptions
-from kubeforge.apiserver.engine import Engine, storage_key
+from kubeforge.apiserver.engine import Engine
 from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.namespaces import NamespaceFinalizer
 from kubeforge.apiserver.registry import Registry, ServedResource
 from kubeforge.apiserver.storage import Event, clone
 
@@ -304,77 +305,3 @@ class NodeSimulator:
             deletion.finish_deletion(self._engine, self._served("pods"), *key)
         except StatusError:
             self._schedule(*key, 0.05)
-
-
-class NamespaceFinalizer:
-    """Empties a deleted namespace, then removes its ``kubernetes`` finalizer."""
-
-    def __init__(self, engine: Engine, registry: Registry) -> None:
-        self._engine = engine
-        self._registry = registry
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._pending: set[str] = set()
-        self._unsubscribe: Any = None
-
-    def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._unsubscribe = self._engine.storage.subscribe(self._on_event)
-        for ns in self._engine.storage.objects(_NAMESPACES):
-            if ns["metadata"].get("deletionTimestamp"):
-                self._schedule(ns["metadata"]["name"])
-
-    def stop(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-
-    def _on_event(self, event: Event) -> None:
-        meta = event.object["metadata"]
-        if event.resource == _NAMESPACES:
-            if meta.get("deletionTimestamp") and event.type != "DELETED":
-                self._schedule(meta["name"])
-        elif event.type == "DELETED" and meta.get("namespace") in self._terminating():
-            self._schedule(meta["namespace"])
-
-    def _terminating(self) -> set[str]:
-        return {
-            ns["metadata"]["name"]
-            for ns in self._engine.storage.objects(_NAMESPACES)
-            if ns["metadata"].get("deletionTimestamp")
-        }
-
-    def _schedule(self, name: str) -> None:
-        if name in self._pending or self._loop is None:
-            return
-        self._pending.add(name)
-        self._loop.call_later(0.0, self._finalize, name)
-
-    def _finalize(self, name: str) -> None:
-        self._pending.discard(name)
-        ns = self._engine.storage.get(_NAMESPACES, "", name)
-        if ns is None or not ns["metadata"].get("deletionTimestamp"):
-            return
-        remaining = 0
-        for served in self._registry.resources():
-            if not served.info.namespaced or not served.storage:
-                continue
-            for obj in list(self._engine.storage.objects(storage_key(served.info), name)):
-                remaining += 1
-                if obj["metadata"].get("deletionTimestamp"):
-                    continue
-                try:
-                    deletion.delete(
-                        self._engine,
-                        served,
-                        name,
-                        obj["metadata"]["name"],
-                        DeleteOptions(propagation_policy="Background"),
-                    )
-                except StatusError:
-                    continue  # gone meanwhile or refused; the next pass sees it
-        if remaining:
-            return  # DELETED events of the contents bring us back here
-        body = clone(ns)
-        body.setdefault("spec", {})["finalizers"] = [
-            f for f in (ns.get("spec") or {}).get("finalizers") or [] if f != "kubernetes"
-        ]
-        deletion.finalize_namespace(self._engine, name, body)
