@@ -23,6 +23,7 @@ from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn
 
 from kubeforge.cli._errors import TimedOut
 from kubeforge.client import Api, Client
+from kubeforge.config import ClientConfig
 from kubeforge.core import errors
 from kubeforge.core.resource import ResourceInfo
 
@@ -224,3 +225,36 @@ async def wait_until(
         if loop.time() >= deadline:
             raise TimedOut(f"timed out after {timeout:g}s: {', '.join(left)} not {waiting_for}")
         await asyncio.sleep(_POLL)
+
+
+async def delete_and_wait(
+    config: ClientConfig,
+    objects: list[dict[str, Any]],
+    *,
+    ignore_not_found: bool,
+    timeout: float,
+) -> None:
+    """Delete ``objects`` (last first) and wait until each is gone: ``uninstall``/``undeploy``."""
+    async with Client(config) as client:
+        cluster = Cluster(client)
+        with display() as show:
+            deleting: dict[str, dict[str, Any]] = {}
+            for obj in reversed(objects):
+                key = object_name(obj)
+                show.state(key, "deleting")
+                if await cluster.delete(obj, ignore_not_found=ignore_not_found):
+                    deleting[key] = obj
+                    show.state(key, "waiting until gone")
+                else:
+                    show.line(f"{key} not found")
+
+            async def gone(obj: dict[str, Any]) -> bool:
+                return not await cluster.exists(obj)
+
+            await wait_until(
+                deleting,
+                gone,
+                timeout=timeout,
+                waiting_for="gone",
+                on_done=lambda key: show.line(f"{key} deleted"),
+            )

@@ -16,7 +16,7 @@ from typing import Any
 import click
 import yaml
 
-from kubeforge.cli._cluster import Cluster, display, object_name, wait_until
+from kubeforge.cli._cluster import Cluster, delete_and_wait, display, object_name, wait_until
 from kubeforge.cli._errors import EXIT_CODES, readable_errors
 from kubeforge.cli._generate import write_manifests
 from kubeforge.cli._kustomize import build, parse_image
@@ -121,7 +121,10 @@ def undeploy_command(
             for obj in reversed(objects):
                 click.echo(f"{object_name(obj)} (dry run)")
             return
-        asyncio.run(_undeploy(connect(kubeconfig, context), objects, ignore_not_found, timeout))
+        config = connect(kubeconfig, context)
+        asyncio.run(
+            delete_and_wait(config, objects, ignore_not_found=ignore_not_found, timeout=timeout)
+        )
 
 
 async def _deploy(config: ClientConfig, objects: list[dict[str, Any]], timeout: float) -> None:
@@ -142,32 +145,4 @@ async def _deploy(config: ClientConfig, objects: list[dict[str, Any]], timeout: 
                 timeout=timeout,
                 waiting_for="Established",
                 on_done=lambda key: show.state(key, "established"),
-            )
-
-
-async def _undeploy(
-    config: ClientConfig, objects: list[dict[str, Any]], ignore_not_found: bool, timeout: float
-) -> None:
-    async with Client(config) as client:
-        cluster = Cluster(client)
-        with display() as show:
-            deleting: dict[str, dict[str, Any]] = {}
-            for obj in reversed(objects):
-                key = object_name(obj)
-                show.state(key, "deleting")
-                if await cluster.delete(obj, ignore_not_found=ignore_not_found):
-                    deleting[key] = obj
-                    show.state(key, "waiting until gone")
-                else:
-                    show.line(f"{key} not found")
-
-            async def gone(obj: dict[str, Any]) -> bool:
-                return not await cluster.exists(obj)
-
-            await wait_until(
-                deleting,
-                gone,
-                timeout=timeout,
-                waiting_for="gone",
-                on_done=lambda key: show.line(f"{key} deleted"),
             )

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from kubeforge.cli._cluster import Cluster, display, object_name, wait_until
+from kubeforge.cli._cluster import Cluster, delete_and_wait, display, object_name, wait_until
 from kubeforge.cli._errors import EXIT_CODES, readable_errors
 from kubeforge.cli._generate import CRD_BASES, write_crds
 from kubeforge.cli._options import cluster_options, connect
@@ -89,7 +89,10 @@ def uninstall_command(
     """
     with readable_errors():
         crds = project_crds(Project.find())
-        asyncio.run(_uninstall(connect(kubeconfig, context), crds, ignore_not_found, timeout))
+        config = connect(kubeconfig, context)
+        asyncio.run(
+            delete_and_wait(config, crds, ignore_not_found=ignore_not_found, timeout=timeout)
+        )
 
 
 async def _install(config: ClientConfig, crds: list[dict[str, Any]], timeout: float) -> None:
@@ -108,32 +111,4 @@ async def _install(config: ClientConfig, crds: list[dict[str, Any]], timeout: fl
                 timeout=timeout,
                 waiting_for="Established",
                 on_done=lambda key: show.line(f"{key} established"),
-            )
-
-
-async def _uninstall(
-    config: ClientConfig, crds: list[dict[str, Any]], ignore_not_found: bool, timeout: float
-) -> None:
-    async with Client(config) as client:
-        cluster = Cluster(client)
-        with display() as show:
-            deleting: dict[str, dict[str, Any]] = {}
-            for crd in reversed(crds):
-                key = crd["metadata"]["name"]
-                show.state(key, "deleting")
-                if await cluster.delete(crd, ignore_not_found=ignore_not_found):
-                    deleting[key] = crd
-                    show.state(key, "waiting until gone")
-                else:
-                    show.line(f"{object_name(crd)} not found")
-
-            async def gone(obj: dict[str, Any]) -> bool:
-                return not await cluster.exists(obj)
-
-            await wait_until(
-                deleting,
-                gone,
-                timeout=timeout,
-                waiting_for="gone",
-                on_done=lambda key: show.line(f"{object_name(deleting[key])} deleted"),
             )
