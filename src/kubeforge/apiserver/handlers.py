@@ -364,7 +364,7 @@ class ResourceHandlers:
         raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
 
     async def _scale(self, request: web.Request, target: Target) -> web.Response:
-        """``/scale`` of a custom resource, as an ``autoscaling/v1`` Scale."""
+        """``/scale`` of a custom resource or an apps workload, as an ``autoscaling/v1`` Scale."""
         paths = getattr(self.engine.strategy(target.served), "scale_paths", None)
         if not isinstance(paths, ScalePaths):
             raise failures.resource_not_found()
@@ -378,8 +378,13 @@ class ResourceHandlers:
             scale = decode_body(await read_body(request), body_content_type(request))
         else:
             content_type = request.content_type
-            if content_type not in (JSON_PATCH, MERGE_PATCH):
-                raise failures.unsupported_media_type(content_type, (JSON_PATCH, MERGE_PATCH))
+            # A Scale is a built-in type: SMP works on a built-in's /scale (the official
+            # client sends it for dict bodies), not on a custom resource's.
+            allowed = (JSON_PATCH, MERGE_PATCH)
+            if target.served.builtin:
+                allowed = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
+            if content_type not in allowed:
+                raise failures.unsupported_media_type(content_type, allowed)
             patch = decode_body(await read_body(request), content_type)
             try:
                 scale = apply_patch(content_type, to_scale(current, paths), patch)
