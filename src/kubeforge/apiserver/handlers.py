@@ -380,7 +380,7 @@ class ResourceHandlers:
             content_type = request.content_type
             # A Scale is a built-in type: SMP works on a built-in's /scale (the official
             # client sends it for dict bodies), not on a custom resource's.
-            allowed = (JSON_PATCH, MERGE_PATCH)
+            allowed: tuple[str, ...] = (JSON_PATCH, MERGE_PATCH)
             if target.served.builtin:
                 allowed = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
             if content_type not in allowed:
