@@ -104,6 +104,7 @@ class NamespaceFinalizer:
         self._registry = registry
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: set[str] = set()
+        self._terminating: set[str] = set()  # kept from events: checked on every write
         self._unsubscribe: Any = None
 
     def start(self) -> None:
@@ -111,6 +112,7 @@ class NamespaceFinalizer:
         self._unsubscribe = self._engine.storage.subscribe(self._on_event)
         for ns in self._engine.storage.objects(_NAMESPACES):
             if ns["metadata"].get("deletionTimestamp"):
+                self._terminating.add(ns["metadata"]["name"])
                 self._schedule(ns["metadata"]["name"])
 
     def stop(self) -> None:
@@ -120,18 +122,14 @@ class NamespaceFinalizer:
     def _on_event(self, event: Event) -> None:
         meta = event.object["metadata"]
         if event.resource == _NAMESPACES:
-            if meta.get("deletionTimestamp") and event.type != "DELETED":
+            if event.type == "DELETED":
+                self._terminating.discard(meta["name"])
+            elif meta.get("deletionTimestamp"):
+                self._terminating.add(meta["name"])
                 self._schedule(meta["name"])
-        elif event.type != "ADDED" and meta.get("namespace") in self._terminating():
+        elif event.type != "ADDED" and meta.get("namespace") in self._terminating:
             # A deletion, or a finalizer removed from content: look at what remains.
             self._schedule(meta["namespace"])
-
-    def _terminating(self) -> set[str]:
-        return {
-            ns["metadata"]["name"]
-            for ns in self._engine.storage.objects(_NAMESPACES)
-            if ns["metadata"].get("deletionTimestamp")
-        }
 
     def _schedule(self, name: str) -> None:
         if name in self._pending or self._loop is None:
