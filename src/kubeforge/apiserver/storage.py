@@ -11,10 +11,12 @@ Design (see ``Storage`` for the entry point):
 * The whole state is also held in memory (loaded at start): reads, lists and
   selector filtering never touch SQLite, and SQLite is only written.
 * Writes run synchronously on the event-loop thread. A whole write (encode, one
-  WAL transaction with ``synchronous=NORMAL``, no fsync) measured ~60 µs on the
-  development machine, while a bare ``run_in_executor`` round trip alone measured
-  ~50 µs: a thread would double the cost and still need a lock to keep revision
-  order == commit order == event order, which inline writes get for free.
+  WAL transaction of three statements with ``synchronous=NORMAL``, no fsync)
+  measured ~35 µs of CPU (60-100 µs wall on a busy 2-core machine), while a bare
+  ``run_in_executor`` round trip alone measured ~50 µs: a thread would double the
+  cost and still need a lock to keep revision order == commit order == event
+  order, which inline writes get for free. (The HTTP layer costs several times
+  more per request; see ``benchmarks/apiserver``.)
 * Each event keeps the object's previous state too: watch filters need it for
   selector transitions, and ``snapshot`` undoes recent events to serve paginated
   lists at a consistent revision.
