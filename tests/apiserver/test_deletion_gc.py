@@ -4,10 +4,13 @@ finalizers, the garbage collector's propagation policies and namespace terminati
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from typing import Any
 
-from kf_http import Api, configmap
+from kf_http import Api, configmap, open_api, pod
+
+from kubeforge.testing import LocalApiServer
 
 _HOLD = "example.com/hold"
 
@@ -250,3 +253,32 @@ async def test_a_terminating_namespace_refuses_content_until_its_last_object_goe
     )
     assert events[0] == ("MODIFIED", name)
     assert events[-1] == ("DELETED", name)
+
+
+async def test_a_shorter_grace_period_moves_a_pod_deadline_earlier_by_the_difference(
+    kube_apiserver_factory: Callable[..., LocalApiServer],
+) -> None:
+    server = kube_apiserver_factory(simulate_node=False)  # no kubelet: the pod waits
+    path = "/api/v1/namespaces/default/pods"
+    body = pod("graceful")
+    body["spec"]["nodeName"] = "elsewhere"
+    async with await open_api(server) as session:
+        api = Api(server, session)
+        await api.post(path, body)
+        first = (await api.delete(f"{path}/graceful", {"gracePeriodSeconds": 30})).body
+        assert first["metadata"]["deletionGracePeriodSeconds"] == 30
+        shorter = (await api.delete(f"{path}/graceful", {"gracePeriodSeconds": 10})).body
+        assert shorter["metadata"]["deletionGracePeriodSeconds"] == 10
+        moved = _seconds(first["metadata"]["deletionTimestamp"]) - _seconds(
+            shorter["metadata"]["deletionTimestamp"]
+        )
+        assert moved == 20
+        longer = (await api.delete(f"{path}/graceful", {"gracePeriodSeconds": 20})).body
+        assert longer["metadata"]["resourceVersion"] == shorter["metadata"]["resourceVersion"]
+        now = await api.delete(f"{path}/graceful", {"gracePeriodSeconds": 0})
+        assert now.status == 200
+        assert (await api.get(f"{path}/graceful")).status == 404
+
+
+def _seconds(stamp: str) -> float:
+    return datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()

@@ -12,6 +12,7 @@ server does; removing it is the garbage collector's job (see ``controllers``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
@@ -95,14 +96,26 @@ def delete(
             meta["generation"] = int(meta["generation"]) + 1
         strategy.mark_deleting(new)
     elif grace < int(old_meta.get("deletionGracePeriodSeconds") or 0):
-        # A shorter grace period moves the deadline earlier, never later.
-        meta["deletionTimestamp"] = format_time(now + grace)
+        # A shorter grace period moves the deadline earlier, never later: by the
+        # difference of the two periods, as ``rest.BeforeDelete`` computes it.
+        previous = int(old_meta["deletionGracePeriodSeconds"])
+        deadline = _parse_time(str(old_meta["deletionTimestamp"]))
+        meta["deletionTimestamp"] = format_time(
+            (deadline if deadline is not None else now + previous) - previous + grace
+        )
         meta["deletionGracePeriodSeconds"] = grace
     if new == old:
         return engine.view(served, old), False
     if options.dry_run:
         return engine.view(served, new), False
     return engine.commit_delete(served, strategy, new, old, gone=False), False
+
+
+def _parse_time(text: str) -> float | None:
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
 
 
 def _precondition_failed(info: ResourceInfo, name: str, detail: str) -> StatusError:
