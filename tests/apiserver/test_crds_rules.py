@@ -212,3 +212,21 @@ async def test_several_versions_share_one_storage_version(api: Api, namespace: s
     assert unserved.status == 404
     crd = (await api.get(f"{CRD_PATH}/{plural}.rules.example.com")).body
     assert crd["status"]["storedVersions"] == ["v1"]
+
+
+async def test_a_crd_keeps_its_scope_and_every_version_it_stored_at(api: Api) -> None:
+    plural = await _install(api)
+    path = f"{CRD_PATH}/{plural}.rules.example.com"
+    current = (await api.get(path)).body
+    rescoped = copy.deepcopy(current)
+    rescoped["spec"]["scope"] = "Cluster"
+    reply = await api.put(path, rescoped)
+    assert reply.status == 422
+    assert [field for _, field, _ in _causes(reply)] == ["spec.scope"]
+    renamed = copy.deepcopy(current)
+    renamed["spec"]["versions"][0]["name"] = "v2"
+    reply = await api.put(path, renamed)
+    assert reply.status == 422
+    assert ("FieldValueInvalid", "status.storedVersions[0]") in [
+        (reason, field) for reason, field, _ in _causes(reply)
+    ]

@@ -199,10 +199,23 @@ class CRDStrategy(Strategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errors = validate_crd(new)
-        for path in ("spec.group", "spec.names.plural"):
+        for path in ("spec.group", "spec.names.plural", "spec.scope"):
             if nested_str(new, path) != nested_str(old, path):
                 errors.append(
                     FieldError("Invalid", path, "field is immutable", nested_str(new, path))
+                )
+        # A version objects were ever stored at may not disappear from spec.versions.
+        names = {v.get("name") for v in (new.get("spec") or {}).get("versions") or []}
+        stored = ((new.get("status") or old.get("status") or {}).get("storedVersions")) or []
+        for i, version in enumerate(stored):
+            if version not in names:
+                errors.append(
+                    FieldError(
+                        "Invalid",
+                        f"status.storedVersions[{i}]",
+                        "must appear in spec.versions",
+                        version,
+                    )
                 )
         return errors
 
