@@ -193,12 +193,14 @@ async def test_statefulsets_get_their_defaults_and_refuse_changes_outside_the_mu
         "whenScaled": "Retain",
     }
     assert created.body["status"] == {"replicas": 0, "availableReplicas": 0}
-    reply = await api.patch(path(namespace, "statefulsets", "db"), {"spec": {"serviceName": "x"}},
-                            MERGE)  # fmt: skip
+    reply = await api.patch(
+        path(namespace, "statefulsets", "db"), {"spec": {"serviceName": "x"}}, MERGE
+    )
     assert reply.status == 422
     assert "updates to statefulset spec for fields other than" in reply.body["message"]
-    replicas = await api.patch(path(namespace, "statefulsets", "db"), {"spec": {"replicas": 3}},
-                               MERGE)  # fmt: skip
+    replicas = await api.patch(
+        path(namespace, "statefulsets", "db"), {"spec": {"replicas": 3}}, MERGE
+    )
     assert replicas.status == 200
 
 
@@ -222,8 +224,9 @@ async def test_daemonsets_and_replicasets_get_their_defaults_and_status(
 async def test_replicasets_select_on_status_replicas(api: Api, namespace: str) -> None:
     await api.post(path(namespace, "replicasets"), workload("ReplicaSet", "a"))
     await api.post(path(namespace, "replicasets"), workload("ReplicaSet", "b"))
-    await api.patch(path(namespace, "replicasets", "b", "status"), {"status": {"replicas": 2}},
-                    MERGE)  # fmt: skip
+    await api.patch(
+        path(namespace, "replicasets", "b", "status"), {"status": {"replicas": 2}}, MERGE
+    )
     reply = await api.get(path(namespace, "replicasets"), fieldSelector="status.replicas=2")
     assert [i["metadata"]["name"] for i in reply.body["items"]] == ["b"]
     refused = await api.get(path(namespace, "deployments"), fieldSelector="spec.replicas=1")

@@ -181,8 +181,10 @@ async def test_endpoints_default_protocols_validate_addresses_and_print_pairs(
     assert created.body["subsets"][0]["ports"][0]["protocol"] == "TCP"
     table = await api.request("GET", path, headers={"Accept": TABLE})
     assert table.body["rows"][0]["cells"][:2] == ["web", "10.0.0.1:80,10.0.0.2:80"]
-    bad = {"metadata": {"name": "bad"}, "subsets": [{"addresses": [{"ip": "nope"}],
-                                                     "ports": [{"port": 0}]}]}  # fmt: skip
+    bad = {
+        "metadata": {"name": "bad"},
+        "subsets": [{"addresses": [{"ip": "nope"}], "ports": [{"port": 0}]}],
+    }
     refused = await api.post(path, bad)
     assert refused.status == 422
     fields = {c["field"] for c in refused.body["details"]["causes"]}

@@ -82,8 +82,9 @@ async def test_a_user_without_bindings_gets_the_real_403_messages(admin: Api, ns
     )
     assert got.body["details"] == {"name": "web", "group": "apps", "kind": "deployments"}
     nodes = await jane.call("GET", "/api/v1/nodes")
-    assert nodes.body["message"].endswith('cannot list resource "nodes" in API group "" at the '
-                                          "cluster scope")  # fmt: skip
+    assert nodes.body["message"].endswith(
+        'cannot list resource "nodes" in API group "" at the cluster scope'
+    )
     status = await jane.call("GET", f"/api/v1/namespaces/{ns}/pods/web/status")
     assert 'cannot get resource "pods/status"' in status.body["message"]
     path = await jane.call("GET", "/logs")
@@ -130,10 +131,14 @@ async def test_resource_names_restrict_a_rule_to_named_objects(admin: Api, ns: s
     role = {
         "metadata": {"name": "one-map"},
         "rules": [
-            {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["settings"],
-             "verbs": ["get", "list", "watch"]},
+            {
+                "apiGroups": [""],
+                "resources": ["configmaps"],
+                "resourceNames": ["settings"],
+                "verbs": ["get", "list", "watch"],
+            },
         ],
-    }  # fmt: skip
+    }
     await admin.post(f"{RBAC}/namespaces/{ns}/roles", role)
     await admin.post(
         f"{RBAC}/namespaces/{ns}/rolebindings",
@@ -318,9 +323,10 @@ async def test_impersonation_needs_the_impersonate_verb(admin: Api, ns: str) -> 
     await admin.post(f"{RBAC}/clusterroles", role)
     await admin.post(
         f"{RBAC}/clusterrolebindings",
-        binding(role["metadata"]["name"], "ClusterRole", role["metadata"]["name"],
-                user_subject("lee")),
-    )  # fmt: skip
+        binding(
+            role["metadata"]["name"], "ClusterRole", role["metadata"]["name"], user_subject("lee")
+        ),
+    )
     whoami = await As(admin, lee.headers["Authorization"][7:], **headers).call(
         "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", {}
     )
@@ -333,11 +339,14 @@ async def test_granting_permissions_one_does_not_hold_is_an_escalation(admin: Ap
     writer = {
         "metadata": {"name": "role-writer"},
         "rules": [
-            {"apiGroups": [GROUP], "resources": ["roles", "rolebindings"],
-             "verbs": ["create", "update", "get"]},
+            {
+                "apiGroups": [GROUP],
+                "resources": ["roles", "rolebindings"],
+                "verbs": ["create", "update", "get"],
+            },
             {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get"]},
         ],
-    }  # fmt: skip
+    }
     await admin.post(f"{RBAC}/namespaces/{ns}/roles", writer)
     await admin.post(
         f"{RBAC}/namespaces/{ns}/rolebindings",
@@ -372,10 +381,14 @@ async def test_the_bind_verb_allows_binding_a_role_one_does_not_hold(admin: Api,
         "metadata": {"name": "view-binder"},
         "rules": [
             {"apiGroups": [GROUP], "resources": ["rolebindings"], "verbs": ["create"]},
-            {"apiGroups": [GROUP], "resources": ["clusterroles"], "resourceNames": ["view"],
-             "verbs": ["bind"]},
+            {
+                "apiGroups": [GROUP],
+                "resources": ["clusterroles"],
+                "resourceNames": ["view"],
+                "verbs": ["bind"],
+            },
         ],
-    }  # fmt: skip
+    }
     await admin.post(f"{RBAC}/namespaces/{ns}/roles", binder)
     await admin.post(
         f"{RBAC}/namespaces/{ns}/rolebindings",
@@ -392,9 +405,10 @@ async def test_a_cluster_role_aggregated_into_view_extends_it_at_once(admin: Api
             "name": f"leases-view-{uuid.uuid4().hex[:6]}",
             "labels": {"rbac.authorization.k8s.io/aggregate-to-view": "true"},
         },
-        "rules": [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
-                   "verbs": ["list"]}],
-    }  # fmt: skip
+        "rules": [
+            {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["list"]}
+        ],
+    }
     await admin.post(
         f"{RBAC}/namespaces/{ns}/rolebindings",
         binding("hal-view", "ClusterRole", "view", user_subject("hal")),

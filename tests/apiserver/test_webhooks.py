@@ -99,9 +99,15 @@ def config(
 ) -> dict[str, Any]:
     rules = extra.pop(
         "rules",
-        [{"operations": ["CREATE", "UPDATE"], "apiGroups": [""], "apiVersions": ["v1"],
-          "resources": ["configmaps"]}],
-    )  # fmt: skip
+        [
+            {
+                "operations": ["CREATE", "UPDATE"],
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "resources": ["configmaps"],
+            }
+        ],
+    )
     spec = {
         "name": "check.example.com",
         "clientConfig": {"url": hook.url + path, "caBundle": hook.ca_bundle},
@@ -221,13 +227,22 @@ async def test_a_delete_can_be_denied_and_the_webhook_sees_the_old_object(
 ) -> None:
     async def deny_deletes(review: Review) -> dict[str, Any]:
         if review["request"]["operation"] == "DELETE":
-            return {"uid": review["request"]["uid"], "allowed": False,
-                    "status": {"message": "keep it"}}  # fmt: skip
+            return {
+                "uid": review["request"]["uid"],
+                "allowed": False,
+                "status": {"message": "keep it"},
+            }
         return await allow(review)
 
     webhook.respond = deny_deletes
-    rules = [{"operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"],
-              "resources": ["configmaps"]}]  # fmt: skip
+    rules = [
+        {
+            "operations": ["DELETE"],
+            "apiGroups": [""],
+            "apiVersions": ["v1"],
+            "resources": ["configmaps"],
+        }
+    ]
     path = f"/api/v1/namespaces/{namespace}/configmaps"
     await api.post(path, configmap("keep"))
     await install(api, "Validating", config("Validating", webhook, namespace, rules=rules))
@@ -295,8 +310,9 @@ async def test_object_selectors_and_namespace_selectors_pick_what_is_sent(
     api: Api, namespace: str, webhook: Webhook
 ) -> None:
     other = await api.create_namespace("hook-other")
-    selected = config("Validating", webhook, namespace,
-                      objectSelector={"matchLabels": {"checked": "true"}})  # fmt: skip
+    selected = config(
+        "Validating", webhook, namespace, objectSelector={"matchLabels": {"checked": "true"}}
+    )
     await install(api, "Validating", selected)
     await api.post(f"/api/v1/namespaces/{namespace}/configmaps", configmap("plain"))
     await api.post(f"/api/v1/namespaces/{namespace}/configmaps", configmap("c", checked="true"))
@@ -307,17 +323,25 @@ async def test_object_selectors_and_namespace_selectors_pick_what_is_sent(
 async def test_rules_tell_resources_from_their_subresources(
     api: Api, namespace: str, webhook: Webhook
 ) -> None:
-    rules = [{"operations": ["UPDATE"], "apiGroups": ["apps"], "apiVersions": ["v1"],
-              "resources": ["deployments/status"]}]  # fmt: skip
+    rules = [
+        {
+            "operations": ["UPDATE"],
+            "apiGroups": ["apps"],
+            "apiVersions": ["v1"],
+            "resources": ["deployments/status"],
+        }
+    ]
     await install(api, "Validating", config("Validating", webhook, namespace, rules=rules))
     deployment = {
         "metadata": {"name": "web"},
         "spec": {
             "selector": {"matchLabels": {"app": "web"}},
-            "template": {"metadata": {"labels": {"app": "web"}},
-                         "spec": {"containers": [{"name": "c", "image": "nginx"}]}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+            },
         },
-    }  # fmt: skip
+    }
     path = f"/apis/apps/v1/namespaces/{namespace}/deployments"
     await api.post(path, deployment)
     await api.patch(f"{path}/web", {"spec": {"replicas": 2}}, MERGE)
@@ -418,3 +442,63 @@ async def test_writes_to_webhook_configurations_are_never_sent_to_webhooks(
     reply = await api.delete(f"{ADMISSION}/validatingwebhookconfigurations/{name}")
     assert reply.status == 200, reply.body
     assert webhook.reviews == []
+
+
+async def test_match_conditions_decide_which_requests_are_sent(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    conditions = [
+        {"name": "only-checked", "expression": "object.metadata.name.startsWith('checked')"},
+        {"name": "creates", "expression": "request.operation == 'CREATE'"},
+    ]
+    await install(
+        api, "Validating", config("Validating", webhook, namespace, matchConditions=conditions)
+    )
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    await api.post(path, configmap("plain"))
+    await api.post(path, configmap("checked-1"))
+    await api.patch(f"{path}/checked-1", {"data": {"k": "2"}}, MERGE)
+    assert [(r["operation"], r["name"]) for r in webhook.requests()] == [("CREATE", "checked-1")]
+
+
+async def test_a_match_condition_that_errors_follows_the_failure_policy(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    # ``authorizer`` is not offered to expressions here: using it is an evaluation error.
+    broken = [
+        {
+            "name": "asks-authorizer",
+            "expression": "authorizer.group('').resource('pods').check('get').allowed()",
+        }
+    ]
+    await install(
+        api, "Validating", config("Validating", webhook, namespace, matchConditions=broken)
+    )
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    failed = await api.post(path, configmap("a"))
+    assert failed.status == 500
+    assert 'match condition "asks-authorizer" failed' in failed.body["message"]
+    await api.delete(f"{ADMISSION}/validatingwebhookconfigurations")
+    lenient = config(
+        "Validating", webhook, namespace, matchConditions=broken, failurePolicy="Ignore"
+    )
+    await install(api, "Validating", lenient)
+    assert (await api.post(path, configmap("b"))).status == 201
+    assert webhook.reviews == []
+
+
+async def test_match_conditions_must_compile(api: Api, webhook: Webhook) -> None:
+    bad = config(
+        "Validating",
+        webhook,
+        "any",
+        matchConditions=[{"name": "x", "expression": "object.("}, {"name": "x"}],
+    )
+    reply = await api.post(f"{ADMISSION}/validatingwebhookconfigurations", bad)
+    assert reply.status == 422
+    fields = {c["field"]: c["reason"] for c in reply.body["details"]["causes"]}
+    assert fields == {
+        "webhooks[0].matchConditions[0].expression": "FieldValueInvalid",
+        "webhooks[0].matchConditions[1].name": "FieldValueDuplicate",
+        "webhooks[0].matchConditions[1].expression": "FieldValueRequired",
+    }

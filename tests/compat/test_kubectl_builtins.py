@@ -78,8 +78,14 @@ spec:
     assert "statefulset.apps/db configured" in changed
     assert kubectl.run("get", "sts", "db", "-o", "jsonpath={.spec.replicas}") == "2"
     assert _rows(kubectl.run("get", "ds"))[0][:7] == [
-        "NAME", "DESIRED", "CURRENT", "READY", "UP-TO-DATE", "AVAILABLE", "NODE",
-    ]  # fmt: skip
+        "NAME",
+        "DESIRED",
+        "CURRENT",
+        "READY",
+        "UP-TO-DATE",
+        "AVAILABLE",
+        "NODE",
+    ]
     everything = kubectl.run("get", "all")
     assert "statefulset.apps/db" in everything
     assert "daemonset.apps/agent" in everything

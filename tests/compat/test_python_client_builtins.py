@@ -122,11 +122,13 @@ def test_webhook_configurations_get_their_defaults(api_client: Any) -> None:
         admission_review_versions=["v1"],
         rules=[
             k8s.V1RuleWithOperations(
-                operations=["CREATE"], api_groups=["example.com"], api_versions=["v1"],
+                operations=["CREATE"],
+                api_groups=["example.com"],
+                api_versions=["v1"],
                 resources=["widgets"],
             )
         ],
-    )  # fmt: skip
+    )
     body = k8s.V1ValidatingWebhookConfiguration(
         metadata=k8s.V1ObjectMeta(name="compat-defaults"), webhooks=[hook]
     )

@@ -159,10 +159,11 @@ def test_the_official_client_manages_rbac_and_reviews_access(
             ns,
             k8s.V1Role(
                 metadata=k8s.V1ObjectMeta(name="lister"),
-                rules=[k8s.V1PolicyRule(api_groups=["apps"], resources=["deployments"],
-                                        verbs=["list"])],
+                rules=[
+                    k8s.V1PolicyRule(api_groups=["apps"], resources=["deployments"], verbs=["list"])
+                ],
             ),
-        )  # fmt: skip
+        )
         rbac.create_namespaced_role_binding(
             ns,
             k8s.V1RoleBinding(
@@ -170,10 +171,13 @@ def test_the_official_client_manages_rbac_and_reviews_access(
                 role_ref=k8s.V1RoleRef(
                     api_group="rbac.authorization.k8s.io", kind="Role", name="lister"
                 ),
-                subjects=[k8s.RbacV1Subject(kind="User", name="sam",
-                                            api_group="rbac.authorization.k8s.io")],
+                subjects=[
+                    k8s.RbacV1Subject(
+                        kind="User", name="sam", api_group="rbac.authorization.k8s.io"
+                    )
+                ],
             ),
-        )  # fmt: skip
+        )
         names = [r.metadata.name for r in rbac.list_namespaced_role_binding(ns).items]
         assert names == ["sam-lists"]
         review = k8s.V1SubjectAccessReview(

@@ -46,8 +46,9 @@ def _containers(obj: dict[str, Any]) -> tuple[str, str]:
 
 
 _CONTAINERS = column("Containers", "string", "Names of each container in the template.", priority=1)
-_IMAGES = column("Images", "string", "Images referenced by each container in the template.",
-                 priority=1)  # fmt: skip
+_IMAGES = column(
+    "Images", "string", "Images referenced by each container in the template.", priority=1
+)
 _SELECTOR = column("Selector", "string", "The label selector of the pods.", priority=1)
 
 

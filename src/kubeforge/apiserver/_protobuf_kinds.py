@@ -141,13 +141,19 @@ def _key_ref(raw: bytes) -> dict[str, Any]:
 
 
 _ENV_SOURCE: Schema = {
-    1: ("fieldRef", _message({1: ("apiVersion", _string, ONE), 2: ("fieldPath", _string, ONE)}),
-        ONE),
-    2: ("resourceFieldRef", _message({1: ("containerName", _string, ONE),
-                                      2: ("resource", _string, ONE)}), ONE),
+    1: (
+        "fieldRef",
+        _message({1: ("apiVersion", _string, ONE), 2: ("fieldPath", _string, ONE)}),
+        ONE,
+    ),
+    2: (
+        "resourceFieldRef",
+        _message({1: ("containerName", _string, ONE), 2: ("resource", _string, ONE)}),
+        ONE,
+    ),
     3: ("configMapKeyRef", _key_ref, ONE),
     4: ("secretKeyRef", _key_ref, ONE),
-}  # fmt: skip
+}
 _CONTAINER: Schema = {
     1: ("name", _string, ONE),
     2: ("image", _string, ONE),
@@ -308,10 +314,13 @@ _ACCESS_SPEC: Schema = {
     2: ("nonResourceAttributes", _message(_NON_RESOURCE_ATTRIBUTES), ONE),
     3: ("user", _string, ONE),
     4: ("groups", _string, MANY),
-    5: ("extra", _entry(lambda raw: decode_kind({1: ("items", _string, MANY)}, raw)
-                        .get("items", [])), MAP),
+    5: (
+        "extra",
+        _entry(lambda raw: decode_kind({1: ("items", _string, MANY)}, raw).get("items", [])),
+        MAP,
+    ),
     6: ("uid", _string, ONE),
-}  # fmt: skip
+}
 
 
 def _kind(**fields: tuple[int, Decoder, str]) -> Schema:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from kubeforge.apiserver._celexpr import compile_error
 from kubeforge.apiserver._labelselector import validate_selector
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.strategies import Strategy
@@ -23,6 +24,7 @@ __all__ = ["ADMISSION_STRATEGIES", "WebhookConfigurationStrategy", "default_webh
 _OPERATIONS = ("*", "CREATE", "UPDATE", "DELETE", "CONNECT")
 _SCOPES = ("*", "Cluster", "Namespaced")
 _REVIEW_VERSIONS = ("v1", "v1beta1")
+_MAX_CONDITIONS = 64
 
 
 def _quoted(values: tuple[str, ...]) -> str:
@@ -176,6 +178,41 @@ def _webhook_errors(hook: Any, path: str, *, mutating: bool) -> list[FieldError]
         )
     for key in ("namespaceSelector", "objectSelector"):
         errors += validate_selector(hook.get(key), f"{path}.{key}")
+    errors += _condition_errors(hook.get("matchConditions"), f"{path}.matchConditions")
+    return errors
+
+
+def _condition_errors(conditions: Any, path: str) -> list[FieldError]:
+    """Named, unique, at most 64, each a CEL expression that compiles."""
+    if conditions is None:
+        return []
+    if not isinstance(conditions, list):
+        return [FieldError("Invalid", path, "must be a list", conditions)]
+    errors = []
+    if len(conditions) > _MAX_CONDITIONS:
+        errors.append(
+            FieldError(
+                "TooMany", path, f"must have at most {_MAX_CONDITIONS} items", len(conditions)
+            )
+        )
+    seen: set[str] = set()
+    for i, condition in enumerate(conditions):
+        where = f"{path}[{i}]"
+        condition = condition if isinstance(condition, dict) else {}
+        name, expression = str(condition.get("name") or ""), str(condition.get("expression") or "")
+        if not name:
+            errors.append(FieldError("Required", f"{where}.name"))
+        elif name in seen:
+            errors.append(FieldError("Duplicate", f"{where}.name", value=name))
+        seen.add(name)
+        if not expression:
+            errors.append(FieldError("Required", f"{where}.expression"))
+        elif problem := compile_error(expression):
+            errors.append(
+                FieldError(
+                    "Invalid", f"{where}.expression", f"compilation failed: {problem}", expression
+                )
+            )
     return errors
 
 

@@ -205,10 +205,11 @@ _EVENT_FIELDS = {
     "reason": "reason",
     "type": "type",
     "reportingController": "reportingComponent",
-    **{f"regarding.{k}": f"involvedObject.{k}" for k in (
-        "kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"
-    )},
-}  # fmt: skip
+    **{
+        f"regarding.{k}": f"involvedObject.{k}"
+        for k in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
+    },
+}
 
 _LIMITS = {"reportingInstance": 128, "action": 128, "reason": 128, "note": 1024}
 
@@ -258,8 +259,9 @@ class EventsV1Strategy(Strategy):
                 errors.append(
                     FieldError("Invalid", key, f"can have at most {limit} characters", "")
                 )
-        errors += [FieldError("Invalid", "namespace", p, namespace) for p in
-                   dns1123_subdomain(namespace)]  # fmt: skip
+        errors += [
+            FieldError("Invalid", "namespace", p, namespace) for p in dns1123_subdomain(namespace)
+        ]
         errors += _series_errors(obj.get("series"))
         if not obj.get("eventTime"):
             errors.append(FieldError("Required", "eventTime"))

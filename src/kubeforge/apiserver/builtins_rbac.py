@@ -144,8 +144,9 @@ def _subject_errors(subject: Any, path: str, *, namespaced: bool) -> list[FieldE
     kind, group = subject.get("kind"), subject.get("apiGroup") or ""
     if kind == "ServiceAccount":
         if name:
-            errors += [FieldError("Invalid", f"{path}.name", p, name) for p in
-                       dns1123_subdomain(name)]  # fmt: skip
+            errors += [
+                FieldError("Invalid", f"{path}.name", p, name) for p in dns1123_subdomain(name)
+            ]
         if group:
             errors.append(
                 FieldError("NotSupported", f"{path}.apiGroup", 'supported values: ""', group)
@@ -206,8 +207,9 @@ class BindingStrategy(Strategy):
         name = str(ref.get("name") or "")
         if not name:
             errors.append(FieldError("Required", "roleRef.name"))
-        errors += [FieldError("Invalid", "roleRef.name", p, name) for p in
-                   path_segment_name(name) if name]  # fmt: skip
+        errors += [
+            FieldError("Invalid", "roleRef.name", p, name) for p in path_segment_name(name) if name
+        ]
         subjects = obj.get("subjects") or []
         if not isinstance(subjects, list):
             return [*errors, FieldError("Invalid", "subjects", "must be a list", subjects)]

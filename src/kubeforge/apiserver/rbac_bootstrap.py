@@ -49,23 +49,60 @@ def _urls(urls: list[str], verbs: list[str]) -> dict[str, Any]:
 
 # What workload-level users read and write, grouped the way the real roles group them.
 _CORE_WORKLOAD = [
-    "pods", "pods/log", "pods/status", "configmaps", "endpoints", "persistentvolumeclaims",
-    "persistentvolumeclaims/status", "replicationcontrollers", "replicationcontrollers/scale",
-    "replicationcontrollers/status", "serviceaccounts", "services", "services/status",
-]  # fmt: skip
+    "pods",
+    "pods/log",
+    "pods/status",
+    "configmaps",
+    "endpoints",
+    "persistentvolumeclaims",
+    "persistentvolumeclaims/status",
+    "replicationcontrollers",
+    "replicationcontrollers/scale",
+    "replicationcontrollers/status",
+    "serviceaccounts",
+    "services",
+    "services/status",
+]
 _APPS_WORKLOAD = [
-    "controllerrevisions", "daemonsets", "daemonsets/status", "deployments",
-    "deployments/scale", "deployments/status", "replicasets", "replicasets/scale",
-    "replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status",
-]  # fmt: skip
+    "controllerrevisions",
+    "daemonsets",
+    "daemonsets/status",
+    "deployments",
+    "deployments/scale",
+    "deployments/status",
+    "replicasets",
+    "replicasets/scale",
+    "replicasets/status",
+    "statefulsets",
+    "statefulsets/scale",
+    "statefulsets/status",
+]
 _APPS_WRITABLE = [
-    "daemonsets", "deployments", "deployments/rollback", "deployments/scale", "replicasets",
-    "replicasets/scale", "statefulsets", "statefulsets/scale",
-]  # fmt: skip
+    "daemonsets",
+    "deployments",
+    "deployments/rollback",
+    "deployments/scale",
+    "replicasets",
+    "replicasets/scale",
+    "statefulsets",
+    "statefulsets/scale",
+]
 
 _VIEW_RULES = [
-    _rule([""], [*_CORE_WORKLOAD, "bindings", "events", "limitranges", "namespaces/status",
-                 "resourcequotas", "resourcequotas/status", "namespaces"], _READ),
+    _rule(
+        [""],
+        [
+            *_CORE_WORKLOAD,
+            "bindings",
+            "events",
+            "limitranges",
+            "namespaces/status",
+            "resourcequotas",
+            "resourcequotas/status",
+            "namespaces",
+        ],
+        _READ,
+    ),
     _rule(["apps"], _APPS_WORKLOAD, _READ),
     _rule(["autoscaling"], ["horizontalpodautoscalers", "horizontalpodautoscalers/status"], _READ),
     _rule(["batch"], ["cronjobs", "cronjobs/status", "jobs", "jobs/status"], _READ),
@@ -73,17 +110,35 @@ _VIEW_RULES = [
     _rule(["events.k8s.io"], ["events"], _READ),
     _rule(["networking.k8s.io"], ["ingresses", "ingresses/status", "networkpolicies"], _READ),
     _rule(["policy"], ["poddisruptionbudgets", "poddisruptionbudgets/status"], _READ),
-]  # fmt: skip
+]
 _EDIT_RULES = [
-    _rule([""], ["pods/attach", "pods/exec", "pods/portforward", "pods/proxy", "secrets",
-                 "services/proxy"], _READ),
+    _rule(
+        [""],
+        ["pods/attach", "pods/exec", "pods/portforward", "pods/proxy", "secrets", "services/proxy"],
+        _READ,
+    ),
     _rule([""], ["serviceaccounts"], ["impersonate"]),
-    _rule([""], ["pods", "pods/attach", "pods/exec", "pods/portforward", "pods/proxy"],
-          ["create", "delete", "deletecollection", "patch", "update"]),
+    _rule(
+        [""],
+        ["pods", "pods/attach", "pods/exec", "pods/portforward", "pods/proxy"],
+        ["create", "delete", "deletecollection", "patch", "update"],
+    ),
     _rule([""], ["pods/eviction"], ["create"]),
-    _rule([""], ["configmaps", "events", "persistentvolumeclaims", "replicationcontrollers",
-                 "replicationcontrollers/scale", "secrets", "serviceaccounts", "services",
-                 "services/proxy"], _WRITE),
+    _rule(
+        [""],
+        [
+            "configmaps",
+            "events",
+            "persistentvolumeclaims",
+            "replicationcontrollers",
+            "replicationcontrollers/scale",
+            "secrets",
+            "serviceaccounts",
+            "services",
+            "services/proxy",
+        ],
+        _WRITE,
+    ),
     _rule([""], ["serviceaccounts/token"], ["create"]),
     _rule(["apps"], _APPS_WRITABLE, _WRITE),
     _rule(["autoscaling"], ["horizontalpodautoscalers"], _WRITE),
@@ -92,20 +147,32 @@ _EDIT_RULES = [
     _rule(["networking.k8s.io"], ["ingresses", "networkpolicies"], _WRITE),
     _rule(["policy"], ["poddisruptionbudgets"], _WRITE),
     _rule(["coordination.k8s.io"], ["leases"], [*_READ, *_WRITE]),
-]  # fmt: skip
+]
 _ADMIN_RULES = [
     _rule(["authorization.k8s.io"], ["localsubjectaccessreviews"], ["create"]),
     _rule([_GROUP], ["rolebindings", "roles"], [*_READ, *_WRITE]),
 ]
 _BASIC_USER_RULES = [
-    _rule(["authorization.k8s.io"], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
-          ["create"]),
+    _rule(
+        ["authorization.k8s.io"],
+        ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+        ["create"],
+    ),
     _rule(["authentication.k8s.io"], ["selfsubjectreviews"], ["create"]),
-]  # fmt: skip
+]
 _DISCOVERY_URLS = [
-    "/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*",
-    "/readyz", "/version", "/version/",
-]  # fmt: skip
+    "/api",
+    "/api/*",
+    "/apis",
+    "/apis/*",
+    "/healthz",
+    "/livez",
+    "/openapi",
+    "/openapi/*",
+    "/readyz",
+    "/version",
+    "/version/",
+]
 _PUBLIC_URLS = ["/healthz", "/livez", "/readyz", "/version", "/version/"]
 
 

@@ -14,8 +14,11 @@ when it gives none) with ``admission webhook "<name>" denied the request: <messa
 a webhook that cannot be called, times out or answers nonsense fails the request with
 500 under ``failurePolicy: Fail`` and is skipped under ``Ignore``. A
 ``clientConfig.service`` cannot be reached from outside a cluster: such webhooks fail
-(their ``failurePolicy`` decides). ``matchConditions`` are not evaluated (the webhook
-is called). Writes to webhook configurations themselves are never sent to webhooks.
+(their ``failurePolicy`` decides). ``matchConditions`` are CEL expressions over
+``object``, ``oldObject`` and ``request`` (``authorizer`` is not available: using it is
+an evaluation error); the webhook is called only when all are true, and an error is
+handled by the ``failurePolicy``. Writes to webhook configurations themselves are never
+sent to webhooks.
 
 Entry point: ``Webhooks`` (``mutate``, ``validate``, ``may_match``).
 """
@@ -35,6 +38,7 @@ import aiohttp
 import orjson
 
 from kubeforge.apiserver import failures
+from kubeforge.apiserver._celexpr import CelError, evaluate
 from kubeforge.apiserver._labelselector import selector_matches
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.patching import JSON_PATCH, PatchApplyError, PatchDecodeError, apply_patch
@@ -93,8 +97,11 @@ class AdmissionRequest:
             request["requestSubResource"] = self.subresource
         if self.namespace:
             request["namespace"] = self.namespace
-        return {"apiVersion": f"admission.k8s.io/{version}", "kind": "AdmissionReview",
-                "request": request}  # fmt: skip
+        return {
+            "apiVersion": f"admission.k8s.io/{version}",
+            "kind": "AdmissionReview",
+            "request": request,
+        }
 
 
 @dataclass(frozen=True)
@@ -163,8 +170,9 @@ class Webhooks:
         """Whether any webhook's rules match ``req`` (selectors not yet looked at)."""
         if req.group == _GROUP and req.resource in _EXEMPT:
             return False
-        return any(self._rules_match(h, req) for key in (_MUTATING, _VALIDATING)
-                   for h in self._all(key))  # fmt: skip
+        return any(
+            self._rules_match(h, req) for key in (_MUTATING, _VALIDATING) for h in self._all(key)
+        )
 
     @staticmethod
     def _rules_match(hook: _Hook, req: AdmissionRequest) -> bool:
@@ -208,6 +216,37 @@ class Webhooks:
 
     # --- calls ------------------------------------------------------------------------------
 
+    def _conditions_hold(
+        self,
+        hook: _Hook,
+        req: AdmissionRequest,
+        obj: dict[str, Any] | None,
+        old: dict[str, Any] | None,
+    ) -> bool:
+        """Whether every ``matchCondition`` is true; an error follows the failure policy."""
+        conditions = hook.spec.get("matchConditions") or []
+        if not conditions:
+            return True
+        activation = {
+            "object": obj,
+            "oldObject": old,
+            "request": req.review(None, None, "v1")["request"],
+        }
+        for condition in conditions:
+            name = condition.get("name", "")
+            try:
+                result = evaluate(str(condition.get("expression") or ""), activation)
+            except CelError as error:
+                if hook.spec.get("failurePolicy") == "Ignore":
+                    return False
+                raise failures.internal_error(
+                    f'failed calling webhook "{hook.name}": match condition "{name}" failed: '
+                    f"{error}"
+                ) from None
+            if result is not True:
+                return False
+        return True
+
     async def mutate(
         self,
         req: AdmissionRequest,
@@ -217,6 +256,8 @@ class Webhooks:
     ) -> dict[str, Any] | None:
         """Run the matching mutating webhooks in order; returns the (patched) object."""
         for hook in self._selected(_MUTATING, req, [o for o in (obj, old) if o is not None]):
+            if not self._conditions_hold(hook, req, obj, old):
+                continue
             response = await self._call(hook, req, obj, old, warnings)
             if response is None or obj is None or not response.get("patch"):
                 continue
@@ -231,7 +272,11 @@ class Webhooks:
         warnings: list[str],
     ) -> None:
         """Run the matching validating webhooks concurrently; raise the first denial."""
-        hooks = self._selected(_VALIDATING, req, [o for o in (obj, old) if o is not None])
+        hooks = [
+            hook
+            for hook in self._selected(_VALIDATING, req, [o for o in (obj, old) if o is not None])
+            if self._conditions_hold(hook, req, obj, old)
+        ]
         results = await asyncio.gather(
             *(self._call(h, req, obj, old, warnings) for h in hooks), return_exceptions=True
         )
@@ -270,8 +315,9 @@ class Webhooks:
             response = await self._post(hook, req.review(obj, old, version), req.uid)
         except StatusError:
             if hook.spec.get("failurePolicy") == "Ignore":
-                log.warning("webhook %s failed; failurePolicy Ignore lets the request pass",
-                            hook.name)  # fmt: skip
+                log.warning(
+                    "webhook %s failed; failurePolicy Ignore lets the request pass", hook.name
+                )
                 return None
             raise
         warnings.extend(str(w) for w in response.get("warnings") or [])
