@@ -129,15 +129,17 @@ def _decode_element(text: str) -> PathElement:
 class FieldSet:
     """A set of paths, stored as a trie."""
 
-    __slots__ = ("children", "members")
+    __slots__ = ("_encoded", "children", "members")
 
     def __init__(self) -> None:
         self.members: set[PathElement] = set()
         self.children: dict[PathElement, FieldSet] = {}
+        self._encoded: dict[str, Any] | None = None  # FieldsV1, once computed
 
     # --- building and querying ---------------------------------------------------------
 
     def insert(self, path: Path) -> None:
+        self._encoded = None
         node = self
         for element in path[:-1]:
             child = node.children.get(element)
@@ -187,26 +189,34 @@ class FieldSet:
         result.children = {k: v.copy() for k, v in self.children.items()}
         return result
 
-    # --- set algebra ------------------------------------------------------------------
+    # --- set algebra (results share unchanged subtrees with their inputs: sets built by
+    # these operations are never mutated afterwards) ------------------------------------
 
     def union(self, other: FieldSet) -> FieldSet:
-        result = self.copy()
-        result.members |= other.members
+        if other.empty():
+            return self
+        if self.empty():
+            return other
+        result = FieldSet()
+        result.members = self.members | other.members
+        result.children = dict(self.children)
         for element, child in other.children.items():
             mine = result.children.get(element)
-            result.children[element] = child.copy() if mine is None else mine.union(child)
+            result.children[element] = child if mine is None else mine.union(child)
         return result
 
     def difference(self, other: FieldSet) -> FieldSet:
         """Paths of ``self`` that are not in ``other`` (exact paths: children stay)."""
+        if other.empty() or self.empty():
+            return self
         result = FieldSet()
         result.members = self.members - other.members
         for element, child in self.children.items():
             theirs = other.children.get(element)
-            rest = child.copy() if theirs is None else child.difference(theirs)
+            rest = child if theirs is None else child.difference(theirs)
             if not rest.empty():
                 result.children[element] = rest
-        return result
+        return self if _same(self, result) else result
 
     def intersection(self, other: FieldSet) -> FieldSet:
         result = FieldSet()
@@ -221,16 +231,18 @@ class FieldSet:
 
     def recursive_difference(self, other: FieldSet) -> FieldSet:
         """``self`` without the paths of ``other`` and everything below them."""
+        if other.empty() or self.empty():
+            return self
         result = FieldSet()
         result.members = self.members - other.members
         for element, child in self.children.items():
             if element in other.members:
                 continue
             theirs = other.children.get(element)
-            rest = child.copy() if theirs is None else child.recursive_difference(theirs)
+            rest = child if theirs is None else child.recursive_difference(theirs)
             if not rest.empty():
                 result.children[element] = rest
-        return result
+        return self if _same(self, result) else result
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, FieldSet):
@@ -245,7 +257,10 @@ class FieldSet:
     # --- FieldsV1 ---------------------------------------------------------------------
 
     def to_fields_v1(self) -> dict[str, Any]:
-        return self._encode(include_self=False)
+        """The FieldsV1 document (computed once: field sets are not changed once shared)."""
+        if self._encoded is None:
+            self._encoded = self._encode(include_self=False)
+        return self._encoded
 
     def _encode(self, *, include_self: bool) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -262,7 +277,21 @@ class FieldSet:
 
     @classmethod
     def from_fields_v1(cls, document: Any) -> FieldSet:
-        """Parse FieldsV1 JSON; ``ValueError`` when it is not a valid field set."""
+        """Parse FieldsV1 JSON; ``ValueError`` when it is not a valid field set.
+
+        Parsed sets are cached by their canonical JSON: the same ownership is decoded on
+        every write of an object, and a set is never changed once built."""
+        key = orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
+        cached = _PARSED.get(key)
+        if cached is None:
+            cached = cls._parse(document)
+            if len(_PARSED) >= _PARSED_LIMIT:
+                _PARSED.clear()
+            _PARSED[key] = cached
+        return cached
+
+    @classmethod
+    def _parse(cls, document: Any) -> FieldSet:
         if not isinstance(document, dict):
             raise ValueError("FieldsV1 must be an object")
         result = cls()
@@ -276,5 +305,18 @@ class FieldSet:
                 result.members.add(element)
             inner = {k: v for k, v in value.items() if k != "."}
             if inner:
-                result.children[element] = cls.from_fields_v1(inner)
+                result.children[element] = cls._parse(inner)
         return result
+
+
+def _same(a: FieldSet, b: FieldSet) -> bool:
+    """``b`` (derived from ``a``) kept every member and child of ``a`` unchanged."""
+    return (
+        a.members == b.members
+        and len(a.children) == len(b.children)
+        and all(b.children.get(k) is v for k, v in a.children.items())
+    )
+
+
+_PARSED: dict[bytes, FieldSet] = {}
+_PARSED_LIMIT = 4096

@@ -71,15 +71,18 @@ def _where(path: Path) -> str:
 
 def item_element(atom: Atom, item: Any, path: Path, index: int = 0) -> PathElement:
     """The path element of one item of an associative list (``atom`` is the list)."""
-    where = f"{_where(path)}: element {index}"
     if atom.list_type == "set":
         if isinstance(item, dict | list):
             raise TypedError(
-                f"{where}: associative list without keys has an element that's a map type"
+                f"{_where(path)}: element {index}: associative list without keys has an "
+                "element that's a map type"
             )
         return value_element(item)
     if not isinstance(item, dict):
-        raise TypedError(f"{where}: associative list with keys may not have non-map elements")
+        raise TypedError(
+            f"{_where(path)}: element {index}: associative list with keys may not have "
+            "non-map elements"
+        )
     keys: dict[str, Any] = {}
     for name in atom.keys:
         if name in item and item[name] is not None:
@@ -88,8 +91,8 @@ def item_element(atom: Atom, item: Any, path: Path, index: int = 0) -> PathEleme
             keys[name] = atom.key_defaults[name]
         else:
             raise TypedError(
-                f"{where}: associative list with keys has an element that omits key "
-                f'field "{name}" (and doesn\'t have default value)'
+                f"{_where(path)}: element {index}: associative list with keys has an element "
+                f'that omits key field "{name}" (and doesn\'t have default value)'
             )
     return key_element(keys)
 
@@ -184,7 +187,15 @@ def _empty(value: Any) -> bool:
 
 
 def _compare(lhs: Any, rhs: Any, atom: Atom, path: Path, out: Comparison) -> None:
-    sample = rhs if rhs is not _MISSING else lhs
+    if lhs is rhs or (type(lhs) is type(rhs) and lhs == rhs):
+        return  # unchanged subtree (the common case: most of an update is untouched)
+    if lhs is _MISSING:
+        _one_side(rhs, atom, path, out.added)
+        return
+    if rhs is _MISSING:
+        _one_side(lhs, atom, path, out.removed)
+        return
+    sample = rhs
     kind = atom.resolve(sample)
     leaf = atom.is_leaf(sample) or (_empty(lhs) and _empty(rhs))
     if not leaf and lhs is not _MISSING and rhs is not _MISSING:
@@ -227,6 +238,26 @@ def _compare(lhs: Any, rhs: Any, atom: Atom, path: Path, out: Comparison) -> Non
             out.added.insert(path)
         elif rhs is _MISSING:
             out.removed.insert(path)
+
+
+def _one_side(value: Any, atom: Atom, path: Path, out: FieldSet) -> None:
+    """Every path of a subtree that only one side has (all added, or all removed)."""
+    if path:
+        out.insert(path)
+    if value is None or atom.is_leaf(value) or not value:
+        return
+    if isinstance(value, dict):
+        for key, child in value.items():
+            child_atom = _child_atom(atom, key, path, strict=False)
+            _one_side(child, child_atom, (*path, field_element(key)), out)
+    elif isinstance(value, list):
+        item_atom = atom.element or ANY
+        order, _ = _items(atom, value, path, strict=False)
+        seen: set[PathElement] = set()
+        for element, item in order:
+            if element not in seen:
+                seen.add(element)
+                _one_side(item, item_atom, (*path, element), out)
 
 
 # --- apply merge ----------------------------------------------------------------------
