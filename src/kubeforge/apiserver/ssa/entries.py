@@ -112,7 +112,7 @@ def decode(entries: Any) -> Managers:
         )
         time = entry.get("time")
         managers[identity] = Entry(
-            FieldSet.from_fields_v1(entry.get("fieldsV1") or {}),
+            FieldSet.from_fields_v1({} if entry.get("fieldsV1") is None else entry["fieldsV1"]),
             api_version,
             time if isinstance(time, str) else None,
         )
