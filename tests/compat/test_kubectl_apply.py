@@ -10,7 +10,7 @@ import pytest
 from kubernetes import client as k8s_client
 from kubernetes.client.rest import ApiException
 
-from .helpers import Kubectl
+from .helpers import CRD_MANIFEST, Kubectl
 
 pytestmark = pytest.mark.kubectl
 
@@ -75,6 +75,38 @@ def test_server_side_apply_conflicts_without_force_and_takes_over_with_it(
     assert live["data"] == {"a": "2"}
     assert _managers(live)["rival"]["fieldsV1"] == {"f:data": {"f:a": {}}}
     assert "kubectl" not in _managers(live)
+
+
+def test_server_side_apply_of_a_crd_and_its_custom_resources(
+    kubectl: Kubectl, crd_installed: str
+) -> None:
+    crd = kubectl.run(
+        "apply", "--server-side", "--force-conflicts", "-f", str(CRD_MANIFEST), namespaced=False
+    )
+    assert (
+        crd.strip()
+        == f"customresourcedefinition.apiextensions.k8s.io/{crd_installed} serverside-applied"
+    )
+    manifest = (
+        "apiVersion: example.com/v1\nkind: Podtoip\nmetadata:\n  name: cr\n"
+        "spec:\n  podName: web\n  podAddress: {}\n"
+    )
+    first = kubectl.run("apply", "--server-side", "-f", "-", stdin=manifest.format("10.0.0.1"))
+    assert first.strip() == "podtoip.example.com/cr serverside-applied"
+    error = kubectl.fails(
+        "apply",
+        "--server-side",
+        "--field-manager=other",
+        "-f",
+        "-",
+        stdin=manifest.format("10.0.0.2"),
+    )
+    assert 'conflict with "kubectl": .spec.podAddress' in error
+    live = _get(kubectl, "ptp", "cr")
+    assert live["spec"] == {"podName": "web", "podAddress": "10.0.0.1"}
+    assert _managers(live)["kubectl"]["fieldsV1"] == {
+        "f:spec": {"f:podAddress": {}, "f:podName": {}}
+    }
 
 
 def test_server_side_apply_removes_what_the_manifest_no_longer_sets(kubectl: Kubectl) -> None:
