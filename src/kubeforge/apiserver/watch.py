@@ -50,8 +50,10 @@ _MAX_BACKLOG = 50_000
 # Encoded lines kept for sharing between groups (a burst's worth).
 _ENCODED_CACHE = 8192
 # Streams are woken at most this often (seconds): the first event after a quiet
-# spell goes out at once, events of a burst are written together.
-_FLUSH_GAP = 0.002
+# spell goes out at once, events of a burst are written together. Measured with 100
+# watchers: 2 ms left ~2 events per socket write at 500 writes/s; 5 ms adds at most
+# that much latency and roughly halves the per-event cost of the fan-out.
+_FLUSH_GAP = 0.005
 # How often an idle stream checks that its client is still connected: the server
 # does not cancel handlers on disconnect, and an idle watch never fails a write.
 _IDLE_CHECK = 1.0
