@@ -21,7 +21,7 @@ Run it with ``kubeforge run my_module --kubeconfig ./kubeconfig``.
 
 from kubeforge._version import __version__
 from kubeforge.cache import Informer, InformerFactory, Store
-from kubeforge.client import Api, Client, ObjectList, WatchEvent
+from kubeforge.client import Api, Client, KubernetesWarning, ObjectList, WatchEvent
 from kubeforge.config import ClientConfig, load_config
 from kubeforge.controller import Builder, Controller
 from kubeforge.controller.controller import current_reconcile
@@ -41,6 +41,7 @@ __all__ = [
     "Controller",
     "Informer",
     "InformerFactory",
+    "KubernetesWarning",
     "LeaderElectionOptions",
     "ListMeta",
     "Manager",
