@@ -210,3 +210,37 @@ async def test_bookmarks_move_past_changes_the_watcher_does_not_see(
     assert events[0]["type"] == "BOOKMARK"
     assert events[0]["object"]["kind"] == "ConfigMap"
     assert int(events[0]["object"]["metadata"]["resourceVersion"]) >= int(written)
+
+
+async def test_pages_across_namespaces_and_with_selectors_visit_each_object_once(
+    api: Api,
+) -> None:
+    first, second = await api.create_namespace("pg"), await api.create_namespace("pg")
+    for namespace in (first, second):
+        for i in range(5):
+            body = configmap(f"item-{i}")
+            body["metadata"]["labels"] = {"parity": "even" if i % 2 == 0 else "odd", "pg": "yes"}
+            await api.post(f"/api/v1/namespaces/{namespace}/configmaps", body)
+
+    async def walk(path: str, **params: str) -> tuple[list[tuple[str, str]], list[int]]:
+        seen: list[tuple[str, str]] = []
+        counts: list[int] = []
+        token = ""
+        while True:
+            extra = {"continue": token} if token else {}
+            page = (await api.get(path, limit="3", **params, **extra)).body
+            seen += [(i["metadata"]["namespace"], i["metadata"]["name"]) for i in page["items"]]
+            counts.append(page["metadata"].get("remainingItemCount", -1))
+            token = page["metadata"].get("continue", "")
+            if not token:
+                return seen, counts
+
+    everything, _ = await walk("/api/v1/configmaps", labelSelector="pg=yes")
+    ours = [key for key in everything if key[0] in (first, second)]
+    assert ours == sorted((ns, f"item-{i}") for ns in (first, second) for i in range(5))
+    even, counts = await walk(f"/api/v1/namespaces/{first}/configmaps", labelSelector="parity=even")
+    assert even == [(first, "item-0"), (first, "item-2"), (first, "item-4")]
+    assert counts == [-1]  # no remainingItemCount with a selector
+    plain, counts = await walk(f"/api/v1/namespaces/{second}/configmaps")
+    assert [name for _, name in plain] == [f"item-{i}" for i in range(5)]
+    assert counts == [2, -1]

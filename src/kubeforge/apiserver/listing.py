@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import bisect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +85,11 @@ def _key_string(obj: dict[str, Any]) -> str:
     meta = obj["metadata"]
     namespace = meta.get("namespace") or ""
     return f"{namespace}/{meta['name']}" if namespace else str(meta["name"])
+
+
+def _obj_key(obj: dict[str, Any]) -> tuple[str, str]:
+    meta = obj["metadata"]
+    return meta.get("namespace") or "", meta["name"]
 
 
 def _key_tuple(key: str) -> tuple[str, str]:
@@ -256,24 +262,15 @@ class Lister:
         if rv == "0" and not token:
             limit = 0  # served "from cache": the real watch cache ignores limit here
         start_key = _key_tuple(start.rstrip("\x00")) if start else None
-        selected: list[dict[str, Any]] = []
         metadata: dict[str, Any] = {"resourceVersion": str(revision)}
-        remaining = 0
-        for obj in objects:
-            if start_key is not None:
-                meta = obj["metadata"]
-                if (meta.get("namespace") or "", meta["name"]) <= start_key:
-                    continue
-            if not matches(obj):
-                continue
-            if limit and len(selected) >= limit:
-                remaining += 1
-                continue
-            selected.append(obj)
-        if remaining:
+        unfiltered = not query.get("labelSelector") and not query.get("fieldSelector")
+        selected, following = self._page(
+            objects, target.namespace, start_key, matches, limit, count=unfiltered
+        )
+        if following:
             metadata["continue"] = encode_continue(revision, _key_string(selected[-1]) + "\x00")
-            if not request.query.get("labelSelector") and not request.query.get("fieldSelector"):
-                metadata["remainingItemCount"] = remaining
+            if unfiltered:
+                metadata["remainingItemCount"] = following
         served = target.served
         items = [self.engine.view(served, obj) for obj in selected]
         if tables is not None:
@@ -286,6 +283,36 @@ class Lister:
             "items": items,
         }
         return web.Response(body=orjson.dumps(body), content_type="application/json")
+
+    @staticmethod
+    def _page(
+        objects: list[dict[str, Any]],
+        namespace: str | None,
+        start_key: tuple[str, str] | None,
+        matches: Callable[[dict[str, Any]], bool],
+        limit: int,
+        *,
+        count: bool,
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The matching objects after ``start_key`` (at most ``limit``), and how many more
+        there are: counted when only the namespace filters (``count``), else 1 for "some"."""
+        # ``objects`` is in key order: binary search instead of scanning, so reading a
+        # large list page by page stays linear overall.
+        lo, hi = 0, len(objects)
+        if namespace is not None:
+            lo = bisect.bisect_left(objects, (namespace, ""), key=_obj_key)
+            hi = bisect.bisect_left(objects, (namespace + "\x00", ""), key=_obj_key)
+        if start_key is not None:
+            lo = max(lo, bisect.bisect_right(objects, start_key, lo, hi, key=_obj_key))
+        selected: list[dict[str, Any]] = []
+        for index in range(lo, hi):
+            obj = objects[index]
+            if not matches(obj):
+                continue
+            if limit and len(selected) >= limit:
+                return selected, (hi - index) if count else 1
+            selected.append(obj)
+        return selected, 0
 
     async def _wait_for(self, revision: int) -> None:
         """Wait (up to 3 s, like the real server) for the store to reach ``revision``."""
