@@ -195,3 +195,25 @@ async def test_a_put_on_a_missing_endpoints_object_creates_it(api: Api, namespac
     body = {"metadata": {"name": "svc"}, "subsets": []}
     reply = await api.put(f"/api/v1/namespaces/{namespace}/endpoints/svc", body)
     assert reply.status == 201, reply.body
+
+
+async def test_every_namespace_gets_a_default_service_account_back_after_a_delete(
+    api: Api, namespace: str
+) -> None:
+    path = f"/api/v1/namespaces/{namespace}/serviceaccounts/default"
+    found = await _eventually(api, path)
+    uid = found["metadata"]["uid"]
+    await api.delete(path)
+    recreated = await _eventually(api, path, lambda sa: sa["metadata"]["uid"] != uid)
+    assert recreated["metadata"]["name"] == "default"
+
+
+async def _eventually(api: Api, path: str, check: Any = lambda _: True) -> dict[str, Any]:
+    """GET ``path`` until it exists and passes ``check`` (the controller runs right after)."""
+    for _ in range(200):
+        reply = await api.get(path)
+        if reply.status == 200 and check(reply.body):
+            found: dict[str, Any] = reply.body
+            return found
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{path} never appeared")

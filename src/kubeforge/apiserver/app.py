@@ -36,6 +36,7 @@ from kubeforge.apiserver.rbac import RBAC, AlwaysAllow, Authorizer
 from kubeforge.apiserver.rbac_bootstrap import ClusterRoleAggregator, install_bootstrap_policy
 from kubeforge.apiserver.registry import Registry
 from kubeforge.apiserver.responses import json_response
+from kubeforge.apiserver.serviceaccounts import DefaultServiceAccounts
 from kubeforge.apiserver.storage import DEFAULT_HISTORY, Storage
 from kubeforge.apiserver.watch import WatchHub
 from kubeforge.apiserver.webhooks import Webhooks
@@ -91,7 +92,11 @@ class LocalServer:
         self.webhooks = Webhooks(self.storage)
         self.handlers.admission = Admission(self.engine, self.access, self.webhooks)
         self._controllers: list[
-            NodeSimulator | NamespaceFinalizer | GarbageCollector | ClusterRoleAggregator
+            NodeSimulator
+            | NamespaceFinalizer
+            | GarbageCollector
+            | ClusterRoleAggregator
+            | DefaultServiceAccounts
         ] = []
         self._bootstrap()
 
@@ -117,6 +122,7 @@ class LocalServer:
                 NamespaceFinalizer(self.engine, self.registry),
                 GarbageCollector(self.engine, self.registry),
                 ClusterRoleAggregator(self.engine, self.registry),
+                DefaultServiceAccounts(self.engine, self.registry),
             ]
             for controller in self._controllers:
                 controller.start()
