@@ -369,3 +369,34 @@ async def test_concurrent_appliers_of_disjoint_fields_never_conflict(
     final = (await api.get(path)).body
     assert final["data"] == {f"k{i}": str(i) for i in range(5)}
     assert {e["manager"] for e in final["metadata"]["managedFields"]} == {f"m{i}" for i in range(5)}
+
+
+def deployment(name: str, *containers: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": c, "image": f"{c}:1"} for c in containers]},
+            },
+        },
+    }
+
+
+async def test_containers_merge_by_name_and_leave_when_their_only_applier_drops_them(
+    api: Api, namespace: str
+) -> None:
+    path = f"/apis/apps/v1/namespaces/{namespace}/deployments/web"
+    created = await apply(api, path, deployment("web", "app", "sidecar"), "team")
+    assert created.status == 201, created.body
+    extra = deployment("web", "mesh")
+    del extra["spec"]["selector"]
+    assert (await apply(api, path, extra, "injector")).status == 200
+    reply = await apply(api, path, deployment("web", "app"), "team")
+    assert reply.status == 200, reply.body
+    containers = reply.body["spec"]["template"]["spec"]["containers"]
+    assert [c["name"] for c in containers] == ["app", "mesh"]
+    assert containers[0]["imagePullPolicy"] == "IfNotPresent"  # server defaults stay
