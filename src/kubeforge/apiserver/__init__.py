@@ -8,5 +8,7 @@ Layout: ``app`` wires ``storage`` (SQLite + in-memory index, revisions, history)
 ``registry`` (what is served), ``engine`` + ``deletion`` (verb rules) with per-resource
 ``strategies``/``workloads``/``crds``, ``handlers``/``listing``/``watch`` (HTTP), and
 the simulated control plane (``controllers``, ``garbage``). Discovery, OpenAPI and
-Table output (``discovery``, ``openapi``, ``tables``) read the ``Registry``.
+Table output (``discovery``, ``openapi``, ``tables``) read the ``Registry``. Patches
+are ``patching`` (JSON, merge) and ``smp`` (strategic merge); server-side apply and
+managedFields are ``apply`` over the ``ssa`` package.
 """
