@@ -68,6 +68,8 @@ class Report:
     python: str
     machine: str
     cpus: int
+    load_average: list[float] = field(default_factory=list)
+    """1-minute load average before and after the run: other work on the machine."""
     writes_per_second: float = 0.0
     write_server_cpu_share: float = 0.0
     write_client_cpu_share: float = 0.0
@@ -314,6 +316,7 @@ async def measure(args: argparse.Namespace) -> Report:
         python=platform.python_version(),
         machine=f"{platform.system()} {platform.machine()}",
         cpus=os.cpu_count() or 0,
+        load_average=[os.getloadavg()[0]],
     )
     with (
         tempfile.TemporaryDirectory(prefix="kubeforge-bench-") as data_dir,
@@ -332,10 +335,13 @@ async def measure(args: argparse.Namespace) -> Report:
                 )
                 report.fan_out.append(result)
             client.close()
+    report.load_average.append(os.getloadavg()[0])
     return report
 
 
 def _print(report: Report) -> None:
+    before, after = report.load_average
+    print(f"machine: {report.cpus} CPUs, load average {before:.1f} before, {after:.1f} after")
     print(f"writes/s (creates, durable): {report.writes_per_second:,.0f}")
     print(
         f"  server CPU {report.server_cpu_us_per_write:.0f} us per write; busy "
@@ -352,7 +358,8 @@ def _print(report: Report) -> None:
             f"{run.achieved_rate:,.0f} writes/s; latency p50 {run.latency_p50_ms:.1f} ms, "
             f"p99 {run.latency_p99_ms:.1f} ms, max {run.latency_max_ms:.1f} ms; "
             f"{run.events_received:,}/{run.events_expected:,} events, in order: "
-            f"{run.all_in_order}; server CPU {run.server_cpu_us_per_write:.0f} us per write, "
+            f"{run.all_in_order}; server CPU {run.server_cpu_us_per_write:.0f} us per write "
+            f"(one free core: {1e6 / run.server_cpu_us_per_write:,.0f} writes/s), "
             f"busy {run.server_cpu_share:.0%} (client {run.client_cpu_share:.0%})"
         )
 
