@@ -104,9 +104,12 @@ class Admission:
         """Run ``attempt`` (a CREATE or UPDATE, patches included) with admission around it."""
         user = request_user(request)
         dry_run = dry_run_requested(request)
+        guarded = self._guards_escalation(user, served)
+        if not guarded and not self._webhooks.configured:
+            return attempt(dry_run)  # the usual case: no webhooks, no escalation check
         req = self._request(request, served, operation, namespace, name, subresource)
         hooked = self._webhooks.may_match(req)
-        if not hooked and not self._guards_escalation(user, served):
+        if not hooked and not guarded:
             return attempt(dry_run)
         old = None
         if operation == "UPDATE":
@@ -121,7 +124,7 @@ class Admission:
         if hooked:
             mutated = await self._webhooks.mutate(req, candidate, old, warnings)
             final = mutated if mutated is not None else candidate
-        if self._guards_escalation(user, served):
+        if guarded:
             self._check_escalation(user, served, final)
         if hooked:
             await self._webhooks.validate(req, final, old, warnings)
@@ -140,6 +143,8 @@ class Admission:
         self, request: web.Request, served: ServedResource, namespace: str, name: str
     ) -> None:
         """Admit the DELETE of one object (webhooks see it as ``oldObject``)."""
+        if not self._webhooks.configured:
+            return
         req = self._request(request, served, "DELETE", namespace, name, "")
         if not self._webhooks.may_match(req):
             return

@@ -166,6 +166,11 @@ class Webhooks:
                 self._hooks[resource] = hooks
         return self._hooks[key]
 
+    @property
+    def configured(self) -> bool:
+        """Whether any webhook exists at all (the common case is none: nothing to do)."""
+        return bool(self._all(_MUTATING) or self._all(_VALIDATING))
+
     def may_match(self, req: AdmissionRequest) -> bool:
         """Whether any webhook's rules match ``req`` (selectors not yet looked at)."""
         if req.group == _GROUP and req.resource in _EXEMPT:
