@@ -10,5 +10,10 @@ Layout: ``app`` wires ``storage`` (SQLite + in-memory index, revisions, history)
 the simulated control plane (``controllers``, ``garbage``). Discovery, OpenAPI and
 Table output (``discovery``, ``openapi``, ``tables``) read the ``Registry``. Patches
 are ``patching`` (JSON, merge) and ``smp`` (strategic merge); server-side apply and
-managedFields are ``apply`` over the ``ssa`` package.
+managedFields are ``apply`` over the ``ssa`` package. The second set of built-ins is
+``builtins`` (which strategy a kind gets) over ``builtins_apps``/``_core``/``_rbac``/
+``_admission``. Every request passes ``access`` (``authn`` tokens and impersonation,
+``rbac`` authorization, bootstrap roles in ``rbac_bootstrap``); every write passes
+``admission`` (``webhooks``, RBAC escalation checks); ``reviews`` answers access
+reviews and token requests.
 """
