@@ -20,7 +20,7 @@ GROUP = "rbac.authorization.k8s.io"
 
 @pytest.fixture(scope="module")
 def rbac_server() -> Iterator[LocalApiServer]:
-    with LocalApiServer(simulate_node=False, extra_args=("--authorization", "RBAC")) as server:
+    with LocalApiServer(simulate_node=False, authorization="RBAC") as server:
         yield server
 
 

@@ -42,7 +42,9 @@ class LocalApiServer:
     ``data_dir=None`` runs ``--in-memory`` (restarts lose everything); give a
     directory to keep objects across ``stop``/``kill`` and ``restart``. The port is
     picked on the first start and reused by every restart, so a kubeconfig stays
-    valid (same CA and token too, when ``data_dir`` is set).
+    valid (same CA and token too, when ``data_dir`` is set). ``authorization="RBAC"``
+    enforces RBAC for every identity but the admin kubeconfig's; ``kubeconfig_for``
+    and ``service_account_kubeconfig`` make the restricted ones.
     """
 
     def __init__(
@@ -50,11 +52,13 @@ class LocalApiServer:
         *,
         data_dir: Path | None = None,
         simulate_node: bool = True,
+        authorization: str = "AlwaysAllow",
         extra_args: Sequence[str] = (),
         startup_timeout: float = 30.0,
     ) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.simulate_node = simulate_node
+        self.authorization = authorization
         self.extra_args = tuple(extra_args)
         self.startup_timeout = startup_timeout
         self._workdir = Path(tempfile.mkdtemp(prefix="kubeforge-server-"))
@@ -81,6 +85,8 @@ class LocalApiServer:
             command.append("--in-memory")
         if not self.simulate_node:
             command.append("--no-simulate-node")
+        if self.authorization != "AlwaysAllow":
+            command += ["--authorization", self.authorization]
         return [*command, *self.extra_args]
 
     def start(self) -> None:
