@@ -143,3 +143,15 @@ def test_create_token_gives_a_token_that_authenticates_as_the_account(
     assert whoami[1] == ["Username", f"system:serviceaccount:{kubectl.namespace}:bot"]
     refused = kubectl.fails("create", "token", "ghost")
     assert 'serviceaccounts "ghost" not found' in refused
+
+
+def test_create_service_sends_protobuf_the_server_reads(kubectl: Kubectl) -> None:
+    kubectl.run("create", "service", "clusterip", "web", "--tcp=80:8080", "--tcp=443:8443")
+    service = json.loads(kubectl.run("get", "service", "web", "-o", "json"))
+    ports = [(p["name"], p["port"], p["targetPort"]) for p in service["spec"]["ports"]]
+    assert ports == [("80-8080", 80, 8080), ("443-8443", 443, 8443)]
+    assert service["spec"]["selector"] == {"app": "web"}
+    kubectl.run("create", "service", "externalname", "ext", "--external-name=example.com")
+    assert kubectl.run("get", "svc", "ext", "-o", "jsonpath={.spec.externalName}") == (
+        "example.com"
+    )

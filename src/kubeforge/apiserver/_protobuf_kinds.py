@@ -1,7 +1,7 @@
 """Protobuf bodies of the second set of kinds kubectl's typed commands send.
 
-``kubectl create deployment|serviceaccount|role|clusterrole|rolebinding|
-clusterrolebinding|token``, ``kubectl run`` and ``kubectl auth can-i|whoami`` post
+``kubectl create deployment|service|serviceaccount|role|clusterrole|rolebinding|
+clusterrolebinding|token`` and ``kubectl auth can-i|whoami`` post
 ``application/vnd.kubernetes.protobuf``. ``KINDS`` maps ``(apiVersion, kind)`` to the
 schema ``decode_kind`` turns such a body into the JSON form with; ``protobuf.decode``
 consults it for kinds it does not know itself.
@@ -271,6 +271,36 @@ _DEPLOYMENT_SPEC: Schema = {
     7: ("paused", _bool, ONE),
     9: ("progressDeadlineSeconds", _int, KEEP),
 }
+_SERVICE_SPEC: Schema = {
+    1: (
+        "ports",
+        _message(
+            {
+                1: ("name", _string, ONE),
+                2: ("protocol", _string, ONE),
+                3: ("port", _int, ONE),
+                4: ("targetPort", _int_or_string, ONE),
+                5: ("nodePort", _int, ONE),
+                6: ("appProtocol", _string, ONE),
+            }
+        ),
+        MANY,
+    ),
+    2: ("selector", _STRINGS, MAP),
+    3: ("clusterIP", _string, ONE),
+    4: ("type", _string, ONE),
+    5: ("externalIPs", _string, MANY),
+    7: ("sessionAffinity", _string, ONE),
+    8: ("loadBalancerIP", _string, ONE),
+    9: ("loadBalancerSourceRanges", _string, MANY),
+    10: ("externalName", _string, ONE),
+    11: ("externalTrafficPolicy", _string, ONE),
+    12: ("healthCheckNodePort", _int, ONE),
+    13: ("publishNotReadyAddresses", _bool, ONE),
+    17: ("ipFamilyPolicy", _string, ONE),
+    18: ("clusterIPs", _string, MANY),
+    19: ("ipFamilies", _string, MANY),
+}
 _RULE: Schema = {
     1: ("verbs", _string, MANY),
     2: ("apiGroups", _string, MANY),
@@ -344,6 +374,7 @@ _AUTHN = "authentication.k8s.io/v1"
 KINDS: dict[tuple[str, str], Schema] = {
     ("apps/v1", "Deployment"): _kind(spec=(2, _message(_DEPLOYMENT_SPEC), ONE)),
     ("v1", "Pod"): _kind(spec=(2, _message(_POD_SPEC), ONE)),
+    ("v1", "Service"): _kind(spec=(2, _message(_SERVICE_SPEC), ONE)),
     ("v1", "ServiceAccount"): _kind(
         secrets=(2, _message(_OBJECT_REF), MANY),
         imagePullSecrets=(3, _message(_NAME_REF), MANY),
