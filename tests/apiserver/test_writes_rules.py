@@ -193,3 +193,27 @@ async def test_concurrent_no_op_applies_keep_one_resource_version(api: Api, name
         )
     )
     assert {r.body["metadata"]["resourceVersion"] for r in replies} == {rv}
+
+
+async def test_unknown_fields_deep_inside_built_ins_are_dropped_warned_or_refused(
+    api: Api, namespace: str
+) -> None:
+    path = f"/api/v1/namespaces/{namespace}/pods"
+    body = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "deep", "ownerReferences": []},
+        "spec": {"containers": [{"name": "main", "image": "nginx", "imagee": "typo"}]},
+    }
+    strict = await api.post(path, body, params={"fieldValidation": "Strict"})
+    assert strict.status == 400
+    assert strict.body["message"] == (
+        'Pod in version "v1" cannot be handled as a Pod: strict decoding error: '
+        'unknown field "spec.containers[0].imagee"'
+    )
+    warned = await api.post(path, body)
+    assert warned.status == 201
+    assert "imagee" not in warned.body["spec"]["containers"][0]
+    assert warned.headers.getall("Warning") == [
+        '299 - "unknown field \\"spec.containers[0].imagee\\""'
+    ]

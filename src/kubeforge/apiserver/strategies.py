@@ -18,6 +18,7 @@ from typing import Any
 from kubeforge.apiserver.failures import FieldError, bad_request, forbidden
 from kubeforge.apiserver.registry import ServedResource
 from kubeforge.apiserver.schema import prune_metadata
+from kubeforge.apiserver.ssa.schema import builtin_root, prune_unknown
 from kubeforge.apiserver.validation import (
     NameValidator,
     dns1123_label,
@@ -105,8 +106,8 @@ class Strategy:
     def normalize(self, obj: dict[str, Any]) -> list[str]:
         """Drop unknown fields (as decoding into the Go type does); returns their paths.
 
-        Built-ins are checked at the top level and in ``metadata`` only; custom
-        resources override this with their full schema.
+        Built-ins are checked at every depth against the Kubernetes 1.32 OpenAPI (see
+        ``ssa.schema``); custom resources override this with their CRD's schema.
         """
         if self.top_level_fields is None:
             return []
@@ -115,6 +116,10 @@ class Strategy:
         for key in [k for k in obj if k not in known]:
             del obj[key]
             dropped.append(key)
+        info = self.served.info
+        atom = builtin_root(info.group, info.version, info.kind)
+        if atom is not None:
+            dropped += prune_unknown(obj, atom)
         return dropped
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:

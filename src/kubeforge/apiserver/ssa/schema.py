@@ -10,7 +10,8 @@ the atom (``strategy``, ``merge_key``).
 Entry points: ``builtin_root(group, version, kind)`` (from ``builtin_types.json``,
 generated from the Kubernetes 1.32 OpenAPI), ``crd_root(openapi_v3_schema)`` (a CRD
 version's structural schema; lists without ``x-kubernetes-list-type`` are atomic) and
-``ANY`` for kinds nothing is known about.
+``ANY`` for kinds nothing is known about. ``prune_unknown(obj, atom)`` drops what a
+type does not declare, at any depth, as decoding into the Go types does.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["ANY", "SCALAR", "Atom", "builtin_root", "crd_root", "object_meta"]
+__all__ = ["ANY", "SCALAR", "Atom", "builtin_root", "crd_root", "object_meta", "prune_unknown"]
 
 _TABLE = "builtin_types.json"
 _OBJECT_META = "meta.v1.ObjectMeta"
@@ -249,3 +250,33 @@ def _key_defaults(items: Any, schema: dict[str, Any]) -> dict[str, Any]:
         for key in schema.get("x-kubernetes-list-map-keys") or ()
         if isinstance(properties.get(key), dict) and "default" in properties[key]
     }
+
+
+# --- unknown fields -------------------------------------------------------------------
+
+
+def prune_unknown(obj: dict[str, Any], atom: Atom) -> list[str]:
+    """Drop fields ``atom`` does not declare, at any depth, as decoding into the Go types
+    does; returns their paths (``spec.containers[0].imagee``) for field validation."""
+    dropped: list[str] = []
+    _prune(obj, atom, "", dropped)
+    return dropped
+
+
+def _prune(value: Any, atom: Atom, path: str, dropped: list[str]) -> None:
+    if atom.kind in ("any", "scalar"):
+        return
+    if isinstance(value, dict) and atom.kind == "map":
+        for key in list(value):
+            child = atom.fields.get(key)
+            if child is None:
+                child = atom.element
+            where = f"{path}.{key}" if path else key
+            if child is None:
+                del value[key]
+                dropped.append(where)
+            else:
+                _prune(value[key], child, where, dropped)
+    elif isinstance(value, list) and atom.kind == "list" and atom.element is not None:
+        for i, item in enumerate(value):
+            _prune(item, atom.element, f"{path}[{i}]", dropped)

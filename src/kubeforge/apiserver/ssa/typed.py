@@ -36,7 +36,14 @@ from kubeforge.apiserver.ssa.fieldpath import (
 )
 from kubeforge.apiserver.ssa.schema import ANY, Atom
 
-__all__ = ["Comparison", "TypedError", "compare", "merge", "remove_items", "to_field_set"]
+__all__ = [
+    "Comparison",
+    "TypedError",
+    "compare",
+    "merge",
+    "remove_items",
+    "to_field_set",
+]
 
 _MISSING: Any = object()
 
