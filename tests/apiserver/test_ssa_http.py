@@ -400,3 +400,13 @@ async def test_containers_merge_by_name_and_leave_when_their_only_applier_drops_
     containers = reply.body["spec"]["template"]["spec"]["containers"]
     assert [c["name"] for c in containers] == ["app", "mesh"]
     assert containers[0]["imagePullPolicy"] == "IfNotPresent"  # server defaults stay
+
+
+async def test_a_field_manager_longer_than_128_bytes_is_422(api: Api, namespace: str) -> None:
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    reply = await api.post(path, configmap("long"), params={"fieldManager": "m" * 129})
+    assert reply.status == 422
+    assert reply.body["message"] == (
+        'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more '
+        "than 128 bytes"
+    )
