@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from kubeforge.apiserver import deletion, failures, protobuf
+from kubeforge.apiserver import deletion, failures, partial, protobuf
 from kubeforge.apiserver.admission import Admission
 from kubeforge.apiserver.apply import ApplyOptions, field_manager, server_side_apply, tracker
 from kubeforge.apiserver.bodies import (
@@ -178,6 +178,9 @@ class ResourceHandlers:
     def _object_response(
         self, request: web.Request, target: Target, obj: dict[str, Any], status: int = 200
     ) -> web.Response:
+        conversion = partial.negotiate(request)  # metadata only, when asked for first
+        if conversion is not None:
+            return partial.object_response(conversion, target.served, obj, status)
         tables = _tables()
         if tables is not None and tables.wants_table(request):
             include = request.query.get("includeObject", "Metadata")

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from aiohttp import web
 
-from kubeforge.apiserver import failures
+from kubeforge.apiserver import failures, partial
 from kubeforge.apiserver.engine import Engine, storage_key
 from kubeforge.apiserver.failures import FieldError, StatusError
 from kubeforge.apiserver.responses import table_response
@@ -167,16 +167,26 @@ class Lister:
             raise failures.bad_request(
                 f'Invalid value: "{rv}": strconv.ParseUint: parsing "{rv}": invalid syntax'
             )
-        table = tables is not None and tables.wants_table(request)
+        # Metadata-only output (``partial``) and Table output: the first one asked for wins.
+        conversion = partial.negotiate(request)
+        table = conversion is None and tables is not None and tables.wants_table(request)
         include = query.get("includeObject", "Metadata")
         if watching:
-            return await self._watch(request, target, rv, tables if table else None, include)
-        return await self._list(request, target, rv, tables if table else None, include)
+            return await self._watch(
+                request, target, rv, tables if table else None, include, conversion
+            )
+        return await self._list(request, target, rv, tables if table else None, include, conversion)
 
     # --- list --------------------------------------------------------------------------------
 
     async def _list(
-        self, request: web.Request, target: Target, rv: str, tables: Any, include: str
+        self,
+        request: web.Request,
+        target: Target,
+        rv: str,
+        tables: Any,
+        include: str,
+        conversion: partial.Conversion | None = None,
     ) -> web.Response:
         query = request.query
         match = query.get("resourceVersionMatch", "")
@@ -273,6 +283,8 @@ class Lister:
                 metadata["remainingItemCount"] = following
         served = target.served
         items = [self.engine.view(served, obj) for obj in selected]
+        if conversion is not None:
+            return partial.list_response(conversion, served, items, metadata)
         if tables is not None:
             return table_response(tables, tables.to_table(served, items, metadata, include))
         info = served.info
@@ -344,7 +356,13 @@ class Lister:
     # --- watch -------------------------------------------------------------------------------
 
     async def _watch(
-        self, request: web.Request, target: Target, rv: str, tables: Any, include: str
+        self,
+        request: web.Request,
+        target: Target,
+        rv: str,
+        tables: Any,
+        include: str,
+        conversion: partial.Conversion | None = None,
     ) -> web.StreamResponse:
         query = request.query
         match = query.get("resourceVersionMatch", "")
@@ -390,9 +408,12 @@ class Lister:
                 raise failures.bad_request(f"invalid timeoutSeconds: {timeout_raw}") from None
         served = target.served
         engine = self.engine
+        convert = partial.for_watch(conversion)
 
         def render(obj: dict[str, Any]) -> dict[str, Any]:
             viewed = engine.view(served, obj)
+            if convert is not None:
+                return convert(viewed)
             if tables is None:
                 return viewed
             meta = {"resourceVersion": str(viewed["metadata"].get("resourceVersion", ""))}
@@ -411,11 +432,18 @@ class Lister:
             query.get("fieldSelector", ""),
             tables is not None,
             include if tables is not None else "",
+            conversion if convert is not None else None,
         )
+        # Bookmarks take the kind the events carry; encoded lines are shared by rendering.
+        kind, api_version = served.info.kind, served.info.api_version
+        cache_key = api_version if tables is None else None
+        if convert is not None and conversion is not None:
+            kind, api_version = partial.OBJECT_KIND, conversion.api_version
+            cache_key = f"{served.info.api_version};as={kind};{api_version}"
         watch = WatchRequest(
             resource=storage_key(served.info),
-            kind=served.info.kind,
-            api_version=served.info.api_version,
+            kind=kind,
+            api_version=api_version,
             matches=self.matcher(request, target),
             resource_version=rv,
             timeout=timeout,
@@ -423,6 +451,6 @@ class Lister:
             send_initial_events=send_initial,
             render=render,
             group=group,
-            cache_key=served.info.api_version if tables is None else None,
+            cache_key=cache_key,
         )
         return await stream_watch(request, self.storage, self.hub, watch)
