@@ -298,7 +298,10 @@ async def test_initial_namespaces_exist_and_default_cannot_be_deleted(api: Api) 
 
 async def test_status_subresource_takes_only_status(api: Api, namespace: str) -> None:
     path = f"/api/v1/namespaces/{namespace}/pods"
-    created = (await api.post(path, pod("st"))).body
+    manifest = pod("st")
+    # Bound to a node the simulated one is not, so no kubelet races these writes.
+    manifest["spec"]["nodeName"] = "elsewhere"
+    created = (await api.post(path, manifest)).body
     body = {**created, "status": {"phase": "Failed"}}
     body["metadata"] = {**created["metadata"], "labels": {"changed": "yes"}}
     reply = await api.put(f"{path}/st/status", body)
