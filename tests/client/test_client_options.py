@@ -16,7 +16,6 @@ from kubeforge.core.errors import (
     BadRequest,
     Conflict,
     NotFound,
-    UnsupportedMediaType,
 )
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models import ConfigMap, CustomResourceDefinition
@@ -71,7 +70,7 @@ async def test_a_delete_precondition_on_uid_protects_a_recreated_object(
     first = await cms.create(config_map("again"))
     await cms.delete("again")
     await cms.create(config_map("again"))
-    with pytest.raises(Conflict, match="(?i)precondition"):
+    with pytest.raises(Conflict, match=r"(?i)precondition"):
         await cms.delete("again", preconditions=Preconditions(uid=first.metadata.uid))
     assert (await cms.get("again")).metadata.uid != first.metadata.uid
 
@@ -173,21 +172,25 @@ async def test_the_scale_subresource_reads_and_writes_replicas(
     assert (await gadgets.get("g"))["spec"]["replicas"] == 5
 
 
-async def test_server_side_apply_sends_an_apply_patch_the_server_understands(
+async def test_server_side_apply_creates_then_owns_fields_and_conflicts_without_force(
     client: Client, namespace: str
 ) -> None:
-    """The local server's apply is still being built: until it lands it answers 415
-    naming the media types it accepts; once it does, apply must create the object."""
     cms = client.api(ConfigMap, namespace=namespace)
-    desired = config_map("applied", {"owner": "me"})
-    try:
-        applied = await cms.apply(desired, field_manager="kubeforge-test", force=True)
-    except UnsupportedMediaType as error:
-        assert "application/apply-patch+yaml" not in error.message
-        return
+    applied = await cms.apply(config_map("applied", {"owner": "me"}), field_manager="alice")
     assert applied.data == {"owner": "me"}
     managers = {e.manager: e.operation for e in applied.metadata.managed_fields or []}
-    assert managers.get("kubeforge-test") == "Apply"
+    assert managers == {"alice": "Apply"}
+
+    with pytest.raises(Conflict) as conflict:
+        await cms.apply(config_map("applied", {"owner": "bob"}), field_manager="bob")
+    causes = conflict.value.details.get("causes") or []
+    assert [c.get("reason") for c in causes] == ["FieldManagerConflict"]
+    assert 'conflict with "alice"' in conflict.value.message
+
+    forced = await cms.apply(
+        config_map("applied", {"owner": "bob"}), field_manager="bob", force=True
+    )
+    assert forced.data == {"owner": "bob"}
 
 
 async def test_apply_without_a_field_manager_is_refused_before_sending(client: Client) -> None:
