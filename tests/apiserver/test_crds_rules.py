@@ -9,6 +9,8 @@ from typing import Any
 
 from kf_http import Api
 
+from kubeforge.apiserver.schema import validate
+
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 _SPEC: dict[str, Any] = {
@@ -230,3 +232,28 @@ async def test_a_crd_keeps_its_scope_and_every_version_it_stored_at(api: Api) ->
     assert ("FieldValueInvalid", "status.storedVersions[0]") in [
         (reason, field) for reason, field, _ in _causes(reply)
     ]
+
+
+def test_any_one_all_and_not_are_checked_as_value_validations() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "properties": {
+                    "a": {"type": "integer", "anyOf": [{"minimum": 10}, {"maximum": 0}]},
+                    "b": {"type": "string", "oneOf": [{"pattern": "^x"}, {"pattern": "y$"}]},
+                    "c": {"type": "string", "not": {"enum": ["bad"]}},
+                    "d": {"type": "integer", "allOf": [{"minimum": 1}, {"maximum": 5}]},
+                },
+            }
+        },
+    }
+    errors = validate({"spec": {"a": 5, "b": "xy", "c": "bad", "d": 9}}, schema)
+    assert [str(e) for e in errors] == [
+        "spec.a: Invalid value: 5: must validate at least one schema (anyOf)",
+        'spec.b: Invalid value: "xy": must validate one and only one schema (oneOf)',
+        'spec.c: Invalid value: "bad": must not validate the schema (not)',
+        "spec.d: Invalid value: 9: spec.d in body should be less than or equal to 5",
+    ]
+    assert validate({"spec": {"a": 11, "b": "xa", "c": "ok", "d": 3}}, schema) == []

@@ -12,9 +12,9 @@ Entry points, applied in this order on every write (as the real server does):
   kube-openapi's (``spec.replicas in body must be of type integer: "x"``).
 
 ``x-kubernetes-list-type`` ``set``/``map`` lists are checked for repeated items or
-keys (``Duplicate value``). CEL rules (``x-kubernetes-validations``) are ``cel``'s.
-Not implemented: ``format`` checks, and ``oneOf``/``anyOf``/``not`` beyond
-int-or-string.
+keys (``Duplicate value``); ``allOf``/``anyOf``/``oneOf``/``not`` are checked as
+value validations. CEL rules (``x-kubernetes-validations``) are ``cel``'s. Not
+implemented: ``format`` checks.
 """
 
 from __future__ import annotations
@@ -221,6 +221,7 @@ def _check(value: Any, schema: dict[str, Any], path: str, errors: list[FieldErro
         supported = ", ".join(go_quote(e) for e in enum)
         errors.append(FieldError("NotSupported", where, f"supported values: {supported}", value))
     _check_bounds(value, schema, where, errors)
+    _check_combinators(value, schema, path, errors)
     if isinstance(value, dict):
         for required in schema.get("required") or []:
             if required not in value:
@@ -238,6 +239,37 @@ def _check(value: Any, schema: dict[str, Any], path: str, errors: list[FieldErro
             for i, item in enumerate(value):
                 _check(item, schema["items"], f"{path}[{i}]", errors)
         _check_unique(value, schema, path, errors)
+
+
+def _check_combinators(
+    value: Any, schema: dict[str, Any], path: str, errors: list[FieldError]
+) -> None:
+    """``allOf``/``anyOf``/``oneOf``/``not``: value validations a structural schema may
+    carry (their subschemas add constraints, never types of their own)."""
+    where = path or "<root>"
+
+    def passes(sub: Any) -> bool:
+        found: list[FieldError] = []
+        if isinstance(sub, dict):
+            _check(value, sub, path, found)
+        return not found
+
+    for sub in schema.get("allOf") or []:
+        if isinstance(sub, dict):
+            _check(value, sub, path, errors)
+    any_of = schema.get("anyOf")
+    if any_of and not any(passes(sub) for sub in any_of):
+        errors.append(
+            FieldError("Invalid", where, "must validate at least one schema (anyOf)", value)
+        )
+    one_of = schema.get("oneOf")
+    if one_of and sum(1 for sub in one_of if passes(sub)) != 1:
+        errors.append(
+            FieldError("Invalid", where, "must validate one and only one schema (oneOf)", value)
+        )
+    negated = schema.get("not")
+    if isinstance(negated, dict) and passes(negated):
+        errors.append(FieldError("Invalid", where, "must not validate the schema (not)", value))
 
 
 def _check_unique(
