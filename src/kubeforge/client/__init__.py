@@ -2,7 +2,8 @@
 
 Entry point: ``Client`` (``async with Client(load_config()) as client``), then
 ``client.api(Pod, namespace=...)`` for typed objects, ``client.dynamic(info, ...)``
-for dicts, ``client.discovery.resolve("ptp")`` / ``for_kind("apps/v1", "Deployment")``
+for dicts, ``client.metadata(Secret, ...)`` for metadata only (``PartialObjectMetadata``
+objects), ``client.discovery.resolve("ptp")`` / ``for_kind("apps/v1", "Deployment")``
 to find a resource type, and ``client.request(...)`` for anything else.
 ``to_dict``/``from_dict`` convert between the two faces without losing fields the
 models do not declare. Credentials come from ``auth_for(config)`` (token, token
@@ -24,6 +25,7 @@ from kubeforge.client.auth import Auth, BasicAuth, BearerAuth, RefreshableAuth, 
 from kubeforge.client.client import Client, KubernetesWarning, RequestObserver
 from kubeforge.client.convert import from_dict, to_dict
 from kubeforge.client.discovery import Discovery, KindNotFound
+from kubeforge.client.metadata import PartialObjectMetadata, is_metadata_kind, metadata_kind
 from kubeforge.client.wire import ObjectList, WatchEvent
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "KindNotFound",
     "KubernetesWarning",
     "ObjectList",
+    "PartialObjectMetadata",
     "PatchType",
     "Preconditions",
     "PropagationPolicy",
@@ -47,5 +50,7 @@ __all__ = [
     "WatchEvent",
     "auth_for",
     "from_dict",
+    "is_metadata_kind",
+    "metadata_kind",
     "to_dict",
 ]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from kubeforge.client._codec import Codec, encode
@@ -39,17 +40,35 @@ from kubeforge.core.resource import Resource, ResourceInfo
 if TYPE_CHECKING:
     from kubeforge.client.client import Client, ParamValue
 
-__all__ = ["Api", "FieldValidation", "PatchType", "Preconditions", "PropagationPolicy"]
+__all__ = [
+    "AcceptHeaders",
+    "Api",
+    "FieldValidation",
+    "PatchType",
+    "Preconditions",
+    "PropagationPolicy",
+]
 
 T = TypeVar("T")
 
 _JSON = "application/json"
 
 
+@dataclass(frozen=True, slots=True)
+class AcceptHeaders:
+    """The ``Accept`` header an ``Api`` sends for an object, a list page and a watch, when
+    it wants another representation than the plain object (see ``client.metadata``)."""
+
+    object: str
+    list: str
+    watch: str
+
+
 class Api(ScaleVerbs, Generic[T]):
     """Verbs for one resource (``info``) scoped to ``namespace`` (``None``: all namespaces).
 
     ``timeout`` (seconds) bounds each request instead of ``config.request_timeout``.
+    ``accept`` asks for another representation than the plain object (metadata only).
     """
 
     def __init__(
@@ -60,12 +79,14 @@ class Api(ScaleVerbs, Generic[T]):
         namespace: str | None,
         *,
         timeout: float | None = None,
+        accept: AcceptHeaders | None = None,
     ) -> None:
         self.client = client
         self.info = info
         self.namespace = namespace if info.namespaced else None
         self.timeout = timeout
         self._codec = codec
+        self._accept = accept
 
     def __repr__(self) -> str:
         where = f"namespace={self.namespace!r}" if self.info.namespaced else "cluster"
@@ -104,7 +125,8 @@ class Api(ScaleVerbs, Generic[T]):
         if continue_:
             params["continue"] = continue_
         path = collection_path(self.info, self.namespace)
-        return self._codec.decode_list(await self._send("GET", path, params))
+        accept = self._accept.list if self._accept else None
+        return self._codec.decode_list(await self._send("GET", path, params, accept))
 
     async def iterate(
         self,
@@ -164,7 +186,10 @@ class Api(ScaleVerbs, Generic[T]):
             params["fieldSelector"] = field_selector
         path = collection_path(self.info, self.namespace)
         decode = self._codec.decode_event
-        async for line in self.client._stream(path, params, idle_timeout=idle_timeout):
+        accept = self._accept.watch if self._accept else None
+        async for line in self.client._stream(
+            path, params, idle_timeout=idle_timeout, accept=accept
+        ):
             yield decode(line)
 
     # --- writes -------------------------------------------------------------------------------
@@ -349,7 +374,13 @@ class Api(ScaleVerbs, Generic[T]):
         )
         path = collection_path(self.info, self.namespace)
         data = await self.client._send(
-            "DELETE", path, params=params, data=body, content_type=_JSON, timeout=self.timeout
+            "DELETE",
+            path,
+            params=params,
+            data=body,
+            content_type=_JSON,
+            accept=self._accept.list if self._accept else None,
+            timeout=self.timeout,
         )
         return list(self._codec.decode_list(data).items)
 
@@ -381,8 +412,14 @@ class Api(ScaleVerbs, Generic[T]):
         path = object_path(self.info, self._namespace_for(obj), _name(obj), subresource)
         return await self._write("PUT", path, encode(self._with_type(obj)), _JSON, params)
 
-    async def _send(self, method: str, path: str, params: dict[str, ParamValue]) -> bytes:
-        return await self.client._send(method, path, params=params, timeout=self.timeout)
+    async def _send(
+        self, method: str, path: str, params: dict[str, ParamValue], accept: str | None = None
+    ) -> bytes:
+        if accept is None and self._accept is not None:
+            accept = self._accept.object
+        return await self.client._send(
+            method, path, params=params, accept=accept, timeout=self.timeout
+        )
 
     async def _write(
         self,
@@ -393,7 +430,13 @@ class Api(ScaleVerbs, Generic[T]):
         params: dict[str, ParamValue],
     ) -> T:
         answer = await self.client._send(
-            method, path, params=params, data=data, content_type=content_type, timeout=self.timeout
+            method,
+            path,
+            params=params,
+            data=data,
+            content_type=content_type,
+            accept=self._accept.object if self._accept else None,
+            timeout=self.timeout,
         )
         return self._codec.decode(answer)
 

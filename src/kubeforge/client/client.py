@@ -5,6 +5,7 @@ Entry point::
     async with Client(load_config()) as client:
         pods = client.api(Pod, namespace="default")       # Api[Pod]
         widgets = client.dynamic(info, namespace="demo")   # Api[dict[str, Any]]
+        secrets = client.metadata(Secret)                  # metadata only, on the wire too
         info = await client.discovery.resolve("ptp")
 
 Every request goes through the same steps: the optional client-side rate limiter
@@ -45,6 +46,13 @@ from kubeforge.client._transport import (
 from kubeforge.client.api import Api
 from kubeforge.client.auth import Auth, RefreshableAuth, auth_for
 from kubeforge.client.discovery import Discovery
+from kubeforge.client.metadata import (
+    METADATA_ACCEPT,
+    PartialObjectMetadata,
+    is_metadata_kind,
+    metadata_codec,
+    metadata_kind,
+)
 from kubeforge.config import ClientConfig
 from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.core.errors import TransportError
@@ -133,9 +141,30 @@ class Client:
 
         ``namespace=None``: list/watch span all namespaces and create/replace use
         each object's own ``metadata.namespace``. ``timeout`` (seconds) bounds each
-        request of this ``Api`` instead of ``config.request_timeout``.
+        request of this ``Api`` instead of ``config.request_timeout``. A class made
+        by ``metadata_kind`` gets the ``Api`` of ``metadata()``.
         """
+        if is_metadata_kind(cls):
+            return self.metadata(cls.info, namespace, timeout=timeout)  # type: ignore[return-value]
         return Api(self, cls.info, typed_codec(cls), namespace, timeout=timeout)
+
+    def metadata(
+        self,
+        kind: type[Resource] | ResourceInfo,
+        namespace: str | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> Api[PartialObjectMetadata]:
+        """The verbs of ``kind`` (a class or a ``ResourceInfo``) with metadata only.
+
+        The server is asked for ``PartialObjectMetadata``, so no spec, status or data
+        crosses the wire; objects come back as ``metadata_kind(info)`` instances that
+        name ``kind`` as theirs. Reads, watches and patches are what this is for (a
+        patch answers the patched object's metadata).
+        """
+        info = kind if isinstance(kind, ResourceInfo) else kind.info
+        codec = metadata_codec(metadata_kind(info))
+        return Api(self, info, codec, namespace, timeout=timeout, accept=METADATA_ACCEPT)
 
     def dynamic(
         self, info: ResourceInfo, namespace: str | None = None, *, timeout: float | None = None
@@ -212,12 +241,19 @@ class Client:
         params: Mapping[str, ParamValue] | None = None,
         data: bytes | None = None,
         content_type: str | None = None,
+        accept: str | None = None,
         timeout: float | None = None,
     ) -> bytes:
         """One request, retried as the policy allows; the raw body of a 2xx answer, else
         the matching ``ApiError``."""
         answer = await self._exchange(
-            method, path, params=params, data=data, content_type=content_type, timeout=timeout
+            method,
+            path,
+            params=params,
+            data=data,
+            content_type=content_type,
+            accept=accept,
+            timeout=timeout,
         )
         return answer.body
 
@@ -303,6 +339,7 @@ class Client:
         params: Mapping[str, ParamValue] | None = None,
         *,
         idle_timeout: float | None = None,
+        accept: str | None = None,
     ) -> AsyncIterator[bytes]:
         """GET ``path`` and yield its body line by line until the server ends it.
 
@@ -318,7 +355,7 @@ class Client:
             if self._limiter is not None:
                 await self._limiter.wait()
             session = await self._ensure_session()
-            headers = await self._headers(None, None)
+            headers = await self._headers(None, accept)
             began = time.perf_counter()
             observed = False
             try:

@@ -32,6 +32,9 @@ _K_co = TypeVar("_K_co", bound=Resource | dict[str, Any], covariant=True)
 # failing in disguise (client-go's "very short watch"): back off, don't spin.
 _VERY_SHORT_WATCH = 1.0
 
+# The apiVersions of metadata-only objects (``PartialObjectMetadata``), which stand for any kind.
+_METADATA_VERSIONS = ("meta.k8s.io/v1", "meta.k8s.io/v1beta1")
+
 # Seconds of silence beyond the server-side timeout after which a watch counts as dead.
 _IDLE_MARGIN = 5.0
 
@@ -260,13 +263,19 @@ async def watcher(
 
 
 def _is_kind(obj: Resource | dict[str, Any], info: ResourceInfo) -> bool:
-    """False when the object says it is another kind (fields left empty are not checked)."""
+    """False when the object says it is another kind (fields left empty are not checked).
+
+    ``meta.k8s.io`` ``PartialObjectMetadata`` stands for any kind: it is what a
+    metadata-only list/watch carries.
+    """
     kind: object
     api_version: object
     if isinstance(obj, Resource):
         kind, api_version = obj.kind, obj.api_version
     else:
         kind, api_version = obj.get("kind"), obj.get("apiVersion")
+    if kind == "PartialObjectMetadata" and api_version in _METADATA_VERSIONS:
+        return True
     return (not kind or kind == info.kind) and (not api_version or api_version == info.api_version)
 
 
