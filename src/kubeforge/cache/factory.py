@@ -117,7 +117,8 @@ class InformerFactory:
         """The shared informer for ``kind`` (all namespaces when ``namespace`` is ``None``).
 
         ``metadata_only``: an informer of ``metadata_kind(kind)`` instead, whose
-        objects carry only ``apiVersion``, ``kind`` and ``metadata``.
+        objects carry only ``apiVersion``, ``kind`` and ``metadata``; the server
+        is asked for ``PartialObjectMetadata``, so nothing else crosses the wire.
         """
         if metadata_only:
             kind = metadata_kind(_info(kind))
