@@ -13,6 +13,7 @@ import json
 import os
 import platform
 import shlex
+import signal
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,6 +25,7 @@ from typing import Any
 __all__ = [
     "RESULTS",
     "bar_chart",
+    "clean_exit_on_sigterm",
     "environment",
     "machine",
     "print_table",
@@ -48,6 +50,15 @@ _PACKAGES = (
     "pydantic",
     "psutil",
 )
+
+
+def clean_exit_on_sigterm() -> None:
+    """Make SIGTERM unwind like Ctrl-C, so servers and controllers a run started are stopped."""
+
+    def _exit(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, _exit)
 
 
 def machine() -> dict[str, Any]:

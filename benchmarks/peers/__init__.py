@@ -34,9 +34,12 @@ class Contender:
 
     def command(self, kubeconfig: Path) -> list[str]:
         python = sys.executable
-        if self.name == "kubeforge":
+        if self.name.startswith("kubeforge"):
+            target = _ROOT / "examples" / "podtoip"
+            if self.name == "kubeforge-8w":
+                target = _HERE / "kubeforge_podtoip_workers.py"
             return [
-                python, "-m", "kubeforge.cli", "run", str(_ROOT / "examples" / "podtoip"),
+                python, "-m", "kubeforge.cli", "run", str(target),
                 "--kubeconfig", str(kubeconfig),
                 "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
             ]  # fmt: skip
@@ -56,12 +59,15 @@ CONTENDERS = (
     Contender("kubeforge", "kubeforge (kubeforge run examples/podtoip)", "kubeforge"),
     Contender("kopf", "kopf + official client", "kopf"),
     Contender("official", "official client SharedInformer", "kubernetes.informer"),
+    # Only when asked for (--only kubeforge-8w): the example with 8 workers instead of 2.
+    Contender("kubeforge-8w", "kubeforge, the example with 8 workers", "kubeforge"),
 )
+_DEFAULT = ("kubeforge", "kopf", "official")
 
 
 def available(names: list[str] | None = None) -> list[Contender]:
-    """The contenders asked for (all by default) whose packages are installed."""
-    chosen = [c for c in CONTENDERS if names is None or c.name in names]
+    """The contenders asked for (the three peers by default) whose packages are installed."""
+    chosen = [c for c in CONTENDERS if (c.name in names if names else c.name in _DEFAULT)]
     return [c for c in chosen if importlib.util.find_spec(c.needs.split(".")[0]) is not None]
 
 

@@ -26,11 +26,18 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks._report import bar_chart, environment, print_table, write_results
+from benchmarks._report import (
+    bar_chart,
+    clean_exit_on_sigterm,
+    environment,
+    print_table,
+    write_results,
+)
 from benchmarks.peers import available
 from benchmarks.podtoip._workload import Run, Workload, run_once
 
 _METRICS = ("wall_seconds", "cpu_seconds", "peak_rss_mib")
+_RATIO_NAMES = {"wall_seconds": "wall_x", "cpu_seconds": "cpu_x", "peak_rss_mib": "rss_x"}
 
 
 def _ratio(peer: float, ours: float) -> float | None:
@@ -70,7 +77,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="runs per contender (median)")
     parser.add_argument("--only", action="append", help="contender(s) to run (repeatable)")
     parser.add_argument("--profile", action="store_true", help="py-spy kubeforge's controller")
+    parser.add_argument(
+        "--name", default="podtoip", help="results file name (keep the main one for the report)"
+    )
     args = parser.parse_args()
+    clean_exit_on_sigterm()
     scale = 10 if args.quick else 1
     workload = Workload(
         existing=args.existing if args.existing is not None else 1000 // scale,
@@ -81,9 +92,7 @@ def main() -> None:
         timeout=120.0 if args.quick else 600.0,
     )
     contenders = available(args.only)
-    missing = {c for c in (args.only or ["kubeforge", "kopf", "official"])} - {
-        c.name for c in contenders
-    }
+    missing = set(args.only or ["kubeforge", "kopf", "official"]) - {c.name for c in contenders}
     if missing:
         print(f"not installed, skipped: {', '.join(sorted(missing))} (pip install -e '.[bench]')")
     logs = Path(tempfile.mkdtemp(prefix="kubeforge-bench-podtoip-"))
@@ -132,7 +141,17 @@ def main() -> None:
         "workload": dataclasses.asdict(workload),
         "rounds": args.rounds,
         "ratios_are": "peer / kubeforge (above 1: kubeforge is better)",
-        "results": [dataclasses.asdict(run) for run in results.values()],
+        "results": [
+            {
+                **dataclasses.asdict(run),
+                **(
+                    {_RATIO_NAMES[m]: _ratio(getattr(run, m), getattr(ours, m)) for m in _METRICS}
+                    if ours is not None
+                    else {}
+                ),
+            }
+            for run in results.values()
+        ],
         "all_rounds": {name: [dataclasses.asdict(r) for r in each] for name, each in runs.items()},
     }
     if ours is not None:
@@ -145,9 +164,9 @@ def main() -> None:
         print("\nkubeforge controller, share of samples per function (inclusive):")
         for frame, percent in payload["kubeforge_profile_inclusive_percent"]:
             print(f"  {percent:5.1f}%  {frame}")
-    path = write_results("podtoip", payload, quick=args.quick)
+    path = write_results(args.name, payload, quick=args.quick)
     chart = bar_chart(
-        "podtoip",
+        args.name,
         f"PodToIp: {workload.existing} existing + {workload.created} created pods, "
         f"{workload.ip_changes} IP changes, {workload.deletes} deletes",
         ["wall time to convergence (s)", "controller CPU (s)", "controller peak RSS (MiB)"],

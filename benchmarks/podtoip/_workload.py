@@ -110,9 +110,7 @@ class Tracker:
     def converged(self) -> bool:
         return self.wanted == self.actual  # a None (no IP yet) never equals a PodToIp
 
-    async def until(
-        self, condition: Callable[[], bool] | None, timeout: float, what: str
-    ) -> None:
+    async def until(self, condition: Callable[[], bool] | None, timeout: float, what: str) -> None:
         """Wait for ``condition`` (default: converged), re-checking after each change."""
         check = condition or self.converged
         deadline = time.monotonic() + timeout

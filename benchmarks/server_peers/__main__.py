@@ -36,7 +36,13 @@ from typing import Any
 
 import aiohttp
 import orjson
-from benchmarks._report import bar_chart, environment, print_table, write_results
+from benchmarks._report import (
+    bar_chart,
+    clean_exit_on_sigterm,
+    environment,
+    print_table,
+    write_results,
+)
 
 from kubeforge.testing import LocalApiServer
 
@@ -283,6 +289,7 @@ def main() -> None:
         "--kmock-budget", type=float, default=None, help="seconds per kmock write phase"
     )
     args = parser.parse_args()
+    clean_exit_on_sigterm()
     scale = 10 if args.quick else 1
     args.objects = args.objects or 2000 // scale
     args.list_size = args.list_size or 10_000 // scale

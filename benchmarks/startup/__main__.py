@@ -26,7 +26,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks._report import bar_chart, environment, print_table, write_results
+from benchmarks._report import (
+    bar_chart,
+    clean_exit_on_sigterm,
+    environment,
+    print_table,
+    write_results,
+)
 from benchmarks.peers import Contender, ControllerProcess, available
 from benchmarks.podtoip._workload import NAMESPACE, podtoip_module
 
@@ -131,12 +137,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=None, help="runs per number (median)")
     parser.add_argument("--only", action="append", help="contender(s) to run (repeatable)")
     args = parser.parse_args()
+    clean_exit_on_sigterm()
     rounds = args.rounds or (2 if args.quick else 7)
     contenders = available(args.only)
     logs = Path(tempfile.mkdtemp(prefix="kubeforge-bench-startup-"))
 
     floor = interpreter_seconds(rounds)
-    imports = {c.name: import_seconds(IMPORTS[c.name], rounds) for c in contenders}
+    imports = {c.name: import_seconds(IMPORTS[c.name.split("-")[0]], rounds) for c in contenders}
     with LocalApiServer() as server:
         first = asyncio.run(_first_reconcile(server, contenders, rounds, logs))
 
