@@ -61,7 +61,7 @@ def _crd(plural: str, versions: list[dict[str, Any]] | None = None) -> dict[str,
         "metadata": {"name": f"{plural}.rules.example.com"},
         "spec": {
             "group": "rules.example.com",
-            "names": {"plural": plural, "kind": "Gauge"},
+            "names": {"plural": plural, "kind": _kind(plural)},
             "scope": "Namespaced",
             "versions": versions,
         },
@@ -75,10 +75,15 @@ async def _install(api: Api, body: dict[str, Any] | None = None) -> str:
     return plural
 
 
-def _gauge(name: str, version: str = "v1", **spec: Any) -> dict[str, Any]:
+def _kind(plural: str) -> str:
+    """Kinds must differ within a group, or the second CRD's names are not accepted."""
+    return "Gauge" + plural[1:-1]
+
+
+def _gauge(plural: str, name: str, version: str = "v1", **spec: Any) -> dict[str, Any]:
     return {
         "apiVersion": f"rules.example.com/{version}",
-        "kind": "Gauge",
+        "kind": _kind(plural),
         "metadata": {"name": name},
         "spec": spec,
     }
@@ -93,24 +98,24 @@ async def test_cel_rules_reject_with_their_message_at_the_rule_s_field(
 ) -> None:
     plural = await _install(api)
     path = f"/apis/rules.example.com/v1/namespaces/{namespace}/{plural}"
-    reply = await api.post(path, _gauge("bad", minimum=5, maximum=3, tier="Gold"))
+    reply = await api.post(path, _gauge(plural, "bad", minimum=5, maximum=3, tier="Gold"))
     assert reply.status == 422
-    assert reply.body["details"]["kind"] == "Gauge"
+    assert reply.body["details"]["kind"] == _kind(plural)
     assert _causes(reply) == [
         ("FieldValueInvalid", "spec", 'Invalid value: "object": minimum must not exceed maximum'),
         ("FieldValueForbidden", "spec.tier", "Forbidden: must be lower case"),
     ]
-    too_large = await api.post(path, _gauge("big", maximum=300))
+    too_large = await api.post(path, _gauge(plural, "big", maximum=300))
     assert _causes(too_large) == [
         ("FieldValueInvalid", "spec", 'Invalid value: "object": maximum 300 is too large')
     ]
-    assert (await api.post(path, _gauge("good", tier="gold"))).status == 201
+    assert (await api.post(path, _gauge(plural, "good", tier="gold"))).status == 201
 
 
 async def test_transition_rules_compare_with_the_stored_object(api: Api, namespace: str) -> None:
     plural = await _install(api)
     path = f"/apis/rules.example.com/v1/namespaces/{namespace}/{plural}"
-    created = (await api.post(path, _gauge("t", tier="gold"))).body
+    created = (await api.post(path, _gauge(plural, "t", tier="gold"))).body
     changed = {**created, "spec": {**created["spec"], "tier": "silver"}}
     reply = await api.put(f"{path}/t", changed)
     assert reply.status == 422
@@ -127,6 +132,7 @@ async def test_set_and_map_lists_refuse_duplicates_with_the_index(api: Api, name
     reply = await api.post(
         path,
         _gauge(
+            plural,
             "dup",
             tags=["a", "b", "a"],
             ports=[{"name": "http", "port": 80}, {"name": "http", "port": 8080}],
@@ -144,11 +150,11 @@ async def test_int_or_string_defaults_and_type_errors_carry_field_paths(
 ) -> None:
     plural = await _install(api)
     path = f"/apis/rules.example.com/v1/namespaces/{namespace}/{plural}"
-    created = await api.post(path, _gauge("ok", size="50%"))
+    created = await api.post(path, _gauge(plural, "ok", size="50%"))
     assert created.status == 201
     assert created.body["spec"] == {"size": "50%", "minimum": 0, "maximum": 10}
-    assert (await api.post(path, _gauge("num", size=3))).status == 201
-    reply = await api.post(path, _gauge("wrong", size=[1], minimum="x"))
+    assert (await api.post(path, _gauge(plural, "num", size=3))).status == 201
+    reply = await api.post(path, _gauge(plural, "wrong", size=[1], minimum="x"))
     assert reply.status == 422
     assert sorted(field for _, field, _ in _causes(reply)) == ["spec.minimum", "spec.size"]
 
@@ -202,7 +208,7 @@ async def test_several_versions_share_one_storage_version(api: Api, namespace: s
     await _install(api, _crd(plural, versions))
     old_path = f"/apis/rules.example.com/v1beta1/namespaces/{namespace}/{plural}"
     new_path = f"/apis/rules.example.com/v1/namespaces/{namespace}/{plural}"
-    created = await api.post(old_path, _gauge("multi", version="v1beta1", tier="gold"))
+    created = await api.post(old_path, _gauge(plural, "multi", version="v1beta1", tier="gold"))
     assert created.status == 201
     assert created.body["apiVersion"] == "rules.example.com/v1beta1"
     read = (await api.get(f"{new_path}/multi")).body
