@@ -8,19 +8,15 @@ storage layer):
   exactly N with ``resourceVersionMatch=Exact`` (410 once N left the kept history).
   An N ahead of the store waits up to 3 s, then answers 504 ``ResourceVersionTooLarge``.
 * ``limit``/``continue``: every page comes from the snapshot at the first page's
-  revision (``Storage.snapshot``). The token has the real server's shape: base64url
-  of ``{"v":"meta.k8s.io/v1","rv":N,"start":"<key after the last item>"}``. Once N
-  left the kept history the answer is 410, its message ending in a token with
-  ``rv: -1`` that continues at the latest revision.
+  revision (``Storage.snapshot``); tokens and page boundaries are ``pages``'. Once
+  that revision left the kept history the answer is 410, its message ending in a
+  token that continues (inconsistently) at the latest revision.
 * Unsupported field selectors answer 400 ``field label not supported: X``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
-import bisect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +26,14 @@ from aiohttp import web
 from kubeforge.apiserver import failures, partial
 from kubeforge.apiserver.engine import Engine, storage_key
 from kubeforge.apiserver.failures import FieldError, StatusError
+from kubeforge.apiserver.pages import (
+    EXPIRED_CONTINUE,
+    decode_continue,
+    encode_continue,
+    key_string,
+    key_tuple,
+    page,
+)
 from kubeforge.apiserver.responses import table_response
 from kubeforge.apiserver.storage import ExpiredError, Storage
 from kubeforge.apiserver.strategies import Strategy
@@ -46,55 +50,9 @@ from kubeforge.core.status import failure
 if TYPE_CHECKING:
     from kubeforge.apiserver.handlers import Target
 
-__all__ = ["Lister", "decode_continue", "encode_continue"]
+__all__ = ["Lister"]
 
 _TOO_LARGE_WAIT = 3.0
-_EXPIRED_CONTINUE = (
-    "The provided continue parameter is too old to display a consistent list result. You can "
-    "start a new list without the continue parameter, or use the continue token in this "
-    "response to retrieve the remainder of the results. Continuing with the provided token "
-    "results in an inconsistent list - objects that were created, modified, or deleted between "
-    "the time the first chunk was returned and now may show up in the list."
-)
-
-
-def encode_continue(revision: int, start: str) -> str:
-    token = orjson.dumps({"v": "meta.k8s.io/v1", "rv": revision, "start": start})
-    return base64.urlsafe_b64encode(token).decode().rstrip("=")
-
-
-def decode_continue(token: str) -> tuple[int, str]:
-    """``(revision, start key)``; a malformed token is a 400, as on the real server."""
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        data = orjson.loads(raw)
-        revision, start = int(data["rv"]), str(data["start"])
-        # rv -1 is the real server's "continue at the latest revision" (an expired
-        # token's inconsistent continuation); 0 is never valid.
-        if data.get("v") != "meta.k8s.io/v1" or revision == 0 or revision < -1:
-            raise ValueError("bad token version")
-    except (binascii.Error, ValueError, KeyError, TypeError, orjson.JSONDecodeError):
-        raise failures.bad_request(
-            "continue key is not valid: incorrect encoded start resourceVersion (version "
-            "meta.k8s.io/v1)"
-        ) from None
-    return revision, start
-
-
-def _key_string(obj: dict[str, Any]) -> str:
-    meta = obj["metadata"]
-    namespace = meta.get("namespace") or ""
-    return f"{namespace}/{meta['name']}" if namespace else str(meta["name"])
-
-
-def _obj_key(obj: dict[str, Any]) -> tuple[str, str]:
-    meta = obj["metadata"]
-    return meta.get("namespace") or "", meta["name"]
-
-
-def _key_tuple(key: str) -> tuple[str, str]:
-    namespace, _, name = key.rpartition("/")
-    return namespace, name
 
 
 def _list_options_invalid(errors: list[FieldError]) -> StatusError:
@@ -254,7 +212,7 @@ class Lister:
             except ExpiredError:
                 # The message carries a token that continues, inconsistently, at the latest
                 # revision: what the real server appends to the same text.
-                raise failures.expired(_EXPIRED_CONTINUE + encode_continue(-1, start)) from None
+                raise failures.expired(EXPIRED_CONTINUE + encode_continue(-1, start)) from None
         elif match == "Exact":
             revision = int(rv)
             await self._wait_for(revision)
@@ -271,14 +229,14 @@ class Lister:
             objects = self.storage.objects(key, target.namespace)
         if rv == "0" and not token:
             limit = 0  # served "from cache": the real watch cache ignores limit here
-        start_key = _key_tuple(start.rstrip("\x00")) if start else None
+        start_key = key_tuple(start.rstrip("\x00")) if start else None
         metadata: dict[str, Any] = {"resourceVersion": str(revision)}
         unfiltered = not query.get("labelSelector") and not query.get("fieldSelector")
-        selected, following = self._page(
+        selected, following = page(
             objects, target.namespace, start_key, matches, limit, count=unfiltered
         )
         if following:
-            metadata["continue"] = encode_continue(revision, _key_string(selected[-1]) + "\x00")
+            metadata["continue"] = encode_continue(revision, key_string(selected[-1]) + "\x00")
             if unfiltered:
                 metadata["remainingItemCount"] = following
         served = target.served
@@ -295,36 +253,6 @@ class Lister:
             "items": items,
         }
         return web.Response(body=orjson.dumps(body), content_type="application/json")
-
-    @staticmethod
-    def _page(
-        objects: list[dict[str, Any]],
-        namespace: str | None,
-        start_key: tuple[str, str] | None,
-        matches: Callable[[dict[str, Any]], bool],
-        limit: int,
-        *,
-        count: bool,
-    ) -> tuple[list[dict[str, Any]], int]:
-        """The matching objects after ``start_key`` (at most ``limit``), and how many more
-        there are: counted when only the namespace filters (``count``), else 1 for "some"."""
-        # ``objects`` is in key order: binary search instead of scanning, so reading a
-        # large list page by page stays linear overall.
-        lo, hi = 0, len(objects)
-        if namespace is not None:
-            lo = bisect.bisect_left(objects, (namespace, ""), key=_obj_key)
-            hi = bisect.bisect_left(objects, (namespace + "\x00", ""), key=_obj_key)
-        if start_key is not None:
-            lo = max(lo, bisect.bisect_right(objects, start_key, lo, hi, key=_obj_key))
-        selected: list[dict[str, Any]] = []
-        for index in range(lo, hi):
-            obj = objects[index]
-            if not matches(obj):
-                continue
-            if limit and len(selected) >= limit:
-                return selected, (hi - index) if count else 1
-            selected.append(obj)
-        return selected, 0
 
     async def _wait_for(self, revision: int) -> None:
         """Wait (up to 3 s, like the real server) for the store to reach ``revision``."""

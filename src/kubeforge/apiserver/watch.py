@@ -1,302 +1,44 @@
 """Watch streams: newline-delimited JSON events, written in order, batched per wake-up.
 
-Entry point: ``stream_watch`` (called by the list handler for ``?watch=true``).
+Entry point: ``stream_watch`` (called by the list handler for ``?watch=true``);
+``fanout`` delivers the events (``WatchHub`` and ``WatchRequest`` are re-exported).
 
 * ``resourceVersion`` unset or ``"0"``: synthetic ADDED for every matching object,
   then changes. ``"N"``: every change after N from the kept history; N older than
   the history gets HTTP 200 and one ERROR event (410 ``Expired``), as the watch
   cache answers.
-* The snapshot (or history slice) and the subscription are taken in one
-  synchronous step, so no change can fall between them.
-* Selector transitions: an update that makes an object stop matching is sent as
-  DELETED, one that makes it start matching as ADDED.
+* The snapshot (or history slice) and joining the fan-out are one synchronous
+  step, so no change can fall between them.
 * ``allowWatchBookmarks``: a BOOKMARK every ``bookmark_interval`` seconds and one
   when the stream ends on its timeout; its RV means "everything up to here sent".
 * ``WatchHub`` ends streams when the server stops or a CRD's resource goes away.
-
-Fan-out cost (why it is shaped like this): the hub is the only storage listener.
-Watches asking for the same thing (same resource, version, selectors and output
-form) share a ``_Group``: the filter runs and the event is encoded once per group
-and appended to the group's log, which every member reads at its own position.
-The encoded line is also cached by (resourceVersion, type, apiVersion), so
-differently filtered watches share the encoding. Members are woken at most once
-per ``_FLUSH_GAP`` and write everything new in one chunk, so a burst of writes
-costs each stream a few socket writes rather than one per event.
 """
 
 from __future__ import annotations
 
 import asyncio
-import bisect
-import logging
 import random
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
-import orjson
 from aiohttp import web
 
-from kubeforge.apiserver.storage import Event, ExpiredError, ResourceKey, Storage
+from kubeforge.apiserver.fanout import (
+    WRITE_BATCH,
+    Member,
+    WatchHub,
+    WatchRequest,
+    line,
+    transition,
+)
+from kubeforge.apiserver.storage import ExpiredError, Storage
 from kubeforge.core.status import failure
 
 __all__ = ["WatchHub", "WatchRequest", "stream_watch"]
 
-log = logging.getLogger("kubeforge.apiserver.watch")
-
-# A watcher this many events behind its group is cut off (the real server drops slow
-# watchers too); its client re-watches from the last RV it saw.
-_MAX_BACKLOG = 50_000
-# Encoded lines kept for sharing between groups (a burst's worth).
-_ENCODED_CACHE = 8192
-# Streams are woken at most this often (seconds): the first event after a quiet
-# spell goes out at once, events of a burst are written together. Measured with 100
-# watchers: 2 ms left ~2 events per socket write at 500 writes/s; 5 ms adds at most
-# that much latency and roughly halves the per-event cost of the fan-out.
-_FLUSH_GAP = 0.005
 # How often an idle stream checks that its client is still connected: the server
 # does not cancel handlers on disconnect, and an idle watch never fails a write.
 _IDLE_CHECK = 1.0
-# At most this many events per socket write, so a huge backlog is not one huge buffer.
-_WRITE_BATCH = 2048
-# The group log is trimmed once this many entries were read by every member.
-_TRIM_AT = 1024
-
-
-def _line(type_: str, obj: dict[str, Any]) -> bytes:
-    return orjson.dumps({"type": type_, "object": obj}) + b"\n"
-
-
-def _transition(event: Event, matches: Callable[[dict[str, Any]], bool]) -> str | None:
-    """The event type this watcher sees, given its filter on the old and new state."""
-    now = matches(event.object)
-    if event.type == "ADDED":
-        return "ADDED" if now else None
-    before = matches(event.previous) if event.previous is not None else now
-    if event.type == "DELETED":
-        return "DELETED" if before else None
-    if now and before:
-        return "MODIFIED"
-    if now:
-        return "ADDED"
-    if before:
-        return "DELETED"
-    return None
-
-
-@dataclass
-class WatchRequest:
-    """What one watch asks for; ``matches`` applies namespace, label and field selectors.
-
-    ``group`` identifies watches that filter and render identically (they share the
-    work); ``None`` keeps this watch on its own. ``cache_key`` (the apiVersion, when
-    ``render`` only sets it) lets the encoded line be shared between groups.
-    """
-
-    resource: ResourceKey
-    kind: str
-    api_version: str
-    matches: Callable[[dict[str, Any]], bool]
-    resource_version: str = ""
-    timeout: float | None = None
-    bookmarks: bool = False
-    send_initial_events: bool | None = None
-    render: Callable[[dict[str, Any]], dict[str, Any]] = field(default=lambda obj: obj)
-    group: Hashable | None = None
-    cache_key: str | None = None
-
-
-class _Member:
-    """One stream's place in its group's log, and how to wake it."""
-
-    __slots__ = ("closed", "group", "overflowed", "position", "waiter")
-
-    def __init__(self, group: _Group) -> None:
-        self.group = group
-        self.position = group.end  # absolute index of the next entry to read
-        self.waiter: asyncio.Future[None] | None = None
-        self.closed = False
-        self.overflowed = False
-
-    def wake(self) -> None:
-        waiter = self.waiter
-        if waiter is not None:
-            self.waiter = None
-            if not waiter.done():
-                waiter.set_result(None)
-
-    def close(self) -> None:
-        self.closed = True
-        self.wake()
-
-    def pending(self) -> bool:
-        return self.position < self.group.end
-
-    def take(self, after: int) -> tuple[bytes, int]:
-        """Up to ``_WRITE_BATCH`` new lines for events after revision ``after``, joined,
-        and the revision of the last one taken (``after`` when none)."""
-        group = self.group
-        start = self.position - group.base
-        stop = min(len(group.revisions), start + _WRITE_BATCH)
-        self.position = group.base + stop
-        if start >= stop:
-            return b"", after
-        last = max(after, group.revisions[stop - 1])
-        if group.revisions[start] <= after:
-            # Only when the requested RV was ahead of the store: skip up to it.
-            start = bisect.bisect_right(group.revisions, after, start, stop)
-        return b"".join(group.lines[start:stop]), last
-
-
-class _Group:
-    """Watches sharing one filter and rendering: each event is checked and encoded once."""
-
-    __slots__ = ("base", "encode", "flush_at", "lines", "matches", "members", "revisions")
-
-    def __init__(
-        self,
-        matches: Callable[[dict[str, Any]], bool],
-        encode: Callable[[str, dict[str, Any]], bytes],
-    ) -> None:
-        self.matches = matches
-        self.encode = encode
-        self.members: set[_Member] = set()
-        self.revisions: list[int] = []
-        self.lines: list[bytes] = []
-        self.base = 0  # absolute index of revisions[0]
-        self.flush_at: asyncio.TimerHandle | asyncio.Handle | None = None
-
-    @property
-    def end(self) -> int:
-        return self.base + len(self.revisions)
-
-    def append(self, revision: int, data: bytes, loop: asyncio.AbstractEventLoop) -> None:
-        self.revisions.append(revision)
-        self.lines.append(data)
-        if len(self.revisions) >= _TRIM_AT:
-            self._trim()
-        if self.flush_at is None:
-            self.flush_at = loop.call_later(_FLUSH_GAP, self.flush)
-            # Wake now too: the gap only delays the *next* wake-up, not this one.
-            for member in self.members:
-                member.wake()
-
-    def flush(self) -> None:
-        self.flush_at = None
-        for member in list(self.members):
-            if member.pending():
-                member.wake()
-
-    def _trim(self) -> None:
-        for member in [m for m in self.members if self.end - m.position > _MAX_BACKLOG]:
-            member.overflowed = True
-            member.close()  # too far behind: ends its stream, and stops pinning the log
-            self.members.discard(member)
-        lowest = min((m.position for m in self.members), default=self.end)
-        drop = lowest - self.base
-        if drop > 0:
-            del self.revisions[:drop]
-            del self.lines[:drop]
-            self.base = lowest
-
-
-class WatchHub:
-    """The open watch streams: fans each committed event out to them, and ends them."""
-
-    def __init__(self) -> None:
-        self.bookmark_interval = 5.0
-        self._groups: dict[ResourceKey, dict[Hashable, _Group]] = {}
-        self._attached: set[int] = set()
-        self._encoded: dict[tuple[str, str, str], bytes] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    # --- wiring ----------------------------------------------------------------------------
-
-    def attach(self, storage: Storage) -> None:
-        """Listen to ``storage`` (once); every stream of this hub reads from it."""
-        self._loop = asyncio.get_running_loop()
-        if id(storage) not in self._attached:
-            self._attached.add(id(storage))
-            storage.subscribe(self._on_event)
-
-    def join(self, watch: WatchRequest, token: object) -> tuple[_Member, Callable[[], None]]:
-        """A member for this watch, positioned at the current end; and how to leave."""
-        groups = self._groups.setdefault(watch.resource, {})
-        key: Hashable = watch.group if watch.group is not None else token
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = _Group(watch.matches, self.encoder(watch))
-        member = _Member(group)
-        group.members.add(member)
-
-        def leave() -> None:
-            group.members.discard(member)
-            if not group.members and groups.get(key) is group:
-                del groups[key]
-                if group.flush_at is not None:
-                    group.flush_at.cancel()
-                if not groups and self._groups.get(watch.resource) is groups:
-                    del self._groups[watch.resource]
-
-        return member, leave
-
-    def encoder(self, watch: WatchRequest) -> Callable[[str, dict[str, Any]], bytes]:
-        """How this watch turns ``(type, stored object)`` into one line of its stream."""
-        render, cache_key = watch.render, watch.cache_key
-        if cache_key is None:
-            return lambda type_, obj: _line(type_, render(obj))
-        cache = self._encoded
-
-        def encode(type_: str, obj: dict[str, Any]) -> bytes:
-            # One object state per resourceVersion, so (RV, type, apiVersion) fixes the bytes.
-            key = (str(obj["metadata"].get("resourceVersion")), type_, cache_key)
-            data = cache.get(key)
-            if data is None:
-                data = cache[key] = _line(type_, render(obj))
-                if len(cache) > _ENCODED_CACHE:
-                    del cache[next(iter(cache))]
-            return data
-
-        return encode
-
-    def _on_event(self, event: Event) -> None:
-        groups = self._groups.get(event.resource)
-        if not groups or self._loop is None:
-            return
-        for group in list(groups.values()):
-            try:
-                type_ = _transition(event, group.matches)
-                if type_ is None:
-                    continue
-                data = group.encode(type_, event.object)
-            except Exception:  # a rendering bug must not fail the write that is committed
-                log.exception("watch: cannot render event %d; ending its streams", event.revision)
-                for member in list(group.members):
-                    member.close()
-                continue
-            group.append(event.revision, data, self._loop)
-
-    # --- ending streams --------------------------------------------------------------------
-
-    def _members(self, resource: ResourceKey | None) -> list[_Member]:
-        out: list[_Member] = []
-        for key, groups in self._groups.items():
-            if resource is None or key == resource:
-                for group in groups.values():
-                    out.extend(group.members)
-        return out
-
-    def close(self, resource: ResourceKey) -> None:
-        """End every stream on ``resource`` (its CRD was deleted)."""
-        for member in self._members(resource):
-            member.close()
-
-    def close_all(self) -> None:
-        for member in self._members(None):
-            member.close()
-
-    def watcher_count(self) -> int:
-        return len(self._members(None))
 
 
 async def stream_watch(
@@ -322,12 +64,12 @@ async def stream_watch(
             for event in storage.events_after(int(rv)):
                 if event.resource != watch.resource:
                     continue  # the history holds every resource's events
-                type_ = _transition(event, watch.matches)
+                type_ = transition(event, watch.matches)
                 if type_ is not None:
                     initial.append(encode(type_, event.object))
         except ExpiredError as error:
             expired = error
-    member: _Member | None = None
+    member: Member | None = None
     leave: Callable[[], None] = lambda: None  # noqa: E731
     if expired is None:
         member, leave = hub.join(watch, object())
@@ -339,10 +81,10 @@ async def stream_watch(
         await response.prepare(request)
         if member is None:
             status = failure(410, "Expired", str(expired))
-            await response.write(_line("ERROR", status))
+            await response.write(line("ERROR", status))
             return response
-        for start in range(0, len(initial), _WRITE_BATCH):
-            await response.write(b"".join(initial[start : start + _WRITE_BATCH]))
+        for start in range(0, len(initial), WRITE_BATCH):
+            await response.write(b"".join(initial[start : start + WRITE_BATCH]))
         last_sent = max(start_revision, int(rv) if rv.isdigit() else 0)
         if watch.send_initial_events and watch.bookmarks:
             await response.write(_bookmark(watch, last_sent, initial_end=True))
@@ -358,9 +100,7 @@ def _bookmark(watch: WatchRequest, revision: int, *, initial_end: bool = False) 
     meta: dict[str, Any] = {"resourceVersion": str(revision), "creationTimestamp": None}
     if initial_end:
         meta["annotations"] = {"k8s.io/initial-events-end": "true"}
-    return _line(
-        "BOOKMARK", {"kind": watch.kind, "apiVersion": watch.api_version, "metadata": meta}
-    )
+    return line("BOOKMARK", {"kind": watch.kind, "apiVersion": watch.api_version, "metadata": meta})
 
 
 def _disconnected(request: web.Request) -> bool:
@@ -371,7 +111,7 @@ def _disconnected(request: web.Request) -> bool:
 async def _pump(
     request: web.Request,
     response: web.StreamResponse,
-    member: _Member,
+    member: Member,
     hub: WatchHub,
     watch: WatchRequest,
     storage: Storage,
