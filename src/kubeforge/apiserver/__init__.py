@@ -6,8 +6,10 @@ click command in ``command``) and ``app.LocalServer`` for embedding in a process
 
 Layout: ``app`` wires ``storage`` (SQLite + in-memory index, revisions, history),
 ``registry`` (what is served), ``engine`` + ``deletion`` (verb rules) with per-resource
-``strategies``/``workloads``/``crds``, ``handlers``/``listing``/``watch`` (HTTP), and
-the simulated control plane (``controllers``, ``garbage``). Discovery, OpenAPI and
+``strategies``/``workloads``/``crds`` (custom resources: ``schema``, ``cel`` rules,
+``crd_validation``), ``handlers``/``listing`` (+ ``pages``)/``watch`` (+ ``fanout``)
+(HTTP), and the simulated control plane (``controllers``, ``namespaces``,
+``garbage``). Discovery, OpenAPI and
 Table output (``discovery``, ``openapi``, ``tables``) read the ``Registry``. Patches
 are ``patching`` (JSON, merge) and ``smp`` (strategic merge); server-side apply and
 managedFields are ``apply`` over the ``ssa`` package. The second set of built-ins is
