@@ -148,3 +148,52 @@ async def test_a_hundred_watchers_each_see_every_event_of_a_burst_in_order(
         seen = await asyncio.gather(*watchers)
     expected = sorted(truth, key=lambda event: int(event[2]))
     assert all(events == expected for events in seen)
+
+
+async def test_custom_resources_and_their_crd_survive_sigkill_and_are_served_again(
+    kube_apiserver_factory: Callable[..., LocalApiServer],
+) -> None:
+    server = kube_apiserver_factory()
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "keepers.durable.example.com"},
+        "spec": {
+            "group": "durable.example.com",
+            "names": {"plural": "keepers", "kind": "Keeper"},
+            "scope": "Namespaced",
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "properties": {
+                                "spec": {
+                                    "type": "object",
+                                    "properties": {"n": {"type": "integer", "maximum": 5}},
+                                }
+                            },
+                        }
+                    },
+                }
+            ],
+        },
+    }
+    path = "/apis/durable.example.com/v1/namespaces/default/keepers"
+    async with await open_api(server) as session:
+        api = Api(server, session)
+        assert (
+            await api.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+        ).status == 201
+        body = {"apiVersion": "durable.example.com/v1", "kind": "Keeper", "metadata": {"name": "k"}}
+        created = (await api.post(path, {**body, "spec": {"n": 1}})).body
+    server.kill()
+    server.start()
+    async with await open_api(server) as session:
+        api = Api(server, session)
+        assert (await api.get(f"{path}/k")).body == created
+        refused = await api.post(path, {**body, "metadata": {"name": "big"}, "spec": {"n": 9}})
+        assert refused.status == 422  # the schema is enforced again after the restart
