@@ -73,6 +73,9 @@ async def test_list_options_are_validated_as_list_options(api: Api) -> None:
         assert reply.body["details"]["group"] == "meta.k8s.io"
         assert reply.body["details"]["causes"][0]["field"] == field
     assert (await api.get(path, resourceVersion="abc")).status == 400
+    unlimited = await api.get(path, limit="-1")  # found by the fuzz test: was a 500
+    assert unlimited.status == 200
+    assert "continue" not in unlimited.body["metadata"]
 
 
 async def test_watch_options_are_validated_before_the_stream_starts(api: Api) -> None:

@@ -196,7 +196,8 @@ class Lister:
                 "specifying resource version is not allowed when using continue"
             )
         try:
-            limit = int(query.get("limit", "0") or 0)
+            # A negative limit pages nothing, as etcd's store reads only limit > 0.
+            limit = max(0, int(query.get("limit", "0") or 0))
         except ValueError:
             raise failures.bad_request(f"invalid limit: {query.get('limit')}") from None
         matches = self.matcher(request, target)
