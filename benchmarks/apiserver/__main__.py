@@ -15,7 +15,8 @@ write durable, as in use) and measures, from this process over HTTPS:
 
 The server's CPU time is read from ``/proc`` so the report says whether the
 server or this (single) client process was the bottleneck. Writes
-``benchmarks/results/apiserver.json`` (``--out`` to change). Traffic goes to
+``benchmarks/results/apiserver.json`` (``-quick`` for ``--quick``; ``--out`` to change)
+with the machine, versions and command beside the numbers. Traffic goes to
 127.0.0.1 only, and every loop is bounded in count and time.
 """
 
@@ -25,7 +26,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import re
 import resource
 import statistics
@@ -36,10 +36,10 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from benchmarks._report import clean_exit_on_sigterm, environment, write_results
 
 from kubeforge.testing import LocalApiServer
 
-RESULTS = Path(__file__).resolve().parent.parent / "results" / "apiserver.json"
 _NAME = re.compile(rb'"name":"ev-(\d+)"')
 _RV = re.compile(rb'"resourceVersion":"(\d+)"')
 
@@ -65,8 +65,6 @@ class FanOut:
 
 @dataclass
 class Report:
-    python: str
-    machine: str
     cpus: int
     load_average: list[float] = field(default_factory=list)
     """1-minute load average before and after the run: other work on the machine."""
@@ -313,8 +311,6 @@ async def measure_fan_out(
 
 async def measure(args: argparse.Namespace) -> Report:
     report = Report(
-        python=platform.python_version(),
-        machine=f"{platform.system()} {platform.machine()}",
         cpus=os.cpu_count() or 0,
         load_average=[os.getloadavg()[0]],
     )
@@ -372,14 +368,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=2000.0)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--quick", action="store_true", help="small sizes, to try it out")
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=None, help="JSON path (default: results/)")
     args = parser.parse_args(argv)
     if args.quick:
         args.objects, args.watchers, args.seconds = 1000, 10, 1.0
+    clean_exit_on_sigterm()
+    env = environment("benchmarks.apiserver", argv)
     report = asyncio.run(measure(args))
     _print(report)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(asdict(report), indent=2) + "\n", encoding="utf-8")
+    payload = {**env, **asdict(report)}
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    else:
+        write_results("apiserver", payload, quick=args.quick)
     return 0
 
 
