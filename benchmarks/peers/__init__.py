@@ -20,7 +20,7 @@ from pathlib import Path
 
 import psutil
 
-__all__ = ["CONTENDERS", "Contender", "ControllerProcess", "available"]
+__all__ = ["CONTENDERS", "Contender", "ControllerProcess", "available", "py_spy"]
 
 _HERE = Path(__file__).resolve().parent
 _ROOT = _HERE.parent.parent
@@ -71,6 +71,12 @@ def available(names: list[str] | None = None) -> list[Contender]:
     return [c for c in chosen if importlib.util.find_spec(c.needs.split(".")[0]) is not None]
 
 
+def py_spy() -> str | None:
+    """py-spy from the running environment's scripts, else from ``PATH``."""
+    beside = Path(sys.executable).with_name("py-spy")
+    return str(beside) if beside.exists() else shutil.which("py-spy")
+
+
 class ControllerProcess:
     """A controller subprocess whose resource use is read before it is stopped."""
 
@@ -90,7 +96,7 @@ class ControllerProcess:
                 stdin=subprocess.DEVNULL,
             )
         self.process = psutil.Process(self.popen.pid)
-        spy = shutil.which("py-spy")
+        spy = py_spy()
         if profile is not None and spy is not None:
             # Sampling from outside (--nonblocking: the target is never paused), so the
             # controller's own CPU time stays what it would be.

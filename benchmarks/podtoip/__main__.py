@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import shutil
+import re
 import statistics
 import sys
 import tempfile
@@ -33,9 +33,10 @@ from benchmarks._report import (
     print_table,
     write_results,
 )
-from benchmarks.peers import available
+from benchmarks.peers import available, py_spy
 from benchmarks.podtoip._workload import Run, Workload, run_once
 
+_ROOT = Path(__file__).resolve().parents[2]
 _METRICS = ("wall_seconds", "cpu_seconds", "peak_rss_mib")
 _RATIO_NAMES = {"wall_seconds": "wall_x", "cpu_seconds": "cpu_x", "peak_rss_mib": "rss_x"}
 
@@ -50,20 +51,57 @@ def _median_run(runs: list[Run]) -> Run:
     return ordered[(len(ordered) - 1) // 2]
 
 
-def _summarize_profile(raw: Path, top: int = 25) -> list[tuple[str, float]]:
-    """Share of samples per function (inclusive) from py-spy's collapsed stacks."""
-    totals: dict[str, int] = {}
-    samples = 0
+# Frames every sample passes through (interpreter entry, click, the event loop itself):
+# they say nothing about where the time goes.
+_PLUMBING = ("runpy", "click/", "asyncio/", "kubeforge/cli/", "threading.py", "<frozen importlib")
+_WAITING = ("select (selectors.py", "wait (threading.py")
+
+
+def _summarize_profile(raw: Path, top: int = 15) -> dict[str, Any]:
+    """From py-spy's collapsed stacks: the waiting share, then self and inclusive shares."""
+    own: dict[str, int] = {}
+    inclusive: dict[str, int] = {}
+    samples = waiting = 0
     for line in raw.read_text().splitlines():
         stack, _, count_text = line.rpartition(" ")
         if not count_text.isdigit():
             continue
         count = int(count_text)
         samples += count
-        for frame in set(stack.split(";")):
-            totals[frame] = totals.get(frame, 0) + count
-    ranked = sorted(totals.items(), key=lambda item: -item[1])[:top]
-    return [(frame, round(100 * n / max(1, samples), 1)) for frame, n in ranked]
+        frames = [_short_frame(f) for f in stack.split(";")]
+        if any(marker in frames[-1] for marker in _WAITING):
+            waiting += count
+            continue
+        own[frames[-1]] = own.get(frames[-1], 0) + count
+        for frame in set(frames):
+            if not any(marker in frame for marker in _PLUMBING):
+                inclusive[frame] = inclusive.get(frame, 0) + count
+
+    def share(counts: dict[str, int]) -> list[tuple[str, float]]:
+        ranked = sorted(counts.items(), key=lambda item: -item[1])[:top]
+        return [(frame, round(100 * n / max(1, samples), 1)) for frame, n in ranked]
+
+    return {
+        "samples": samples,
+        "waiting_percent_of_samples": round(100 * waiting / max(1, samples), 1),
+        "self_percent": share(own),
+        "inclusive_percent": share(inclusive),
+    }
+
+
+def _short_frame(frame: str) -> str:
+    """``func (/abs/.../site-packages/pkg/mod.py:12)`` -> ``func (pkg/mod.py:12)``."""
+    match = re.match(r"(.*) \((/.*)\)$", frame)
+    if match is None:
+        return frame
+    function, path = match.groups()
+    for marker in ("site-packages/", "/src/", "/lib/python3.11/", "/lib/python3.12/"):
+        if marker in path:
+            path = path.rsplit(marker, 1)[1]
+            break
+    else:
+        path = path.replace(str(_ROOT) + "/", "")
+    return f"{function} ({path})"
 
 
 def main() -> None:
@@ -97,7 +135,7 @@ def main() -> None:
         print(f"not installed, skipped: {', '.join(sorted(missing))} (pip install -e '.[bench]')")
     logs = Path(tempfile.mkdtemp(prefix="kubeforge-bench-podtoip-"))
     profile_raw = logs / "kubeforge.pyspy.txt"
-    if args.profile and shutil.which("py-spy") is None:
+    if args.profile and py_spy() is None:
         print("(no profile: py-spy is missing; pip install -e '.[bench]')")
 
     print(f"PodToIp: {dataclasses.asdict(workload)}; controller logs in {logs}")
@@ -160,10 +198,19 @@ def main() -> None:
             for name, run in results.items()
         }
     if args.profile and profile_raw.exists():
-        payload["kubeforge_profile_inclusive_percent"] = _summarize_profile(profile_raw)
-        print("\nkubeforge controller, share of samples per function (inclusive):")
-        for frame, percent in payload["kubeforge_profile_inclusive_percent"]:
-            print(f"  {percent:5.1f}%  {frame}")
+        summary = _summarize_profile(profile_raw)
+        payload["profile_samples"] = summary["samples"]
+        payload["profile_waiting_percent"] = summary["waiting_percent_of_samples"]
+        payload["profile_self_percent"] = summary["self_percent"]
+        payload["profile_inclusive_percent"] = summary["inclusive_percent"]
+        print(
+            f"\nkubeforge controller: {summary['samples']} samples at 100 Hz, "
+            f"{summary['waiting_percent_of_samples']}% waiting on the network"
+        )
+        for kind in ("self", "inclusive"):
+            print(f"share of samples, {kind}:")
+            for frame, percent in summary[f"{kind}_percent"]:
+                print(f"  {percent:5.1f}%  {frame}")
     path = write_results(args.name, payload, quick=args.quick)
     chart = bar_chart(
         args.name,
