@@ -141,6 +141,7 @@ class LocalServer:
 
     def build_app(self) -> web.Application:
         app = web.Application(middlewares=[_status_middleware, self._auth_middleware])
+        app.on_response_prepare.append(_deprecation_warning)
         for path in _OPEN_PATHS:
             app.router.add_get(path, _health)
         app.router.add_get("/", self._root)
@@ -165,6 +166,16 @@ class LocalServer:
                 paths.append(f"/apis/{group}")
                 paths += [f"/apis/{group}/{v}" for v in versions]
         return json_response({"paths": sorted(paths)})
+
+
+async def _deprecation_warning(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer about a deprecated CRD version warns, errors and watches included
+    (headers go out at prepare, so a hook rather than a middleware)."""
+    served = request.get("served")
+    warning = getattr(served, "deprecation_warning", None)
+    if warning:
+        escaped = warning.replace("\\", "\\\\").replace('"', '\\"')
+        response.headers.add("Warning", f'299 - "{escaped}"')
 
 
 async def _health(request: web.Request) -> web.Response:

@@ -22,7 +22,12 @@ from kubeforge.apiserver.crd_validation import validate_crd
 from kubeforge.apiserver.deletion import DeleteOptions
 from kubeforge.apiserver.engine import Engine
 from kubeforge.apiserver.failures import FieldError
-from kubeforge.apiserver.registry import ALL_VERBS, Registry, ServedResource
+from kubeforge.apiserver.registry import (
+    ALL_VERBS,
+    Registry,
+    ServedResource,
+    deprecation_warning,
+)
 from kubeforge.apiserver.scale import ScalePaths
 from kubeforge.apiserver.storage import clone
 from kubeforge.apiserver.strategies import Strategy, nested_str
@@ -289,6 +294,9 @@ class CRDController:
                 storage=bool(version.get("storage")),
                 builtin=False,
                 crd_name=name,
+                deprecation_warning=deprecation_warning(
+                    info.group, info.kind, version, spec.get("versions") or []
+                ),
             )
             served_list.append((served, version))
         for old in self._served_of(name):

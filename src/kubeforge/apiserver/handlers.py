@@ -143,6 +143,7 @@ class ResourceHandlers:
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         target = resolve(self.registry, request.path)
+        request["served"] = target.served  # read by the app's response hooks (Warning headers)
         method = request.method
         if target.legacy_watch and method != "GET":
             raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)

@@ -44,6 +44,8 @@ class ServedResource:
     storage: bool = True
     builtin: bool = True
     crd_name: str = ""
+    # A CRD version marked deprecated: every response carries this as a Warning header.
+    deprecation_warning: str | None = None
 
 
 def _builtin(
@@ -204,6 +206,28 @@ class Registry:
 
     def remove_crd(self, name: str) -> None:
         self._crds.pop(name, None)
+
+
+def deprecation_warning(
+    group: str, kind: str, version: dict[str, Any], versions: list[dict[str, Any]]
+) -> str | None:
+    """The Warning a deprecated CRD version's responses carry (``None`` if not deprecated):
+    its ``deprecationWarning``, or the default that names the newest served version of
+    equal or greater stability, as the real server words it."""
+    if not version.get("deprecated"):
+        return None
+    if version.get("deprecationWarning"):
+        return str(version["deprecationWarning"])
+    name = str(version.get("name"))
+    warning = f"{group}/{name} {kind} is deprecated"
+    stage = _version_key(name)[0]
+    candidates = [
+        str(v.get("name"))
+        for v in versions
+        if v.get("served") and not v.get("deprecated") and v.get("name") != name
+    ]
+    better = [v for v in _by_priority(candidates) if _version_key(v)[0] <= stage]
+    return f"{warning}; use {group}/{better[0]} {kind}" if better else warning
 
 
 def _by_priority(versions: list[str]) -> list[str]:
