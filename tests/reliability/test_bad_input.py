@@ -105,10 +105,10 @@ def test_an_oversized_body_gets_413_and_the_server_keeps_serving(server: LocalAp
 
 # --- schema-violating custom objects (hypothesis) ----------------------------------------
 
-# Field names are printable: the server names unknown fields in Warning headers, and a
-# control character there makes aiohttp drop the response (reported; the object is still
-# stored). Values may hold anything.
-_KEYS = st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=6)
+# Field names may hold control characters too: the server names unknown fields in
+# Warning headers, which must still go out (escaped). Only lone surrogates are left out:
+# they are not valid in a JSON document at all.
+_KEYS = st.text(st.characters(blacklist_categories=("Cs",)), max_size=6)
 _JSON = st.recursive(
     st.none()
     | st.booleans()

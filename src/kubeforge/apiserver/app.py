@@ -35,7 +35,7 @@ from kubeforge.apiserver.listing import Lister
 from kubeforge.apiserver.rbac import RBAC, AlwaysAllow, Authorizer
 from kubeforge.apiserver.rbac_bootstrap import ClusterRoleAggregator, install_bootstrap_policy
 from kubeforge.apiserver.registry import Registry
-from kubeforge.apiserver.responses import json_response
+from kubeforge.apiserver.responses import add_warnings, json_response
 from kubeforge.apiserver.serviceaccounts import DefaultServiceAccounts
 from kubeforge.apiserver.storage import DEFAULT_HISTORY, Storage
 from kubeforge.apiserver.watch import WatchHub
@@ -174,8 +174,7 @@ async def _deprecation_warning(request: web.Request, response: web.StreamRespons
     served = request.get("served")
     warning = getattr(served, "deprecation_warning", None)
     if warning:
-        escaped = warning.replace("\\", "\\\\").replace('"', '\\"')
-        response.headers.add("Warning", f'299 - "{escaped}"')
+        add_warnings(response, [warning])
 
 
 async def _health(request: web.Request) -> web.Response:

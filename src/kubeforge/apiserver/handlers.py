@@ -40,7 +40,7 @@ from kubeforge.apiserver.patching import (
     apply_patch,
 )
 from kubeforge.apiserver.registry import Registry, ServedResource
-from kubeforge.apiserver.responses import json_response, table_response
+from kubeforge.apiserver.responses import add_warnings, json_response, table_response
 from kubeforge.apiserver.scale import ScalePaths, apply_scale, to_scale
 from kubeforge.apiserver.storage import clone
 from kubeforge.core.status import success
@@ -468,10 +468,7 @@ def _patch_options_invalid(field: str, kind: str, detail: str) -> failures.Statu
 
 
 def _warn(response: web.Response, warnings: list[str]) -> web.Response:
-    """RFC 7234 ``Warning`` headers, code 299, as the real server sends them."""
-    for warning in dict.fromkeys(warnings):  # once each, in order
-        escaped = warning.replace("\\", "\\\\").replace('"', '\\"')
-        response.headers.add("Warning", f'299 - "{escaped}"')
+    add_warnings(response, warnings)
     return response
 
 

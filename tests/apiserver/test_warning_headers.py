@@ -1,0 +1,20 @@
+"""Warning headers always go out, whatever the text they carry."""
+
+from __future__ import annotations
+
+from kf_http import Api
+
+
+async def test_an_unknown_field_with_control_characters_is_warned_about_escaped(
+    api: Api, namespace: str
+) -> None:
+    body = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "odd"},
+        "\x1fweird\u00e9": 1,
+    }
+    reply = await api.post(f"/api/v1/namespaces/{namespace}/configmaps", body)
+    assert reply.status == 201
+    warnings = reply.headers.getall("Warning", [])
+    assert warnings == ['299 - "unknown field \\"\\x1fweird\\xe9\\""']
