@@ -66,9 +66,11 @@ async def _broken_watch_server(ending: Ending) -> AsyncIterator[str]:
         await runner.cleanup()
 
 
-# A body that ends cleanly mid-line (write_eof after PARTIAL) is not here yet: the client
-# currently decodes the fragment and leaks msgspec.DecodeError, which would end an informer.
-@pytest.fixture(params=[_drop_connection], ids=["reset-mid-line"])
+async def _end_cleanly(response: web.StreamResponse, request: web.Request) -> None:
+    await response.write_eof()  # a complete HTTP body that stops inside an event
+
+
+@pytest.fixture(params=[_drop_connection, _end_cleanly], ids=["reset-mid-line", "eof-mid-line"])
 async def broken_server(request: pytest.FixtureRequest) -> AsyncIterator[str]:
     async for url in _broken_watch_server(request.param):
         yield url

@@ -253,7 +253,9 @@ async def lines(
             if line.strip():
                 yield line
     if pending.strip():
-        yield pending
+        # Every event ends with a newline (the server writes one per line): a body that
+        # stops inside one was cut short, and the fragment is not an event.
+        raise TransportError(f"GET {url}: the stream ended in the middle of a line")
 
 
 @contextlib.asynccontextmanager
