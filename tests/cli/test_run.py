@@ -57,3 +57,22 @@ def test_a_kubeconfig_without_the_named_context_says_so(tmp_path: Path) -> None:
     config.write_text("apiVersion: v1\nkind: Config\ncontexts: []\nclusters: []\nusers: []\n")
     result = kubeforge("run", str(target), "--kubeconfig", str(config), "--context", "dev")
     assert_one_line_error(result, str(config), "dev")
+
+
+def test_an_unreachable_cluster_fails_at_once_with_one_line(tmp_path: Path) -> None:
+    target = tmp_path / "controllers.py"
+    target.write_text("def setup(manager):\n    pass\n")
+    config = tmp_path / "kubeconfig"
+    config.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+        "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1',"
+        " insecure-skip-tls-verify: true}}]\n"
+        "contexts: [{name: c, context: {cluster: c, user: u}}]\n"
+        "users: [{name: u, user: {token: abc}}]\n"
+    )
+    result = kubeforge(
+        "run", str(target), "--kubeconfig", str(config),
+        "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
+    )  # fmt: skip
+    assert_one_line_error(result, "https://127.0.0.1:1/version")
+    assert "abc" not in result.stderr  # the token is never printed

@@ -198,4 +198,11 @@ def run_command(
 async def _run(setup: Callable[[Any], None], config: ClientConfig, options: ManagerOptions) -> None:
     manager = Manager(config, options=options)
     setup(manager)
+    # Fail at once when the cluster cannot be reached, as a controller-runtime manager
+    # does when its first discovery fails, rather than after the cache-sync timeout.
+    try:
+        await manager.client.request("GET", "/version")
+    except BaseException:
+        await manager.client.close()
+        raise
     await manager.run_until_signal()
