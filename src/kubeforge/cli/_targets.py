@@ -50,6 +50,9 @@ def load_module(target: str) -> ModuleType:
 
 
 def _import_file(name: str, file: Path, *, package_dir: Path | None) -> ModuleType:
+    loaded = sys.modules.get(name)
+    if loaded is not None and getattr(loaded, "__file__", None) == str(file):
+        return loaded  # imported already (its submodules are bound to this very object)
     locations = [str(package_dir)] if package_dir is not None else None
     spec = importlib.util.spec_from_file_location(name, file, submodule_search_locations=locations)
     if spec is None or spec.loader is None:
