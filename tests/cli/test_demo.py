@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -30,3 +31,33 @@ def test_the_demo_converges_and_exits_zero() -> None:
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert "converged" in result.stdout
     assert "web-3" in result.stdout
+
+
+def test_sigterm_stops_the_demo_and_its_embedded_server() -> None:
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "kubeforge.cli", "demo", "--pods", "2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=REPO,
+    )
+    assert demo.stdout is not None
+    first = demo.stdout.readline()  # "local API server at https://127.0.0.1:PORT; try: ..."
+    port = first.split("https://127.0.0.1:")[1].split(";")[0]
+    kubeconfig = first.split("--kubeconfig")[1].split()[0]
+    while True:  # steady state: both pods have their PodToIp (bounded by the test timeout)
+        names = subprocess.run(
+            ["kubectl", "--kubeconfig", kubeconfig, "get", "ptp", "-o", "name"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.split()
+        if len(names) == 2:
+            break
+    demo.terminate()
+    output, _ = demo.communicate(timeout=60)
+    assert demo.returncode == 0, first + output
+    assert "Traceback" not in output
+    with socket.socket() as probe:  # nothing listens on the server's port: it was stopped
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is fine
+        probe.bind(("127.0.0.1", int(port)))

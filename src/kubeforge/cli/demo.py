@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import signal
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -67,21 +68,28 @@ def demo_command(
     with readable_errors():
         podtoip = load_module(str(_example_dir(example)))
         console = Console()
-        with LocalApiServer() as server:
-            console.print(
-                f"local API server at {server.url}; try: "
-                f"kubectl --kubeconfig {server.kubeconfig} get pods,ptp -w"
-            )
-            try:
+        # SIGTERM ends the demo like Ctrl-C, so the embedded server is stopped too.
+        signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            with LocalApiServer() as server:
+                console.print(
+                    f"local API server at {server.url}; try: "
+                    f"kubectl --kubeconfig {server.kubeconfig} get pods,ptp -w",
+                    soft_wrap=True,  # one line, so the command can be copied whole
+                )
                 converged = asyncio.run(
                     _demo(
                         podtoip, server.kubeconfig, pod_count, exit_when_converged, timeout, console
                     )
                 )
-            except KeyboardInterrupt:
-                converged = True
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM, whenever it comes: a normal end
+            converged = True
         if not converged:
             raise click.ClickException(f"not converged after {timeout:g}s")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _example_dir(explicit: str | None) -> Path:

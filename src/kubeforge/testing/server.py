@@ -95,8 +95,14 @@ class LocalApiServer:
             raise RuntimeError("the server is already running")
         self.kubeconfig.unlink(missing_ok=True)
         with self.log_file.open("ab") as log:
+            # A session of its own: a terminal's Ctrl-C reaches only the program that owns
+            # this server, which then stops its clients first and the server last.
             self._process = subprocess.Popen(
-                self._command(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+                self._command(),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
             )
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
