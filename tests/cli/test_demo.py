@@ -41,21 +41,26 @@ def test_sigterm_stops_the_demo_and_its_embedded_server() -> None:
         text=True,
         cwd=REPO,
     )
-    assert demo.stdout is not None
-    first = demo.stdout.readline()  # "local API server at https://127.0.0.1:PORT; try: ..."
-    port = first.split("https://127.0.0.1:")[1].split(";")[0]
-    kubeconfig = first.split("--kubeconfig")[1].split()[0]
-    while True:  # steady state: both pods have their PodToIp (bounded by the test timeout)
-        names = subprocess.run(
-            ["kubectl", "--kubeconfig", kubeconfig, "get", "ptp", "-o", "name"],
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.split()
-        if len(names) == 2:
-            break
-    demo.terminate()
-    output, _ = demo.communicate(timeout=60)
+    try:
+        assert demo.stdout is not None
+        first = demo.stdout.readline()  # "local API server at https://127.0.0.1:PORT; try: ..."
+        port = first.split("https://127.0.0.1:")[1].split(";")[0]
+        kubeconfig = first.split("--kubeconfig")[1].split()[0]
+        while True:  # steady state: both pods have their PodToIp (bounded by the test timeout)
+            names = subprocess.run(
+                ["kubectl", "--kubeconfig", kubeconfig, "get", "ptp", "-o", "name"],
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout.split()
+            if len(names) == 2:
+                break
+        demo.terminate()
+        output, _ = demo.communicate(timeout=60)
+    finally:
+        if demo.poll() is None:  # a failed test must not leave the demo (and its server) behind
+            demo.kill()
+            demo.wait()
     assert demo.returncode == 0, first + output
     assert "Traceback" not in output
     with socket.socket() as probe:  # nothing listens on the server's port: it was stopped
