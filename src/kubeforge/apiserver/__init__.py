@@ -8,14 +8,14 @@ Layout: ``app`` wires ``storage`` (SQLite + in-memory index, revisions, history)
 ``registry`` (what is served), ``engine`` + ``deletion`` (verb rules) with per-resource
 ``strategies``/``workloads``/``crds`` (custom resources: ``schema``, ``cel`` rules,
 ``crd_validation``), ``handlers``/``listing`` (+ ``pages``)/``watch`` (+ ``fanout``)
-(HTTP), and the simulated control plane (``controllers``, ``namespaces``,
-``garbage``). Discovery, OpenAPI and
-Table output (``discovery``, ``openapi``, ``tables``) read the ``Registry``. Patches
-are ``patching`` (JSON, merge) and ``smp`` (strategic merge); server-side apply and
+(HTTP), and the simulated control plane (``controllers``, ``namespaces``, ``garbage``;
+loops driven by storage events share ``background.StorageLoop``). Discovery, OpenAPI and
+Table output (``discovery``, ``openapi``, ``tables``) read the ``Registry``. Patches are
+``patching`` (JSON, merge) and ``smp`` (strategic merge); server-side apply and
 managedFields are ``apply`` over the ``ssa`` package. The second set of built-ins is
 ``builtins`` (which strategy a kind gets) over ``builtins_apps``/``_core``/``_rbac``/
 ``_admission``. Every request passes ``access`` (``authn`` tokens and impersonation,
 ``rbac`` authorization, bootstrap roles in ``rbac_bootstrap``); every write passes
-``admission`` (``webhooks``, RBAC escalation checks); ``reviews`` answers access
-reviews and token requests.
+``admission`` (``webhooks``, RBAC escalation checks); ``reviews`` answers access reviews
+and token requests.
 """

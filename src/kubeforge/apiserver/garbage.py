@@ -25,16 +25,16 @@ every stored object: simple, and cheap at the sizes a local server holds.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from kubeforge.apiserver import deletion
+from kubeforge.apiserver.background import StorageLoop
 from kubeforge.apiserver.deletion import DeleteOptions
-from kubeforge.apiserver.engine import Engine, storage_key
+from kubeforge.apiserver.engine import storage_key
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.registry import Registry, ServedResource
+from kubeforge.apiserver.registry import ServedResource
 from kubeforge.apiserver.storage import Event, clone
 
 __all__ = ["GarbageCollector"]
@@ -83,44 +83,22 @@ class _Graph:
         return owner is not None and _deleting(owner.obj) and _FOREGROUND in _finalizers(owner.obj)
 
 
-class GarbageCollector:
+class GarbageCollector(StorageLoop):
     """Deletes dependents whose owners are gone; serves Foreground and Orphan deletes."""
 
-    def __init__(self, engine: Engine, registry: Registry) -> None:
-        self._engine = engine
-        self._registry = registry
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._pending = False
-        self._unsubscribe: Any = None
+    delay = _DEBOUNCE
 
-    def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._unsubscribe = self._engine.storage.subscribe(self._on_event)
-        self._schedule()
-
-    def stop(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-
-    def _on_event(self, event: Event) -> None:
+    def wants(self, event: Event) -> bool:
         meta = event.object["metadata"]
         before = (event.previous or {}).get("metadata") or {}
         # Sweeps scan everything, so only changes that can create garbage start one:
         # a deletion (an owner may be gone), new or changed owner references (one may
         # dangle), or an object waiting for the collector's finalizers.
-        relevant = (
+        return (
             event.type == "DELETED"
             or meta.get("ownerReferences") != before.get("ownerReferences")
             or any(f in _GC_FINALIZERS for f in meta.get("finalizers") or [])
         )
-        if relevant:
-            self._schedule()
-
-    def _schedule(self) -> None:
-        if self._pending or self._loop is None:
-            return
-        self._pending = True
-        self._loop.call_later(_DEBOUNCE, self._sweep)
 
     def _items(self) -> Iterator[_Item]:
         for served in self._registry.resources():
@@ -128,8 +106,7 @@ class GarbageCollector:
                 for obj in self._engine.storage.objects(storage_key(served.info)):
                     yield _Item(served, obj)
 
-    def _sweep(self) -> None:
-        self._pending = False
+    def reconcile(self) -> None:
         graph = _Graph(list(self._items()))
         for item in graph.by_uid.values():
             try:

@@ -18,9 +18,9 @@ Entry points: ``bootstrap_policy``, ``ClusterRoleAggregator``.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
+from kubeforge.apiserver.background import StorageLoop
 from kubeforge.apiserver.engine import Engine
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.rbac import aggregated_rules
@@ -248,37 +248,13 @@ def install_bootstrap_policy(engine: Engine, registry: Registry) -> None:
                 engine.create(served, "", obj)
 
 
-class ClusterRoleAggregator:
+class ClusterRoleAggregator(StorageLoop):
     """Keeps the ``rules`` of every ClusterRole with an ``aggregationRule`` up to date."""
 
-    def __init__(self, engine: Engine, registry: Registry) -> None:
-        self._engine = engine
-        self._registry = registry
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._pending = False
-        self._unsubscribe: Any = None
+    def wants(self, event: Event) -> bool:
+        return event.resource == _CLUSTER_ROLES
 
-    def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._unsubscribe = self._engine.storage.subscribe(self._on_event)
-        self._schedule()
-
-    def stop(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-
-    def _on_event(self, event: Event) -> None:
-        if event.resource == _CLUSTER_ROLES:
-            self._schedule()
-
-    def _schedule(self) -> None:
-        # Never write from inside a storage listener: run once the current write is done.
-        if not self._pending and self._loop is not None:
-            self._pending = True
-            self._loop.call_soon(self._sync)
-
-    def _sync(self) -> None:
-        self._pending = False
+    def reconcile(self) -> None:
         served = self._registry.lookup(_GROUP, "v1", "clusterroles")
         assert served is not None  # built-in
         stored = {o["metadata"]["name"]: o for o in self._engine.storage.objects(_CLUSTER_ROLES)}
