@@ -5,7 +5,7 @@ JSON each, managedFields included; see ``benchmarks/models/_pods.py``) and repor
 what each cache keeps alive per pod (``tracemalloc``, list body excluded), how much
 longer a full garbage collection takes with it, and what a read costs:
 
-- kubeforge's ``Informer`` (objects packed as msgpack, a read decodes a copy), with
+- kubeforge's ``Informer`` (objects packed as compact JSON, a read decodes a copy), with
   default settings and with the ``drop_managed_fields`` transform, and a
   metadata-only informer of the same pods;
 - the design it replaced: decoded msgspec Structs kept as they are (a read then
@@ -99,8 +99,8 @@ class KubeforgeMetadata(KubeforgeCache):
 class LiveStructs:
     """What the store did before: decoded objects in a dict, copied on every read."""
 
-    _encoder = msgspec.msgpack.Encoder()
-    _decoder = msgspec.msgpack.Decoder(Pod)
+    _encoder = msgspec.json.Encoder()
+    _decoder = msgspec.json.Decoder(Pod)
 
     def __init__(self, body: bytes, transform: Any) -> None:
         items = msgspec.json.decode(body, type=PodList).items

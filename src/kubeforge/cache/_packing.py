@@ -1,14 +1,19 @@
-"""How the cache keeps objects: compact msgpack bytes, decoded into a fresh copy on every read.
+"""How the cache keeps objects: compact JSON bytes, decoded into a fresh copy on every read.
 
 Entry points: ``pack(obj)`` and ``Unpacker.for_type(cls)``.
 
 Why bytes and not the decoded objects: a decoded Pod costs 3-4x its compact JSON
-in memory (every field, string and dict is a Python object), its msgpack form
-about 1x; bytes are also invisible to the garbage collector, whose full passes
+in memory (every field, string and dict is a Python object), its compact JSON
+1x; bytes are also invisible to the garbage collector, whose full passes
 otherwise grow with every cached object. Reads had to copy anyway (so that a
 reconciler cannot corrupt the cache), and decoding *is* that copy: one decode is
 cheaper than the encode + decode a copy of a live object costs.
 ``benchmarks/cache`` has the numbers behind this choice.
+
+Why JSON and not msgpack: typed objects carry raw JSON fields (``fieldsV1`` is kept
+as ``msgspec.Raw``), which a msgpack encoder would splice in verbatim, corrupting
+the message; msgspec decodes either format at the same speed, and JSON is ~20%
+larger only where msgpack's integer and header encodings win.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ __all__ = ["Unpacker", "labels_in", "pack"]
 
 T = TypeVar("T")
 
-_ENCODER = msgspec.msgpack.Encoder()
+_ENCODER = msgspec.json.Encoder()
 
 
 def pack(obj: object) -> bytes:
@@ -38,9 +43,7 @@ class Unpacker(Generic[T]):
 
     def __init__(self, cls: type[T]) -> None:
         self.cls = cls
-        self._decoder: msgspec.msgpack.Decoder[Any] = msgspec.msgpack.Decoder(
-            Any if cls is dict else cls
-        )
+        self._decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(Any if cls is dict else cls)
 
     @classmethod
     def for_type(cls, kind: type[T]) -> Unpacker[T]:
@@ -64,7 +67,7 @@ class _LabelsOnly(msgspec.Struct):
 
 # Skipping the rest of an object is far cheaper than decoding it: a label selector
 # over the cache only pays full decodes for the objects that match.
-_LABELS = msgspec.msgpack.Decoder(_LabelsOnly)
+_LABELS = msgspec.json.Decoder(_LabelsOnly)
 
 
 def labels_in(data: bytes) -> dict[str, str]:

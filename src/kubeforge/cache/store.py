@@ -2,7 +2,7 @@
 
 One ``Writer`` (owned by whoever runs the watcher) applies watcher events; any
 number of code paths read through the ``Store``. Readers always get **copies**:
-the store keeps each object packed (compact msgpack bytes, see ``_packing``) and
+the store keeps each object packed (compact JSON bytes, see ``_packing``) and
 decodes a fresh one on every read, so a reconciler that mutates what it read
 cannot corrupt the cache (client-go hands out shared pointers and asks everyone to
 deep-copy first; that rule is easy to break and hard to debug).

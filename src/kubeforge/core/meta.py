@@ -41,8 +41,8 @@ __all__ = [
 T = TypeVar("T")
 
 UNKNOWN_FIELDS_KEY = "x-kubeforge-unknown-fields"
-"""Where a model's undeclared keys live while it is msgspec-encoded (msgpack copies,
-``msgspec.to_builtins``); ``encode()`` and ``to_builtins()`` splice them back in place."""
+"""Where a model's undeclared keys live while it is msgspec-encoded (the cache's packed
+copies, say); ``encode()`` and ``to_builtins()`` splice them back in place."""
 
 
 class Model(
@@ -78,14 +78,48 @@ class OwnerReference(Model):
     block_owner_deletion: bool | None = None
 
 
+_NO_FIELDS = msgspec.Raw()
+
+
 class ManagedFieldsEntry(Model):
+    """One field manager's claim on an object (server-side apply's bookkeeping).
+
+    ``fields_v1`` is the set of owned fields as compact JSON bytes, not a tree of
+    dicts, exactly as client-go keeps it (``FieldsV1{Raw []byte}``): a pod's field
+    sets are dozens of small dicts that would otherwise be half its memory, and
+    almost nothing reads them. ``fields()`` decodes them when you do need them:
+
+    >>> entry = ManagedFieldsEntry(manager="kubectl", fields_v1=msgspec.Raw(b'{"f:spec":{}}'))
+    >>> entry.fields()
+    {'f:spec': {}}
+    >>> encode(entry)
+    b'{"manager":"kubectl","fieldsV1":{"f:spec":{}}}'
+    """
+
     manager: str | None = None
     operation: str | None = None
     api_version: str | None = None
     time: str | None = None
     fields_type: str | None = None
-    fields_v1: dict[str, Any] | None = msgspec.field(default=None, name="fieldsV1")
+    fields_v1: msgspec.Raw = msgspec.field(default=_NO_FIELDS, name="fieldsV1")
+    """Owned fields as JSON bytes (``msgspec.Raw``); empty when the entry has none."""
     subresource: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.fields_v1:
+            # Any empty Raw becomes the default, so that it is left out when encoded.
+            self.fields_v1 = _NO_FIELDS
+        else:
+            # Decoding leaves a Raw pointing into the whole response body; a copy of
+            # just these bytes lets the body be freed.
+            self.fields_v1 = self.fields_v1.copy()
+
+    def fields(self) -> dict[str, Any] | None:
+        """``fields_v1`` decoded into plain dicts; ``None`` when the entry has none."""
+        if not self.fields_v1:
+            return None
+        value: dict[str, Any] | None = msgspec.json.decode(self.fields_v1)
+        return value
 
 
 class ObjectMeta(Model):
@@ -137,7 +171,7 @@ def decode(data: bytes, type_: type[T], decoder: msgspec.json.Decoder[T] | None 
     # Slow path: plain values first, then each model's extra keys moved aside.
     value = msgspec.json.decode(data)
     _mark_unknown(value, type_)
-    return msgspec.convert(value, type_)
+    return msgspec.json.decode(_encoder.encode(value), type=type_)
 
 
 def convert(value: Any, type_: type[T]) -> T:
@@ -146,11 +180,11 @@ def convert(value: Any, type_: type[T]) -> T:
     try:
         return msgspec.convert(value, type_)
     except msgspec.ValidationError as error:
-        if not _is_unknown_field(error):
+        if not (_is_unknown_field(error) or _is_raw_field(error)):
             raise
-    value = msgspec.msgpack.decode(msgspec.msgpack.encode(value))  # a private deep copy
-    _mark_unknown(value, type_)
-    return msgspec.convert(value, type_)
+    # Through JSON: it copies ``value`` and fills raw-JSON fields (``fieldsV1``),
+    # which ``msgspec.convert`` cannot build from dicts.
+    return decode(_encoder.encode(value), type_)
 
 
 def encode(obj: Any) -> bytes:
@@ -174,6 +208,10 @@ def to_builtins(obj: Any) -> Any:
 
 def _is_unknown_field(error: msgspec.ValidationError) -> bool:
     return str(error).startswith("Object contains unknown field")
+
+
+def _is_raw_field(error: msgspec.ValidationError) -> bool:
+    return str(error).startswith("Expected `raw`")
 
 
 def _splice_unknown(value: Any) -> None:
@@ -301,7 +339,7 @@ def _compile_struct(t: mi.StructType, memo: dict[int, list[_Fix | None]]) -> _Fi
         if unknown:
             for key in unknown:
                 del value[key]
-            # Keys parked earlier (a msgpack copy, say) stay; new ones join them.
+            # Keys parked earlier (a packed copy, say) stay; new ones join them.
             parked = value.get(UNKNOWN_FIELDS_KEY)
             value[UNKNOWN_FIELDS_KEY] = (
                 {**parked, **unknown} if isinstance(parked, dict) else unknown
