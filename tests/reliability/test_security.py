@@ -129,7 +129,7 @@ CONTROLLER = textwrap.dedent(
 async def test_no_token_or_secret_value_appears_in_any_log_at_the_highest_verbosity(
     kube_apiserver_factory: Callable[..., Any], tmp_path: Path
 ) -> None:
-    server = kube_apiserver_factory(extra_args=("-v",))
+    server = kube_apiserver_factory(extra_args=("-vv",))
     target = tmp_path / "secret_watcher.py"
     target.write_text(CONTROLLER)
     controller = KubeforgeRun(target, server.kubeconfig, tmp_path / "run.log", verbosity=2)

@@ -5,6 +5,10 @@ kubeforge.apiserver`` and by the ``kubeforge`` CLI group. Listens on 127.0.0.1
 only, serves HTTPS with the CA from the data directory (or a throwaway one with
 ``--in-memory``), and writes the kubeconfig only once the socket accepts requests,
 so "the file exists" means "the server is ready". The token is never logged.
+
+Verbosity: none logs start and stop only; ``-v`` adds one line per request
+(``httplog``); ``-vv`` adds everything at debug level. ``kubeforge -v apiserver``
+counts too.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import click
 from aiohttp import web
 
+from kubeforge.apiserver import httplog
 from kubeforge.apiserver.app import LocalServer, ServerOptions
 from kubeforge.apiserver.authn import user_token
 from kubeforge.apiserver.storage import DEFAULT_HISTORY
@@ -42,11 +48,13 @@ async def serve(
     bookmark_interval: float,
     authorization: str = "AlwaysAllow",
     user_kubeconfigs: tuple[tuple[str, tuple[str, ...], Path], ...] = (),
+    request_log: bool = False,
 ) -> None:
     """Run until SIGTERM/SIGINT; every acknowledged write is already durable when it returns.
 
     ``user_kubeconfigs`` are ``(user, groups, path)``: a kubeconfig for that user (a
     restricted one under ``authorization="RBAC"``) is written next to the admin one.
+    ``request_log`` logs every request to the ``kubeforge.apiserver.http`` logger.
     """
     scratch: Path | None = None
     if data_dir is None:
@@ -65,7 +73,7 @@ async def serve(
             )
         )
         try:
-            await _run(server, credentials, port, kubeconfig, user_kubeconfigs)
+            await _run(server, credentials, port, kubeconfig, user_kubeconfigs, request_log)
         finally:
             server.close()
     finally:
@@ -79,12 +87,17 @@ async def _run(
     port: int,
     kubeconfig: Path | None,
     user_kubeconfigs: tuple[tuple[str, tuple[str, ...], Path], ...],
+    request_log: bool,
 ) -> None:
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
-    runner = web.AppRunner(server.build_app(), handle_signals=False, access_log=None)
+    app = server.build_app()
+    logging_options: dict[str, Any] = {"access_log": None}
+    if request_log:
+        logging_options = httplog.enable_request_log(app)
+    runner = web.AppRunner(app, handle_signals=False, **logging_options)
     await runner.setup()
     site = web.TCPSite(
         runner, _HOST, port, ssl_context=credentials.ssl_context(), shutdown_timeout=2.0
@@ -161,7 +174,12 @@ async def _run(
     metavar="USER[,GROUP...]=PATH",
     help="Also write a kubeconfig for USER (in the GROUPs) to PATH; repeatable.",
 )
-@click.option("-v", "--verbose", is_flag=True, help="Log each request.")
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="-v: log each request (never its token or body); -vv: debug output too.",
+)
 def apiserver_command(
     port: int,
     data_dir: Path | None,
@@ -172,7 +190,7 @@ def apiserver_command(
     bookmark_interval: float,
     authorization: str,
     user_kubeconfigs: tuple[str, ...],
-    verbose: bool,
+    verbose: int,
 ) -> None:
     """Run a local Kubernetes API server (HTTPS, bearer token) on 127.0.0.1.
 
@@ -188,13 +206,14 @@ def apiserver_command(
     if in_memory == (data_dir is not None):
         raise click.UsageError("give exactly one of --data-dir DIR or --in-memory")
     users = tuple(_user_kubeconfig(value) for value in user_kubeconfigs)
+    verbose += _inherited_verbosity()
+    # force: the kubeforge group may have set up logging already, for its own level.
     logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
+        level=logging.DEBUG if verbose >= 2 else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
+        force=True,
     )
-    if verbose:
-        logging.getLogger("aiohttp.access").setLevel(logging.INFO)
     try:
         asyncio.run(
             serve(
@@ -206,12 +225,20 @@ def apiserver_command(
                 bookmark_interval=bookmark_interval,
                 authorization="RBAC" if authorization.upper() == "RBAC" else "AlwaysAllow",
                 user_kubeconfigs=users,
+                request_log=verbose >= 1,
             )
         )
     except OSError as error:
         raise click.ClickException(
             f"cannot serve on {_HOST}:{port}: {error.strerror or error}"
         ) from None
+
+
+def _inherited_verbosity() -> int:
+    """``kubeforge -v apiserver``: the group's ``-v`` counts as the command's own."""
+    parent = click.get_current_context().parent
+    value = parent.params.get("verbose", 0) if parent is not None else 0
+    return value if isinstance(value, int) else 0
 
 
 def _user_kubeconfig(value: str) -> tuple[str, tuple[str, ...], Path]:
