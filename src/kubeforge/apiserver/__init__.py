@@ -17,5 +17,5 @@ managedFields are ``apply`` over the ``ssa`` package. The second set of built-in
 ``_admission``. Every request passes ``access`` (``authn`` tokens and impersonation,
 ``rbac`` authorization, bootstrap roles in ``rbac_bootstrap``); every write passes
 ``admission`` (``webhooks``, RBAC escalation checks); ``reviews`` answers access reviews
-and token requests.
+and token requests; ``httplog`` writes ``-v``'s one line per request.
 """
