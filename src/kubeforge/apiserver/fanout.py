@@ -6,9 +6,10 @@ selectors and output form) share a ``_Group``: the filter runs and the event is
 encoded once per group and appended to the group's log, which every ``Member``
 reads at its own position. The encoded line is also cached by (resourceVersion,
 type, apiVersion), so differently filtered watches share the encoding. Members
-are woken at most once per ``_FLUSH_GAP`` and write everything new in one chunk,
-so a burst of writes costs each stream a few socket writes rather than one per
-event. Selector transitions (``transition``): an update that makes an object stop
+get everything new in one chunk at most once per tick (``WatchHub.gap``: longer
+with more open streams), written straight from the fan-out while a stream is idle,
+so a burst of writes costs each stream one socket write per tick rather than one
+per event. Selector transitions (``transition``): an update that makes an object stop
 matching is DELETED for that watch, one that makes it start matching is ADDED.
 """
 
@@ -34,11 +35,17 @@ log = logging.getLogger("kubeforge.apiserver.watch")
 _MAX_BACKLOG = 50_000
 # Encoded lines kept for sharing between groups (a burst's worth).
 _ENCODED_CACHE = 8192
-# Streams are woken at most this often (seconds): the first event after a quiet
-# spell goes out at once, events of a burst are written together. Measured with 100
-# watchers: 2 ms left ~2 events per socket write at 500 writes/s; 5 ms adds at most
-# that much latency and roughly halves the per-event cost of the fan-out.
-_FLUSH_GAP = 0.005
+# Under a steady stream of events each stream gets one socket write per tick. A
+# socket write costs about the same however little it carries (on a 2-core machine,
+# ~15-25 us: the TLS record, then the kernel's loopback send, which also wakes the
+# reader), so the tick grows with the number of open streams to bound the fan-out's
+# socket writes per second (_SENDS_PER_SECOND), between _MIN_GAP and _MAX_GAP
+# seconds. The first event after a quiet tick goes out at once, so a lone write is
+# seen without delay; only sustained bursts are batched. Measured with 100 watchers
+# at 2,000 writes/s: a 5 ms tick spent ~0.4 of a core on socket writes, 20 ms ~0.1.
+_MIN_GAP = 0.005
+_MAX_GAP = 0.05
+_SENDS_PER_SECOND = 5000.0
 # At most this many events per socket write, so a huge backlog is not one huge buffer.
 WRITE_BATCH = 2048
 # The group log is trimmed once this many entries were read by every member.
@@ -89,14 +96,23 @@ class WatchRequest:
 
 
 class Member:
-    """One stream's place in its group's log, and how to wake it."""
+    """One stream's place in its group's log, and how to hand it new events.
 
-    __slots__ = ("closed", "group", "overflowed", "position", "waiter")
+    While its stream is parked (waiting for events) and its socket has room, new
+    events are written from the fan-out itself (``sink``): no task wake-up per
+    stream per tick. Otherwise (a write in progress, a slow client) the stream's own
+    task is woken and writes with back-pressure.
+    """
 
-    def __init__(self, group: _Group) -> None:
+    __slots__ = ("closed", "group", "last_sent", "overflowed", "position", "sink", "waiter")
+
+    def __init__(self, group: _Group, last_sent: int = 0) -> None:
         self.group = group
         self.position = group.end  # absolute index of the next entry to read
+        self.last_sent = last_sent  # revision of the last event written (or skipped)
         self.waiter: asyncio.Future[None] | None = None
+        self.sink: Callable[[bytes], bool] | None = None
+        """Writes bytes at once, or returns False (socket full or closing): set by the stream."""
         self.closed = False
         self.overflowed = False
 
@@ -106,6 +122,20 @@ class Member:
             self.waiter = None
             if not waiter.done():
                 waiter.set_result(None)
+
+    def notify(self) -> None:
+        """New events: write them from here when the stream is parked, else wake it."""
+        sink = self.sink
+        if sink is not None and self.waiter is not None and not self.closed:
+            while self.pending():
+                position, last_sent = self.position, self.last_sent
+                data, self.last_sent = self.take(last_sent)
+                if data and not sink(data):
+                    self.position, self.last_sent = position, last_sent  # the task retries
+                    break
+            else:
+                return
+        self.wake()
 
     def close(self) -> None:
         self.closed = True
@@ -133,15 +163,17 @@ class Member:
 class _Group:
     """Watches sharing one filter and rendering: each event is checked and encoded once."""
 
-    __slots__ = ("base", "encode", "flush_at", "lines", "matches", "members", "revisions")
+    __slots__ = ("base", "encode", "flush_at", "gap", "lines", "matches", "members", "revisions")
 
     def __init__(
         self,
         matches: Callable[[dict[str, Any]], bool],
         encode: Callable[[str, dict[str, Any]], bytes],
+        gap: Callable[[], float],
     ) -> None:
         self.matches = matches
         self.encode = encode
+        self.gap = gap
         self.members: set[Member] = set()
         self.revisions: list[int] = []
         self.lines: list[bytes] = []
@@ -158,16 +190,23 @@ class _Group:
         if len(self.revisions) >= _TRIM_AT:
             self._trim()
         if self.flush_at is None:
-            self.flush_at = loop.call_later(_FLUSH_GAP, self.flush)
-            # Wake now too: the gap only delays the *next* wake-up, not this one.
-            for member in self.members:
-                member.wake()
+            self.flush_at = loop.call_later(self.gap(), self.flush)
+            # Deliver now too: the gap only delays the *next* delivery, not this one.
+            for member in list(self.members):
+                member.notify()
 
     def flush(self) -> None:
         self.flush_at = None
+        busy = False
         for member in list(self.members):
             if member.pending():
-                member.wake()
+                busy = True
+                member.notify()
+        if busy and self.members:
+            # Still busy: the next event waits for the next tick instead of waking the
+            # streams at once, so a steady stream costs one wake-up per gap, not two.
+            loop = asyncio.get_running_loop()
+            self.flush_at = loop.call_later(self.gap(), self.flush)
 
     def _trim(self) -> None:
         for member in [m for m in self.members if self.end - m.position > _MAX_BACKLOG]:
@@ -191,6 +230,11 @@ class WatchHub:
         self._attached: set[int] = set()
         self._encoded: dict[tuple[str, str, str], bytes] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._streams = 0
+
+    def gap(self) -> float:
+        """Seconds between two deliveries to one stream while events keep coming."""
+        return min(_MAX_GAP, max(_MIN_GAP, self._streams / _SENDS_PER_SECOND))
 
     # --- wiring ----------------------------------------------------------------------------
 
@@ -201,17 +245,25 @@ class WatchHub:
             self._attached.add(id(storage))
             storage.subscribe(self._on_event)
 
-    def join(self, watch: WatchRequest, token: object) -> tuple[Member, Callable[[], None]]:
+    def join(
+        self, watch: WatchRequest, token: object, last_sent: int = 0
+    ) -> tuple[Member, Callable[[], None]]:
         """A member for this watch, positioned at the current end; and how to leave."""
         groups = self._groups.setdefault(watch.resource, {})
         key: Hashable = watch.group if watch.group is not None else token
         group = groups.get(key)
         if group is None:
-            group = groups[key] = _Group(watch.matches, self.encoder(watch))
-        member = Member(group)
+            group = groups[key] = _Group(watch.matches, self.encoder(watch), self.gap)
+        member = Member(group, last_sent)
         group.members.add(member)
+        self._streams += 1
+        left = False
 
         def leave() -> None:
+            nonlocal left
+            if not left:
+                left = True
+                self._streams -= 1
             group.members.discard(member)
             if not group.members and groups.get(key) is group:
                 del groups[key]

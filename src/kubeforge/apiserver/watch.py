@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.abc import AbstractStreamWriter
 
 from kubeforge.apiserver.fanout import (
     WRITE_BATCH,
@@ -39,6 +40,9 @@ __all__ = ["WatchHub", "WatchRequest", "stream_watch"]
 # How often an idle stream checks that its client is still connected: the server
 # does not cancel handlers on disconnect, and an idle watch never fails a write.
 _IDLE_CHECK = 1.0
+# Unsent bytes above which a stream stops taking direct writes from the fan-out and
+# its task writes instead, waiting for the client to read (aiohttp's own limit).
+_SINK_LIMIT = 0x10000
 
 
 async def stream_watch(
@@ -72,28 +76,52 @@ async def stream_watch(
     member: Member | None = None
     leave: Callable[[], None] = lambda: None  # noqa: E731
     if expired is None:
-        member, leave = hub.join(watch, object())
+        last_sent = max(start_revision, int(rv) if rv.isdigit() else 0)
+        member, leave = hub.join(watch, object(), last_sent)
 
     response = web.StreamResponse(status=200)
     response.content_type = "application/json"
     response.enable_chunked_encoding()
     try:
-        await response.prepare(request)
+        writer = await response.prepare(request)  # headers are on the wire from here
         if member is None:
             status = failure(410, "Expired", str(expired))
             await response.write(line("ERROR", status))
             return response
         for start in range(0, len(initial), WRITE_BATCH):
             await response.write(b"".join(initial[start : start + WRITE_BATCH]))
-        last_sent = max(start_revision, int(rv) if rv.isdigit() else 0)
         if watch.send_initial_events and watch.bookmarks:
-            await response.write(_bookmark(watch, last_sent, initial_end=True))
-        await _pump(request, response, member, hub, watch, storage, last_sent)
+            await response.write(_bookmark(watch, member.last_sent, initial_end=True))
+        assert writer is not None
+        member.sink = _sink(request)
+        await _pump(request, response, writer, member, hub, watch, storage)
     except ConnectionResetError:
         pass  # the client went away; nothing to tell it
     finally:
+        if member is not None:
+            member.sink = None
         leave()
     return response
+
+
+def _sink(request: web.Request) -> Callable[[bytes], bool]:
+    """Write one chunk of the (chunked) stream straight to the socket, unless it is
+    closing or still holds ``_SINK_LIMIT`` unsent bytes (then the stream's task writes,
+    waiting for the client). aiohttp sent the headers at ``prepare`` and sends the
+    last chunk when the handler returns, so the framing stays whole."""
+    transport = request.transport
+
+    def sink(data: bytes) -> bool:
+        if (
+            transport is None
+            or transport.is_closing()
+            or transport.get_write_buffer_size() > _SINK_LIMIT
+        ):
+            return False
+        transport.write(b"%x\r\n%b\r\n" % (len(data), data))
+        return True
+
+    return sink
 
 
 def _bookmark(watch: WatchRequest, revision: int, *, initial_end: bool = False) -> bytes:
@@ -101,6 +129,11 @@ def _bookmark(watch: WatchRequest, revision: int, *, initial_end: bool = False) 
     if initial_end:
         meta["annotations"] = {"k8s.io/initial-events-end": "true"}
     return line("BOOKMARK", {"kind": watch.kind, "apiVersion": watch.api_version, "metadata": meta})
+
+
+def _backed_up(request: web.Request) -> bool:
+    transport = request.transport
+    return transport is not None and transport.get_write_buffer_size() > _SINK_LIMIT
 
 
 def _disconnected(request: web.Request) -> bool:
@@ -111,11 +144,11 @@ def _disconnected(request: web.Request) -> bool:
 async def _pump(
     request: web.Request,
     response: web.StreamResponse,
+    writer: AbstractStreamWriter,
     member: Member,
     hub: WatchHub,
     watch: WatchRequest,
     storage: Storage,
-    last_sent: int,
 ) -> None:
     loop = asyncio.get_running_loop()
     # No timeoutSeconds: the real server picks one in [30 min, 60 min).
@@ -131,20 +164,22 @@ async def _pump(
             if member.overflowed:
                 return  # too far behind: the client re-watches from the last RV it got
             if member.pending():
-                data, last_sent = member.take(last_sent)
+                data, member.last_sent = member.take(member.last_sent)
                 if data:
                     await response.write(data)
+                    if _backed_up(request):
+                        await writer.drain()  # the sink's writes bypass aiohttp's own count
                 continue
             if member.closed:
                 return  # the server stops, or the resource went away
             now = loop.time()
             if now >= deadline:
                 if watch.bookmarks:
-                    await response.write(_bookmark(watch, max(last_sent, storage.revision)))
+                    await response.write(_bookmark(watch, max(member.last_sent, storage.revision)))
                 return
             if watch.bookmarks and now >= next_bookmark:
                 # Nothing pending: every event up to the current revision has been handled.
-                await response.write(_bookmark(watch, max(last_sent, storage.revision)))
+                await response.write(_bookmark(watch, max(member.last_sent, storage.revision)))
                 next_bookmark = now + hub.bookmark_interval
                 continue
             if _disconnected(request):
