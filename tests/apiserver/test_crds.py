@@ -36,11 +36,16 @@ def crd(plural: str, group: str = "example.com", *, status: bool = True) -> dict
         "metadata": {"name": f"{plural}.{group}"},
         "spec": {
             "group": group,
-            "names": {"plural": plural, "kind": kind, "shortNames": [plural[:3]]},
+            "names": {"plural": plural, "kind": kind, "shortNames": [_short(plural)]},
             "scope": "Namespaced",
             "versions": [version],
         },
     }
+
+
+def _short(plural: str) -> str:
+    """A short name of its own: the group's plurals, singulars and short names must differ."""
+    return "x" + plural[1:-1]
 
 
 def unique_plural() -> str:

@@ -98,6 +98,11 @@ def test_bounds_lengths_and_patterns() -> None:
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 
+def _kind(plural: str) -> str:
+    """A kind of its own per CRD: a group's kinds must differ or the names clash."""
+    return "Sized" + plural[1:-1]
+
+
 async def _install(api: Api) -> str:
     plural = "s" + uuid.uuid4().hex[:8] + "s"
     body = {
@@ -106,7 +111,7 @@ async def _install(api: Api) -> str:
         "metadata": {"name": f"{plural}.schema.example.com"},
         "spec": {
             "group": "schema.example.com",
-            "names": {"plural": plural, "kind": "Sized"},
+            "names": {"plural": plural, "kind": _kind(plural)},
             "scope": "Namespaced",
             "versions": [
                 {
@@ -130,7 +135,7 @@ async def test_the_server_prunes_defaults_and_rejects_invalid_custom_resources(
     path = f"/apis/schema.example.com/v1/namespaces/{namespace}/{plural}"
     body = {
         "apiVersion": "schema.example.com/v1",
-        "kind": "Sized",
+        "kind": _kind(plural),
         "metadata": {"name": "a"},
         "spec": {"name": "abc", "unknown": True},
     }
@@ -140,7 +145,7 @@ async def test_the_server_prunes_defaults_and_rejects_invalid_custom_resources(
     bad = {**body, "metadata": {"name": "b"}, "spec": {"name": "abc", "replicas": "x"}}
     rejected = await api.post(path, bad)
     assert rejected.status == 422
-    assert rejected.body["details"]["kind"] == "Sized"
+    assert rejected.body["details"]["kind"] == _kind(plural)
     assert rejected.body["details"]["causes"][0]["field"] == "spec.replicas"
 
 
@@ -151,7 +156,7 @@ async def test_strict_field_validation_refuses_unknown_fields_with_400(
     path = f"/apis/schema.example.com/v1/namespaces/{namespace}/{plural}"
     body = {
         "apiVersion": "schema.example.com/v1",
-        "kind": "Sized",
+        "kind": _kind(plural),
         "metadata": {"name": "a"},
         "spec": {"name": "abc", "unknown": True},
     }

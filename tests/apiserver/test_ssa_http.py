@@ -46,7 +46,7 @@ async def gadgets(api: Api) -> str:
         "metadata": {"name": f"{plural}.ssa.example.com"},
         "spec": {
             "group": "ssa.example.com",
-            "names": {"plural": plural, "kind": "Gadget"},
+            "names": {"plural": plural, "kind": _kind(plural)},
             "scope": "Namespaced",
             "versions": [
                 {
@@ -75,10 +75,15 @@ async def gadgets(api: Api) -> str:
     return plural
 
 
-def gadget(name: str, **spec: Any) -> dict[str, Any]:
+def _kind(plural: str) -> str:
+    """A kind of its own per CRD: a group's kinds must differ or the names clash."""
+    return "Gadget" + plural[1:-1]
+
+
+def gadget(plural: str, name: str, **spec: Any) -> dict[str, Any]:
     return {
         "apiVersion": "ssa.example.com/v1",
-        "kind": "Gadget",
+        "kind": _kind(plural),
         "metadata": {"name": name},
         "spec": spec,
     }
@@ -292,9 +297,9 @@ async def test_keyed_set_and_atomic_lists_of_a_custom_resource_merge_by_their_ma
     api: Api, namespace: str, gadgets: str
 ) -> None:
     path = f"/apis/ssa.example.com/v1/namespaces/{namespace}/{gadgets}/g"
-    first = gadget("g", tags=["a"], owners=["x"], ports=[{"name": "http", "port": 80}])
+    first = gadget(gadgets, "g", tags=["a"], owners=["x"], ports=[{"name": "http", "port": 80}])
     assert (await apply(api, path, first, "alice")).status == 201
-    second = gadget("g", tags=["b"], owners=["y"], ports=[{"name": "grpc", "port": 90}])
+    second = gadget(gadgets, "g", tags=["b"], owners=["y"], ports=[{"name": "grpc", "port": 90}])
     conflict = await apply(api, path, second, "bob")
     assert conflict.status == 409  # tags is atomic: replacing alice's list conflicts
     assert conflict.body["details"]["causes"][0]["field"] == ".spec.tags"
@@ -317,11 +322,11 @@ async def test_status_is_applied_through_its_subresource_with_its_own_entry(
     api: Api, namespace: str, gadgets: str
 ) -> None:
     path = f"/apis/ssa.example.com/v1/namespaces/{namespace}/{gadgets}/s"
-    main = gadget("s", replicas=1)
+    main = gadget(gadgets, "s", replicas=1)
     main["status"] = {"ready": True}
     created = await apply(api, path, main, "owner")
     assert "status" not in created.body  # dropped on create: status has its own subresource
-    status = {**gadget("s"), "status": {"ready": True}}
+    status = {**gadget(gadgets, "s"), "status": {"ready": True}}
     status.pop("spec")
     reply = await apply(api, f"{path}/status", status, "controller")
     assert reply.status == 200, reply.body
@@ -338,9 +343,9 @@ async def test_apply_bumps_generation_only_on_spec_changes(
     api: Api, namespace: str, gadgets: str
 ) -> None:
     path = f"/apis/ssa.example.com/v1/namespaces/{namespace}/{gadgets}/gen"
-    created = await apply(api, path, gadget("gen", replicas=1), "m")
+    created = await apply(api, path, gadget(gadgets, "gen", replicas=1), "m")
     assert created.body["metadata"]["generation"] == 1
-    labelled = gadget("gen", replicas=1)
+    labelled = gadget(gadgets, "gen", replicas=1)
     labelled["metadata"]["labels"] = {"a": "b"}
     assert (await apply(api, path, labelled, "m")).body["metadata"]["generation"] == 1
     labelled["spec"]["replicas"] = 2

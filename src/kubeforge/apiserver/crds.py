@@ -1,7 +1,8 @@
 """CustomResourceDefinitions: validation, serving their resources, and cleanup on delete.
 
 What the real server spreads over several controllers (naming, establishing,
-finalizing) happens synchronously here, so a CRD is ``Established`` and served in
+finalizing) happens synchronously here (names: ``crd_names``; custom resources'
+strategy: ``custom_resources``), so a CRD is ``Established`` and served in
 the response to its create — what tools such as ``kubectl wait`` and envtest poll
 for. Entry point: ``CRDController``, created once per server; ``restore()`` serves
 the CRDs found in storage after a restart.
@@ -17,8 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kubeforge.apiserver import cel, deletion, failures, schema
+from kubeforge.apiserver import deletion
+from kubeforge.apiserver.crd_names import group_names, negotiate, requested_names, same_names
 from kubeforge.apiserver.crd_validation import validate_crd
+from kubeforge.apiserver.custom_resources import CustomResourceStrategy, read_defaults
 from kubeforge.apiserver.deletion import DeleteOptions
 from kubeforge.apiserver.engine import Engine
 from kubeforge.apiserver.failures import FieldError
@@ -28,7 +31,6 @@ from kubeforge.apiserver.registry import (
     ServedResource,
     deprecation_warning,
 )
-from kubeforge.apiserver.scale import ScalePaths
 from kubeforge.apiserver.storage import clone
 from kubeforge.apiserver.strategies import Strategy, nested_str
 from kubeforge.core.resource import ResourceInfo
@@ -49,83 +51,19 @@ def _condition(type_: str, status: str, reason: str, message: str, now: str) -> 
     }
 
 
-def _accepted_names(spec: dict[str, Any]) -> dict[str, Any]:
-    names = dict(spec.get("names") or {})
-    kind = str(names.get("kind") or "")
-    names.setdefault("singular", kind.lower())
-    names.setdefault("listKind", f"{kind}List")
-    return names
+def _set_condition(conditions: dict[Any, dict[str, Any]], new: dict[str, Any], now: str) -> None:
+    """Replace a condition; its transition time moves only when its status changes."""
+    old = conditions.get(new["type"])
+    since = old.get("lastTransitionTime") if old and old.get("status") == new["status"] else None
+    conditions[new["type"]] = _condition(
+        new["type"], new["status"], new["reason"], new["message"], since or now
+    )
 
 
-class CustomResourceStrategy(Strategy):
-    """Rules for objects of one served version of a CRD (``apiext`` customresource strategy)."""
-
-    has_generation = True
-    allow_unconditional_update = False
-
-    def __init__(
-        self, served: ServedResource, version: dict[str, Any], controller: CRDController
-    ) -> None:
-        super().__init__(served)
-        self.status_subresource = "status" in (version.get("subresources") or {})
-        self.scale_paths = ScalePaths.from_version(version)
-        self._controller = controller
-        self._selectable = tuple(
-            str(f.get("jsonPath", "")).lstrip(".")
-            for f in version.get("selectableFields") or []
-            if isinstance(f, dict)
-        )
-        self._rules = cel.RuleSet.of(served.schema)
-
-    def supported_fields(self) -> frozenset[str]:
-        base = (
-            ("metadata.name", "metadata.namespace")
-            if self.served.info.namespaced
-            else ("metadata.name",)
-        )
-        return frozenset((*base, *self._selectable))
-
-    def field_set(self, obj: dict[str, Any]) -> dict[str, str]:
-        fields = super().field_set(obj)
-        for path in self._selectable:
-            fields[path] = nested_str(obj, path)
-        return fields
-
-    def normalize(self, obj: dict[str, Any]) -> list[str]:
-        if self.served.schema is None:
-            return []
-        dropped = schema.prune(obj, self.served.schema)
-        schema.apply_defaults(obj, self.served.schema)
-        return dropped
-
-    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        if self.served.schema is None:
-            return []
-        errors = schema.validate(obj, self.served.schema)
-        if self._rules is not None and not errors:
-            errors = self._rules.validate(obj, None)
-        return errors
-
-    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        if self.served.schema is None:
-            return []
-        errors = schema.validate(new, self.served.schema)
-        if self._rules is not None and not errors:
-            # Rules see the stored object as ``oldSelf`` (transition rules need it).
-            errors = self._rules.validate(new, old)
-        return errors
-
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        if self._controller.terminating(self.served.crd_name):
-            raise failures.method_not_allowed(
-                self.served.info,
-                "create not allowed while custom resource definition is terminating",
-            )
-        super().prepare_for_create(obj)
-
-    def committed(self, obj: dict[str, Any], gone: bool) -> None:
-        if gone:
-            self._controller.maybe_finish(self.served.crd_name)
+def _is_true(status: dict[str, Any], type_: str) -> bool:
+    return any(
+        c.get("type") == type_ and c.get("status") == "True" for c in status.get("conditions") or []
+    )
 
 
 class CRDStrategy(Strategy):
@@ -139,7 +77,9 @@ class CRDStrategy(Strategy):
         super().__init__(served)
         self._controller = controller
 
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+    @staticmethod
+    def _default(obj: dict[str, Any]) -> None:
+        """The v1 defaults, applied on every write as the real server's decoding does."""
         spec = obj.get("spec")
         if isinstance(spec, dict):
             spec.setdefault("conversion", {"strategy": "None"})
@@ -147,30 +87,38 @@ class CRDStrategy(Strategy):
             if isinstance(names, dict) and names.get("kind"):
                 names.setdefault("singular", str(names["kind"]).lower())
                 names.setdefault("listKind", f"{names['kind']}List")
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._default(obj)
         meta = obj["metadata"]
         finalizers = list(meta.get("finalizers") or [])
         if CLEANUP_FINALIZER not in finalizers:
             finalizers.append(CLEANUP_FINALIZER)
         meta["finalizers"] = finalizers
-        obj["status"] = self._status(obj, {})
+        obj["status"] = self.status(obj, {})
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
+        self._default(new)
         if isinstance(new.get("spec"), dict) and not new.get("metadata", {}).get(
             "deletionTimestamp"
         ):
-            new["status"] = self._status(new, old.get("status") or {})
+            new["status"] = self.status(new, old.get("status") or {})
 
-    def _status(self, obj: dict[str, Any], old_status: dict[str, Any]) -> dict[str, Any]:
+    def status(self, obj: dict[str, Any], old_status: dict[str, Any]) -> dict[str, Any]:
+        """The status the naming controller and the version bookkeeping give ``obj``."""
         spec = obj.get("spec") or {}
-        now = self._controller.engine.now()
         conditions = {c.get("type"): c for c in old_status.get("conditions") or []}
-        for type_, reason, message in (
-            ("NamesAccepted", "NoConflicts", "no conflicts found"),
-            ("Established", "InitialNamesAccepted", "the initial names have been accepted"),
-        ):
-            if type_ not in conditions:
-                conditions[type_] = _condition(type_, "True", reason, message, now)
+        names = requested_names(spec)
+        accepted = old_status.get("acceptedNames") or {}
+        # Names equal to the accepted ones leave names and conditions alone (the
+        # controller's early return), so an established CRD keeps its timestamps.
+        if not same_names(names, accepted):
+            in_group = self._controller.crds_in_group(str(spec.get("group") or ""))
+            accepted, names_ok, established = negotiate(names, old_status, group_names(in_group))
+            now = self._controller.engine.now()
+            _set_condition(conditions, names_ok, now)
+            _set_condition(conditions, established, now)
         stored = list(old_status.get("storedVersions") or [])
         for version in spec.get("versions") or []:
             if (
@@ -181,7 +129,7 @@ class CRDStrategy(Strategy):
                 stored.append(version.get("name"))
         return {
             "conditions": list(conditions.values()),
-            "acceptedNames": _accepted_names(spec),
+            "acceptedNames": accepted,
             "storedVersions": stored,
         }
 
@@ -226,12 +174,15 @@ class CRDStrategy(Strategy):
 
     def committed(self, obj: dict[str, Any], gone: bool) -> None:
         name = obj["metadata"]["name"]
+        group = str((obj.get("spec") or {}).get("group") or "")
         if gone:
             self._controller.unserve(name)
+            self._controller.renegotiate(group)  # its names are free now
         elif obj["metadata"].get("deletionTimestamp"):
             self._controller.cleanup(obj)
         else:
             self._controller.serve(obj)
+            self._controller.renegotiate(group)  # a rename may have freed names
 
 
 class CRDController:
@@ -245,6 +196,8 @@ class CRDController:
         self._close_watches = close_watches
         self._terminating: set[str] = set()
         self._finishing: set[str] = set()
+        self._negotiating: set[str] = set()
+        self._renegotiate_again: set[str] = set()
 
     def install(self) -> None:
         """Give the CRD resource its real strategy."""
@@ -264,10 +217,60 @@ class CRDController:
     def terminating(self, crd_name: str) -> bool:
         return crd_name in self._terminating
 
+    def crds_in_group(self, group: str) -> list[dict[str, Any]]:
+        """The stored CRDs of ``group``."""
+        return [
+            crd
+            for crd in self.engine.storage.objects(_CRD_KEY)
+            if (crd.get("spec") or {}).get("group") == group
+        ]
+
+    def renegotiate(self, group: str) -> None:
+        """Give the group's CRDs whose names are not all accepted another chance (a
+        name was released); each change is a status write, as the controller's."""
+        if group in self._negotiating:
+            self._renegotiate_again.add(group)  # the running pass goes round once more
+            return
+        self._negotiating.add(group)
+        try:
+            again = True
+            while again:
+                self._renegotiate_again.discard(group)
+                for crd in self.crds_in_group(group):
+                    self._renegotiate_one(crd)
+                again = group in self._renegotiate_again
+        finally:
+            self._negotiating.discard(group)
+            self._renegotiate_again.discard(group)
+
+    def _renegotiate_one(self, crd: dict[str, Any]) -> None:
+        status = crd.get("status") or {}
+        if crd["metadata"].get("deletionTimestamp") or same_names(
+            requested_names(crd.get("spec") or {}), status.get("acceptedNames") or {}
+        ):
+            return
+        served = self.registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+        assert served is not None  # a built-in: always registered
+        strategy = self.engine.strategy(served)
+        assert isinstance(strategy, CRDStrategy)
+        body = clone(crd)
+        body["status"] = strategy.status(crd, status)
+        self.engine.update(
+            served, "", crd["metadata"]["name"], body, subresource="status", trusted=True
+        )
+
     def serve(self, crd: dict[str, Any]) -> None:
         name = crd["metadata"]["name"]
         spec = crd.get("spec") or {}
-        names = _accepted_names(spec)
+        status = crd.get("status") or {}
+        names = status.get("acceptedNames") or {}
+        # The real handler serves a CRD that is Established or has its names accepted;
+        # one whose names clash from the start is neither, and answers 404.
+        if not (_is_true(status, "Established") or _is_true(status, "NamesAccepted")) or not (
+            names.get("kind") and names.get("plural")
+        ):
+            self.unserve(name)
+            return
         served_list: list[tuple[ServedResource, dict[str, Any]]] = []
         for version in spec.get("versions") or []:
             if not version.get("served"):
@@ -279,7 +282,7 @@ class CRDController:
                 plural=str(names["plural"]),
                 namespaced=spec.get("scope") == "Namespaced",
                 short_names=tuple(names.get("shortNames") or ()),
-                singular=str(names["singular"]),
+                singular=str(names.get("singular") or ""),
             )
             subresources = tuple(
                 s for s in ("status", "scale") if s in (version.get("subresources") or {})
@@ -299,11 +302,14 @@ class CRDController:
                 ),
             )
             served_list.append((served, version))
+        defaults = read_defaults(str(spec.get("group")), spec.get("versions") or [])
         for old in self._served_of(name):
             self.engine.forget_strategy(old.info)
         self.registry.add_crd(name, [s for s, _ in served_list])
         for served, version in served_list:
-            self.engine.set_strategy(served, CustomResourceStrategy(served, version, self))
+            self.engine.set_strategy(
+                served, CustomResourceStrategy(served, version, self, defaults)
+            )
 
     def _served_of(self, crd_name: str) -> list[ServedResource]:
         return [r for r in self.registry.resources() if r.crd_name == crd_name]

@@ -8,13 +8,13 @@ Entry points, applied in this order on every write (as the real server does):
   ``fieldValidation=Strict`` turns into a 400 instead.
 * ``apply_defaults(obj, schema)`` fills ``default`` values inside objects that exist.
 * ``validate(obj, schema)`` checks types, ``enum``, ``required``, bounds, lengths,
-  ``pattern``, item and property counts, returning ``FieldError``\\ s worded like
+  ``pattern``, ``format``, item and property counts, returning ``FieldError``\\ s worded like
   kube-openapi's (``spec.replicas in body must be of type integer: "x"``).
 
 ``x-kubernetes-list-type`` ``set``/``map`` lists are checked for repeated items or
 keys (``Duplicate value``); ``allOf``/``anyOf``/``oneOf``/``not`` are checked as
-value validations. CEL rules (``x-kubernetes-validations``) are ``cel``'s. Not
-implemented: ``format`` checks.
+value validations; ``format`` is checked as the real server does (``formats``).
+CEL rules (``x-kubernetes-validations``) are ``cel``'s.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import json
 import re
 from typing import Any
 
+from kubeforge.apiserver import formats
 from kubeforge.apiserver.failures import FieldError, go_quote
 
 __all__ = [
@@ -207,12 +208,14 @@ def _check(value: Any, schema: dict[str, Any], path: str, errors: list[FieldErro
         return
     type_ = schema.get("type")
     if type_ and not _type_ok(value, type_):
+        named = formats.numeric_type_name(value, schema)
+        expected, got = named if named is not None else (type_, _json_type(value))
         errors.append(
             FieldError(
                 "TypeInvalid",
                 where,
-                f"{where} in body must be of type {type_}: {go_quote(_json_type(value))}",
-                _json_type(value),
+                f"{where} in body must be of type {expected}: {go_quote(got)}",
+                got,
             )
         )
         return
@@ -324,6 +327,16 @@ def _check_bounds(value: Any, schema: dict[str, Any], where: str, errors: list[F
         pattern = schema.get("pattern")
         if pattern and not re.search(pattern, value):
             fail(f"should match '{pattern}'")
+        failed = formats.check(value, schema)
+        if failed is not None:
+            errors.append(
+                FieldError(
+                    "TypeInvalid",
+                    where,
+                    f"{where} in body must be of type {failed}: {go_quote(value)}",
+                    value,
+                )
+            )
     elif isinstance(value, list):
         if "maxItems" in schema and len(value) > schema["maxItems"]:
             errors.append(

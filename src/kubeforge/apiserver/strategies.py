@@ -103,6 +103,11 @@ class Strategy:
             else:
                 new.pop("status", None)
 
+    def on_read(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """``obj`` as a read from storage shows it; never changes ``obj`` and returns it
+        as is when nothing applies (custom resources fill their CRD's defaults here)."""
+        return obj
+
     def normalize(self, obj: dict[str, Any]) -> list[str]:
         """Drop unknown fields (as decoding into the Go type does); returns their paths.
 
