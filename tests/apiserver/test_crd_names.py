@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
 import uuid
+from pathlib import Path
 from typing import Any
 
+import pytest
 from kf_http import Api
 
 from kubeforge.apiserver.crd_names import group_names, negotiate, requested_names
+from kubeforge.testing import LocalApiServer
 
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
@@ -171,6 +176,43 @@ async def test_the_same_names_in_different_groups_do_not_clash(api: Api) -> None
     await _create(api, _crd(first, "bees", "Bee", shortNames=["bz"]))
     other = await _create(api, _crd(second, "bees", "Bee", shortNames=["bz"]))
     assert _conditions(other)["NamesAccepted"][0] == "True"
+
+
+def _kubectl(server: LocalApiServer, cache: Path, *args: str, stdin: str = "") -> tuple[int, str]:
+    command = ["kubectl", "--kubeconfig", str(server.kubeconfig), "--cache-dir", str(cache), *args]
+    done = subprocess.run(
+        command, input=stdin, capture_output=True, text=True, timeout=60, check=False
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.kubectl
+def test_kubectl_sees_the_conflict_and_only_the_accepted_resource(
+    kube_apiserver: LocalApiServer, tmp_path: Path
+) -> None:
+    group = _group()
+    for manifest in (_crd(group, "dogs", "Dog"), _crd(group, "hounds", "Dog", shortNames=["hd"])):
+        code, out = _kubectl(
+            kube_apiserver, tmp_path, "apply", "-f", "-", stdin=json.dumps(manifest)
+        )
+        assert code == 0, out
+    code, reason = _kubectl(
+        kube_apiserver,
+        tmp_path,
+        "get",
+        "crd",
+        f"hounds.{group}",
+        "-o",
+        'jsonpath={.status.conditions[?(@.type=="NamesAccepted")].reason}',
+    )
+    assert (code, reason) == (0, "ListKindConflict")
+    code, names = _kubectl(
+        kube_apiserver, tmp_path, "api-resources", f"--api-group={group}", "-o", "name"
+    )
+    assert (code, names.split()) == (0, [f"dogs.{group}"])
+    code, out = _kubectl(kube_apiserver, tmp_path, "get", f"hounds.{group}", "-A")
+    assert code != 0
+    assert "the server doesn't have a resource type" in out
 
 
 # --- the rules, without a server -------------------------------------------------------------
