@@ -52,7 +52,15 @@ _NAMESPACES = ResourceInfo("", "v1", "Namespace", "namespaces", namespaced=False
 
 def format_time(seconds: float) -> str:
     """RFC 3339 in UTC with whole seconds, as ``metav1.Time`` serialises."""
-    return datetime.fromtimestamp(int(seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    global _formatted
+    whole = int(seconds)
+    if _formatted is None or _formatted[0] != whole:
+        # strftime costs several µs, and a busy server stamps each second thousands of times
+        _formatted = (whole, datetime.fromtimestamp(whole, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    return _formatted[1]
+
+
+_formatted: tuple[int, str] | None = None
 
 
 def storage_key(info: ResourceInfo) -> ResourceKey:

@@ -9,6 +9,7 @@ List pagination, resourceVersion semantics and selectors live in ``listing``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,8 +67,10 @@ class Target:
     legacy_watch: bool
 
 
+@functools.cache
 def _tables() -> Any:
-    """Table rendering (a teammate's module); absent means kubectl prints client-side."""
+    """Table rendering (a teammate's module); absent means kubectl prints client-side.
+    Looked up once: every request asks."""
     try:
         return importlib.import_module("kubeforge.apiserver.tables")
     except ImportError:
