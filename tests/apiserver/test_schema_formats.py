@@ -230,3 +230,39 @@ async def test_the_server_answers_422_for_values_that_fail_their_format(
         ),
     )
     assert accepted.status == 201, accepted.body
+
+
+async def test_a_crd_whose_default_fails_its_format_is_refused(api: Api) -> None:
+    plural = "f" + uuid.uuid4().hex[:8] + "s"
+    schema = {
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "properties": {"when": {"type": "string", "format": "date", "default": "soon"}},
+            }
+        },
+    }
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.formats.example.com"},
+        "spec": {
+            "group": "formats.example.com",
+            "names": {"plural": plural, "kind": "Dated" + plural[1:-1]},
+            "scope": "Namespaced",
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": schema},
+                }
+            ],
+        },
+    }
+    reply = await api.post(CRD_PATH, crd)
+    assert reply.status == 422
+    (cause,) = reply.body["details"]["causes"]
+    assert cause["field"].endswith("properties[when].default")
+    assert "must be of type date" in cause["message"]
