@@ -243,7 +243,7 @@ class WatchHub:
         self._loop = asyncio.get_running_loop()
         if id(storage) not in self._attached:
             self._attached.add(id(storage))
-            storage.subscribe(self._on_event)
+            storage.subscribe_durable(self._on_event)  # clients see committed events only
 
     def join(
         self, watch: WatchRequest, token: object, last_sent: int = 0

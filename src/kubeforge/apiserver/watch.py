@@ -83,6 +83,9 @@ async def stream_watch(
     response.content_type = "application/json"
     response.enable_chunked_encoding()
     try:
+        # The snapshot may hold writes still in the open transaction: send it once
+        # they are durable (events after it come from the fan-out, committed only).
+        await storage.durable(start_revision)
         writer = await response.prepare(request)  # headers are on the wire from here
         if member is None:
             status = failure(410, "Expired", str(expired))
@@ -175,11 +178,11 @@ async def _pump(
             now = loop.time()
             if now >= deadline:
                 if watch.bookmarks:
-                    await response.write(_bookmark(watch, max(member.last_sent, storage.revision)))
+                    await response.write(_bookmark(watch, max(member.last_sent, storage.committed)))
                 return
             if watch.bookmarks and now >= next_bookmark:
                 # Nothing pending: every event up to the current revision has been handled.
-                await response.write(_bookmark(watch, max(member.last_sent, storage.revision)))
+                await response.write(_bookmark(watch, max(member.last_sent, storage.committed)))
                 next_bookmark = now + hub.bookmark_interval
                 continue
             if _disconnected(request):
