@@ -15,9 +15,9 @@ writes without one (the built-in controllers') keep the stored entries.
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -187,7 +187,7 @@ class Engine:
             "selfLink",
         ):
             meta.pop(system_field, None)
-        meta["uid"] = str(uuid.uuid4())
+        meta["uid"] = _uid()
         meta["creationTimestamp"] = self.now()
         if strategy.has_generation:
             meta["generation"] = 1
@@ -487,6 +487,16 @@ class Engine:
         stored = write(key, new, old)
         strategy.committed(stored, gone)
         return self.view(served, stored)
+
+
+def _uid() -> str:
+    """A random (version 4) UUID as text, like ``str(uuid.uuid4())`` at less than half the
+    cost (``uuid.UUID`` validates its arguments in Python; every create needs one)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+    text = raw.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 def _generated_name(base: str) -> str:

@@ -135,7 +135,7 @@ class Storage:
         self._durable_listeners: list[Callable[[Event], None]] = []
         self._staged: list[Event] = []  # applied, in the open transaction, not yet committed
         self._commit_scheduled = False
-        self._committed_future: asyncio.Future[None] | None = None
+        self._waiters: list[asyncio.Future[None]] = []
         self._failure: BaseException | None = None
         self.revision = 0
         self.committed = 0
@@ -248,9 +248,10 @@ class Storage:
         while self.committed < target:
             if self._failure is not None:
                 raise self._failure
-            if self._committed_future is None:
-                self._committed_future = asyncio.get_running_loop().create_future()
-            await asyncio.shield(self._committed_future)
+            # A future per waiter: a cancelled waiter then cancels only its own.
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            await waiter
         if self._failure is not None and target > self.committed:
             raise self._failure
 
@@ -369,9 +370,10 @@ class Storage:
         self._wake_waiters()
 
     def _wake_waiters(self) -> None:
-        waiter, self._committed_future = self._committed_future, None
-        if waiter is not None and not waiter.done():
-            waiter.set_result(None)
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     def _trim(self) -> None:
         while len(self._history) > self._history_size:
