@@ -21,8 +21,14 @@ kubectl 1.32 reads OpenAPI v3 for three things, and each shapes these documents:
 
 The index's ``serverRelativeURL`` carries a content hash: kubectl caches documents
 by URL, so the hash changes whenever a group/version's resources change.
-``/openapi/v2`` answers 404: clients fetch it as gnostic protobuf only, and kubectl
-needs it only when v3 is missing.
+
+``/openapi/v2`` is one Swagger 2.0 document built from all the v3 ones
+(``kubeforge.apiserver.openapi_v2``), in JSON or, as client-go asks for it, gnostic
+protobuf. kubectl 1.32 needs it even though v3 is served: a ``kind: List`` file has
+no resource path for the field-validation probe, so kubectl validates it client-side
+against the v2 definitions; and client-side ``apply`` looks a built-in kind up there
+for its strategic-merge keys before using its compiled-in types. Both forms carry an
+ETag (``If-None-Match`` answers 304) and are rebuilt only when a v3 document changes.
 
 Entry points: ``add_routes(app, registry)`` and ``OpenApiDocuments``.
 """
@@ -40,7 +46,9 @@ from aiohttp import web
 
 from kubeforge.apiserver import _builtin_schemas as builtin
 from kubeforge.apiserver import _schemas_extra
+from kubeforge.apiserver._accept import MediaRange, media_ranges
 from kubeforge.apiserver._openapi_paths import resource_paths
+from kubeforge.apiserver.openapi_v2 import PROTOBUF, PROTOBUF_ANSWER, SwaggerDocuments
 from kubeforge.apiserver.registry import Registry, ServedResource
 from kubeforge.core.status import failure
 
@@ -196,6 +204,14 @@ class OpenApiDocuments:
             del self._cache[stale]
         return {"paths": paths}
 
+    def documents(self) -> list[tuple[str, bytes, str]]:
+        """Every current document as ``(path, JSON bytes, hash)``."""
+        out = []
+        for path, (group, version, served) in self._by_path().items():
+            rendered = self._render(path, group, version, served)
+            out.append((path, rendered.body, rendered.hash))
+        return out
+
     def document(self, path: str) -> tuple[bytes, str] | None:
         """The JSON bytes and hash of one document (``api/v1``, ``apis/g/v``), or ``None``."""
         entry = self._by_path().get(path)
@@ -206,14 +222,26 @@ class OpenApiDocuments:
 
 
 _HASH = re.compile(r"^[0-9A-F]+$")
+# The media type client-go asks for, and the spelling answers carry (Go's MIME parser
+# rejects the "@"); the real server takes either.
+_V2_PROTOBUF = frozenset({PROTOBUF, PROTOBUF_ANSWER})
 
 
 def add_routes(app: web.Application, registry: Registry) -> None:
-    """Mount ``/openapi/v2`` (404) and ``/openapi/v3[/...]`` on ``app``."""
+    """Mount ``/openapi/v2`` and ``/openapi/v3[/...]`` on ``app``."""
     documents = OpenApiDocuments(registry)
+    swagger = SwaggerDocuments(documents.documents)
 
     async def v2(request: web.Request) -> web.Response:
-        return _status(404, "NotFound", "the server could not find the requested resource")
+        ranges = media_ranges(request.headers.get("Accept")) or [MediaRange("*/*")]
+        for wanted in ranges:
+            if wanted.type in _V2_PROTOBUF:
+                body, digest = swagger.current().protobuf()
+                return _cacheable(request, body, digest, "no-cache", PROTOBUF_ANSWER)
+            if wanted.is_json:
+                rendered = swagger.current()
+                return _cacheable(request, rendered.json, rendered.json_etag, "no-cache")
+        return _status(406, "NotAcceptable", "only JSON and gnostic protobuf are served here")
 
     async def v3_index(request: web.Request) -> web.Response:
         body = orjson.dumps(documents.index())
@@ -235,10 +263,17 @@ def add_routes(app: web.Application, registry: Registry) -> None:
     app.router.add_get("/openapi/v3/{path:.+}", v3_document)
 
 
-def _cacheable(request: web.Request, body: bytes, digest: str, cache: str) -> web.Response:
-    """JSON ``body`` with an ETag; ``304`` when the client already holds this version."""
+def _cacheable(
+    request: web.Request,
+    body: bytes,
+    digest: str,
+    cache: str,
+    content_type: str = "application/json",
+) -> web.Response:
+    """``body`` with an ETag; ``304`` when the client already holds this version."""
     etag = f'"{digest}"'
-    headers = {"Content-Type": "application/json", "ETag": etag, "Cache-Control": cache}
+    headers = {"Content-Type": content_type, "ETag": etag, "Cache-Control": cache}
+    headers["Vary"] = "Accept"
     if request.headers.get("If-None-Match") == etag:
         return web.Response(status=304, headers=headers)
     return web.Response(body=body, headers=headers)
