@@ -28,7 +28,6 @@ import msgspec
 import orjson
 from benchmarks.models._pods import pod_list_json
 from benchmarks.models._pydantic import pydantic_twin
-from benchmarks.models._untracked import untracked_twin
 
 from kubeforge.models.core_v1 import PodList
 
@@ -39,11 +38,6 @@ RESULTS = Path(__file__).resolve().parent.parent / "results" / "models.json"
 
 def _msgspec() -> Decoder:
     decoder = msgspec.json.Decoder(PodList)
-    return decoder.decode
-
-
-def _msgspec_untracked() -> Decoder:
-    decoder = msgspec.json.Decoder(untracked_twin(PodList))
     return decoder.decode
 
 
@@ -84,7 +78,6 @@ def _kubernetes() -> Decoder:
 
 CONTENDERS: dict[str, tuple[str, Callable[[], Decoder]]] = {
     "msgspec": ("kubeforge.models (msgspec Structs)", _msgspec),
-    "msgspec-untracked": ("same, gc=False Structs (not adopted)", _msgspec_untracked),
     "pydantic": ("pydantic v2, same models", _pydantic),
     "orjson": ("orjson, plain dicts", _orjson),
     "json": ("stdlib json, plain dicts (kopf)", _stdlib_json),

@@ -40,7 +40,8 @@ class _Twins:
                     factory = self.model(factory)
                 spec = pydantic.Field(default_factory=factory, alias=f.encode_name)
             elif f.default is not msgspec.NODEFAULT:
-                spec = pydantic.Field(default=f.default, alias=f.encode_name)
+                default = None if isinstance(f.default, msgspec.Raw) else f.default
+                spec = pydantic.Field(default=default, alias=f.encode_name)
             else:
                 spec = pydantic.Field(alias=f.encode_name)
             fields[f.name] = (annotation, spec)
@@ -53,6 +54,8 @@ class _Twins:
     def annotation(self, tp: Any) -> Any:
         if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
             return self.model(tp)
+        if tp is msgspec.Raw:  # raw JSON (fieldsV1): pydantic has no such type, so a dict
+            return dict[str, Any] | None
         origin = typing.get_origin(tp)
         if origin in (types.UnionType, typing.Union):
             members = tuple(self.annotation(arg) for arg in typing.get_args(tp))
