@@ -196,20 +196,19 @@ class OpenApiDocuments:
     def index(self) -> dict[str, Any]:
         """``GET /openapi/v3``: where each group/version document lives, with its hash."""
         paths = {}
-        grouped = self._by_path()
-        for path, (group, version, served) in grouped.items():
-            rendered = self._render(path, group, version, served)
-            paths[path] = {"serverRelativeURL": f"/openapi/v3/{path}?hash={rendered.hash}"}
-        for stale in set(self._cache) - set(grouped):
-            del self._cache[stale]
+        for path, _, digest in self.documents():
+            paths[path] = {"serverRelativeURL": f"/openapi/v3/{path}?hash={digest}"}
         return {"paths": paths}
 
     def documents(self) -> list[tuple[str, bytes, str]]:
-        """Every current document as ``(path, JSON bytes, hash)``."""
+        """Every current document as ``(path, JSON bytes, hash)``; forgets removed ones."""
         out = []
-        for path, (group, version, served) in self._by_path().items():
+        grouped = self._by_path()
+        for path, (group, version, served) in grouped.items():
             rendered = self._render(path, group, version, served)
             out.append((path, rendered.body, rendered.hash))
+        for stale in set(self._cache) - set(grouped):
+            del self._cache[stale]
         return out
 
     def document(self, path: str) -> tuple[bytes, str] | None:

@@ -137,7 +137,6 @@ class Rendered:
     """One version of the document: JSON now, protobuf the first time someone asks."""
 
     key: tuple[tuple[str, str], ...]
-    document: dict[str, Any]
     json: bytes
     json_etag: str
     _protobuf: tuple[bytes, str] | None = field(default=None)
@@ -145,7 +144,9 @@ class Rendered:
     def protobuf(self) -> tuple[bytes, str]:
         """The gnostic protobuf bytes and their ETag."""
         if self._protobuf is None:
-            body = _gnostic.encode(self.document)
+            # Parsed again rather than kept: the document as objects is several times
+            # the size of its JSON, and most clients never ask for this form.
+            body = _gnostic.encode(orjson.loads(self.json))
             self._protobuf = (body, _etag(body))
         return self._protobuf
 
@@ -164,5 +165,5 @@ class SwaggerDocuments:
             return self._rendered
         document = swagger_document([orjson.loads(body) for _, body, _ in documents])
         body = orjson.dumps(document)
-        self._rendered = Rendered(key, document, body, _etag(body))
+        self._rendered = Rendered(key, body, _etag(body))
         return self._rendered
