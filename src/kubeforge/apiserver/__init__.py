@@ -6,11 +6,13 @@ click command in ``command``) and ``app.LocalServer`` for embedding in a process
 
 Layout: ``app`` wires ``storage`` (SQLite + in-memory index, revisions, history),
 ``registry`` (what is served), ``engine`` + ``deletion`` (verb rules) with per-resource
-``strategies``/``workloads``/``crds`` (custom resources: ``schema``, ``cel`` rules,
-``crd_validation``), ``handlers``/``listing`` (+ ``pages``)/``watch`` (+ ``fanout``)
+``strategies``/``workloads``/``crds`` (custom resources: ``custom_resources``,
+``schema`` with ``formats``, ``cel`` rules, ``defaulting`` on read, ``crd_validation``,
+``crd_names`` for naming conflicts), ``handlers``/``listing`` (+ ``pages``)/``watch`` (+ ``fanout``)
 (HTTP), and the simulated control plane (``controllers``, ``namespaces``, ``garbage``;
 loops driven by storage events share ``background.StorageLoop``). Discovery, OpenAPI and
-Table output (``discovery``, ``openapi``, ``tables``) read the ``Registry``. Patches are
+Table output (``discovery``, ``openapi`` with ``openapi_v2``/``_gnostic`` for Swagger 2.0
+and its protobuf form, ``tables``) read the ``Registry``. Patches are
 ``patching`` (JSON, merge) and ``smp`` (strategic merge); server-side apply and
 managedFields are ``apply`` over the ``ssa`` package. The second set of built-ins is
 ``builtins`` (which strategy a kind gets) over ``builtins_apps``/``_core``/``_rbac``/
