@@ -157,13 +157,23 @@ class Member:
         if group.revisions[start] <= after:
             # Only when the requested RV was ahead of the store: skip up to it.
             start = bisect.bisect_right(group.revisions, after, start, stop)
-        return b"".join(group.lines[start:stop]), last
+        return group.joined(start, stop), last
 
 
 class _Group:
     """Watches sharing one filter and rendering: each event is checked and encoded once."""
 
-    __slots__ = ("base", "encode", "flush_at", "gap", "lines", "matches", "members", "revisions")
+    __slots__ = (
+        "_joined",
+        "base",
+        "encode",
+        "flush_at",
+        "gap",
+        "lines",
+        "matches",
+        "members",
+        "revisions",
+    )
 
     def __init__(
         self,
@@ -179,10 +189,20 @@ class _Group:
         self.lines: list[bytes] = []
         self.base = 0  # absolute index of revisions[0]
         self.flush_at: asyncio.TimerHandle | asyncio.Handle | None = None
+        self._joined: tuple[int, int, bytes] = (0, 0, b"")
 
     @property
     def end(self) -> int:
         return self.base + len(self.revisions)
+
+    def joined(self, start: int, stop: int) -> bytes:
+        """Lines ``start:stop`` (relative to ``base``) as one bytes object: the members of
+        a tick all read the same slice, so it is joined once and shared."""
+        first, last, data = self._joined
+        if (first, last) != (self.base + start, self.base + stop):
+            data = b"".join(self.lines[start:stop])
+            self._joined = (self.base + start, self.base + stop, data)
+        return data
 
     def append(self, revision: int, data: bytes, loop: asyncio.AbstractEventLoop) -> None:
         self.revisions.append(revision)

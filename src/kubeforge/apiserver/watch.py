@@ -121,10 +121,22 @@ def _sink(request: web.Request) -> Callable[[bytes], bool]:
             or transport.get_write_buffer_size() > _SINK_LIMIT
         ):
             return False
-        transport.write(b"%x\r\n%b\r\n" % (len(data), data))
+        transport.write(_chunk(data))
         return True
 
     return sink
+
+
+def _chunk(data: bytes) -> bytes:
+    """``data`` framed as one HTTP/1.1 chunk. The streams of a group are handed the same
+    bytes object in a tick, so the last framing is kept and reused."""
+    global _last_chunk
+    if _last_chunk[0] is not data:
+        _last_chunk = (data, b"%x\r\n%b\r\n" % (len(data), data))
+    return _last_chunk[1]
+
+
+_last_chunk: tuple[bytes, bytes] = (b"", b"")
 
 
 def _bookmark(watch: WatchRequest, revision: int, *, initial_end: bool = False) -> bytes:
