@@ -325,9 +325,9 @@ class Storage:
         except BaseException as error:
             self._fail(error)
             raise
+        self._schedule_commit()  # first: a listener that raises must not leave it uncommitted
         for listener in list(self._listeners):
             listener(event)
-        self._schedule_commit()
         return obj
 
     def _schedule_commit(self) -> None:
