@@ -252,8 +252,6 @@ class Storage:
             waiter = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
             await waiter
-        if self._failure is not None and target > self.committed:
-            raise self._failure
 
     def create(self, resource: ResourceKey, obj: dict[str, Any]) -> dict[str, Any]:
         """Store a new object (caller checked it is absent); sets ``resourceVersion``."""
