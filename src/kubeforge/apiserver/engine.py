@@ -98,9 +98,11 @@ class Engine:
             for obj in self.storage.objects(("", "services"))
         }
 
-    @staticmethod
-    def view(served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
-        """``obj`` as served at ``served``'s version (CRDs store one version, serve several)."""
+    def view(self, served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
+        """``obj`` as served at ``served``'s version (CRDs store one version, serve several),
+        read as from storage: a custom resource gets the defaults its CRD declares now,
+        even if it was stored before they were added. ``obj`` itself is never changed."""
+        obj = self.strategy(served).on_read(obj)
         info = served.info
         if obj.get("apiVersion") == info.api_version:
             return obj
@@ -226,7 +228,9 @@ class Engine:
         warnings: list[str] | None,
     ) -> None:
         """Drop unknown fields: silently (Ignore), with warnings (Warn, the default), or
-        refuse the request with 400 (Strict), as the real server's field validation does."""
+        refuse the request with 400 (Strict), as the real server's field validation does.
+        Empty metadata collections go too (see ``_drop_empty_metadata``)."""
+        _drop_empty_metadata(obj.get("metadata"))
         dropped = strategy.normalize(obj)
         if dropped and warnings is not None and field_validation in ("", "Warn"):
             warnings.extend(f'unknown field "{path}"' for path in dropped)
@@ -327,6 +331,9 @@ class Engine:
                 )
                 return created, True
             raise failures.not_found(info, name)
+        # As read from storage: defaults a CRD gained since ``old`` was stored are on it,
+        # so the new object (defaulted too) is compared like for like.
+        old = strategy.on_read(old)
         given_rv = meta.get("resourceVersion")
         if not given_rv and require_rv and not strategy.allow_unconditional_update:
             raise self.invalid(
@@ -497,6 +504,24 @@ def _uid() -> str:
     raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
     text = raw.hex()
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+# ObjectMeta's collections are ``omitempty`` in Go: once decoded into the typed
+# ObjectMeta (custom resources' metadata is coerced through it too), an empty or null
+# one is simply absent. So removing the last label leaves no ``labels: {}`` behind,
+# and owns no field in managedFields.
+_OMITTED_WHEN_EMPTY = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
+
+
+def _drop_empty_metadata(meta: Any) -> None:
+    if not isinstance(meta, dict):
+        return
+    for key in _OMITTED_WHEN_EMPTY:
+        value = meta.get(key, 0)
+        if value is None or value == {} or value == []:
+            del meta[key]
+    for key in [key for key, value in meta.items() if value is None]:
+        del meta[key]  # null is Go's zero value: omitted
 
 
 def _generated_name(base: str) -> str:
