@@ -68,6 +68,10 @@ class ServerOptions:
     """Seconds between BOOKMARK events on watches that allow them."""
     authorization: str = "AlwaysAllow"
     """``AlwaysAllow`` (any authenticated user may do anything) or ``RBAC``."""
+    tune_garbage_collector: bool = False
+    """Fit the process's garbage collector to a long-running server (``gc.freeze`` and a
+    larger youngest generation). Process-wide, so only for a process that exists to run
+    this server, as ``kubeforge apiserver`` does; embedding code keeps its own settings."""
 
 
 class LocalServer:
@@ -118,7 +122,8 @@ class LocalServer:
 
     async def start(self) -> None:
         """Start the built-in controllers (needs the running loop)."""
-        _tune_collector()
+        if self.options.tune_garbage_collector:
+            _tune_collector()
         if self.options.simulate_node:
             self._controllers = [
                 NodeSimulator(self.engine, self.registry),

@@ -70,6 +70,7 @@ async def serve(
                 watch_history=watch_history,
                 bookmark_interval=bookmark_interval,
                 authorization=authorization,
+                tune_garbage_collector=True,  # this process exists to run the server
             )
         )
         try:
