@@ -13,7 +13,14 @@ from collections.abc import Callable
 from kubeforge.apiserver import workloads
 from kubeforge.apiserver.builtins_admission import ADMISSION_STRATEGIES
 from kubeforge.apiserver.builtins_apps import APPS_STRATEGIES
+from kubeforge.apiserver.builtins_autoscaling import (
+    AUTOSCALING_REPRESENTATIONS,
+    AUTOSCALING_STRATEGIES,
+)
+from kubeforge.apiserver.builtins_batch import BATCH_STRATEGIES
+from kubeforge.apiserver.builtins_catalog import MORE_RESOURCES
 from kubeforge.apiserver.builtins_core import CORE_STRATEGIES, REPRESENTATIONS, Representation
+from kubeforge.apiserver.builtins_more import MORE_STRATEGIES, CatalogStrategy
 from kubeforge.apiserver.builtins_rbac import RBAC_GROUP, RBAC_STRATEGIES
 from kubeforge.apiserver.registry import ServedResource
 from kubeforge.apiserver.strategies import Strategy
@@ -28,12 +35,24 @@ _STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
         ("admissionregistration.k8s.io", plural): cls
         for plural, cls in ADMISSION_STRATEGIES.items()
     },
+    **MORE_STRATEGIES,
+    **BATCH_STRATEGIES,
+}
+# The rest of the catalogued kinds follow the generic catalogue rules.
+_CATALOGUED = frozenset((entry.group, entry.plural) for entry in MORE_RESOURCES)
+_REPRESENTATIONS: dict[tuple[str, str, str], Representation] = {
+    **REPRESENTATIONS,
+    **AUTOSCALING_REPRESENTATIONS,
 }
 
 
 def builtin_strategy(served: ServedResource, used_service_ips: Callable[[], set[str]]) -> Strategy:
     """The strategy of a built-in (non-CRD) resource."""
-    cls = _STRATEGIES.get((served.info.group, served.info.plural))
+    info = served.info
+    cls = AUTOSCALING_STRATEGIES.get((info.group, info.version, info.plural))
+    cls = cls or _STRATEGIES.get((info.group, info.plural))
+    if cls is None and (info.group, info.plural) in _CATALOGUED:
+        cls = CatalogStrategy
     if cls is not None and served.builtin:
         return cls(served)
     return workloads.builtin_strategy(served, used_service_ips)
@@ -41,4 +60,4 @@ def builtin_strategy(served: ServedResource, used_service_ips: Callable[[], set[
 
 def representation(group: str, version: str, plural: str) -> Representation | None:
     """How a served resource's objects are converted to and from what is stored, if they are."""
-    return REPRESENTATIONS.get((group, version, plural))
+    return _REPRESENTATIONS.get((group, version, plural))

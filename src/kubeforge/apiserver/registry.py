@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kubeforge.apiserver.builtins_catalog import MORE_RESOURCES, Entry
 from kubeforge.core.resource import ResourceInfo
 
 __all__ = ["ALL_VERBS", "BUILTIN_RESOURCES", "Registry", "ServedResource"]
@@ -59,10 +60,11 @@ def _builtin(
     categories: tuple[str, ...] = (),
     verbs: tuple[str, ...] = ALL_VERBS,
     storage: bool = True,
+    version: str = "v1",
 ) -> ServedResource:
     info = ResourceInfo(
         group=group,
-        version="v1",
+        version=version,
         kind=kind,
         plural=plural,
         namespaced=namespaced,
@@ -97,6 +99,23 @@ def _review(group: str, kind: str, *, namespaced: bool = False) -> ServedResourc
     return _builtin(group, kind, plural, namespaced=namespaced, verbs=_CREATE_ONLY, storage=False)
 
 
+def _catalogued(entry: Entry) -> ServedResource:
+    return _builtin(
+        entry.group,
+        entry.kind,
+        entry.plural,
+        namespaced=entry.namespaced,
+        short=entry.short,
+        subresources=entry.subresources,
+        categories=entry.categories,
+        storage=entry.storage,
+        version=entry.version,
+    )
+
+
+_MORE_CORE = tuple(_catalogued(e) for e in MORE_RESOURCES if not e.group)
+_MORE_GROUPS = tuple(_catalogued(e) for e in MORE_RESOURCES if e.group)
+
 BUILTIN_RESOURCES: tuple[ServedResource, ...] = (
     _builtin("", "ConfigMap", "configmaps", short=("cm",)),
     _builtin("", "Event", "events", short=("ev",)),
@@ -122,6 +141,7 @@ BUILTIN_RESOURCES: tuple[ServedResource, ...] = (
     ),
     _builtin("", "ServiceAccount", "serviceaccounts", short=("sa",), subresources=("token",)),
     _builtin("", "Endpoints", "endpoints", short=("ep",)),
+    *_MORE_CORE,
     _apps("Deployment", "deployments", "deploy", _WORKLOAD),
     _apps("ReplicaSet", "replicasets", "rs", _WORKLOAD),
     _apps("StatefulSet", "statefulsets", "sts", _WORKLOAD),
@@ -162,6 +182,8 @@ BUILTIN_RESOURCES: tuple[ServedResource, ...] = (
         subresources=("status",),
         categories=("api-extensions",),
     ),
+    # Every other GA kind of Kubernetes 1.32 (see builtins_catalog).
+    *_MORE_GROUPS,
 )
 
 
