@@ -212,11 +212,11 @@ def decode(raw: bytes) -> dict[str, Any]:
     api_version, kind = type_meta.get("apiVersion", ""), type_meta.get("kind", "")
     schema = _KINDS.get((api_version, kind))
     if schema is None:
-        # The second set of kinds (workloads, RBAC, reviews) lives in its own module,
-        # which reads the wire format with this one's helpers.
-        from kubeforge.apiserver import _protobuf_kinds
+        # The other kinds (workloads, RBAC, reviews, batch ...) live in their own modules,
+        # which read the wire format with this one's helpers.
+        from kubeforge.apiserver import _protobuf_kinds, _protobuf_more
 
-        more = _protobuf_kinds.KINDS.get((api_version, kind))
+        more = _protobuf_more.KINDS.get((api_version, kind))
         if more is None:
             raise UnsupportedKind(f"no protobuf decoding for {api_version}, Kind={kind}")
         body = _protobuf_kinds.decode_kind(more, bytes(envelope.get(2, b"")))
