@@ -3,7 +3,8 @@ Endpoints, ``events.k8s.io`` Events, RBAC objects and webhook configurations, as
 ``kubectl get`` shows them from a real cluster (``pkg/printers/internalversion``).
 
 Entry point: ``printer_for_builtin(group, kind)``: these kinds' printers and those of
-``_printers_more`` (the rest of the GA kinds), falling back to ``_printers``.
+``_printers_more``/``_printers_cluster`` (the rest of the GA kinds), falling back to
+``_printers``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from kubeforge.apiserver import _printers
 from kubeforge.apiserver._labelselector import format_labels, format_selector
 from kubeforge.apiserver._printers import AGE_COLUMN, NAME_COLUMN, Printer, age, column
+from kubeforge.apiserver._printers_cluster import PRINTERS as _CLUSTER_PRINTERS
 from kubeforge.apiserver._printers_more import PRINTERS as _MORE_PRINTERS
 
 __all__ = ["printer_for_builtin"]
@@ -262,7 +264,8 @@ _PRINTERS: dict[tuple[str, str], Printer] = {
 
 
 def printer_for_builtin(group: str, kind: str) -> Printer:
-    """The printer of a built-in kind: ``_printers_more``' or this module's, else
-    ``_printers``' (or its default)."""
-    printer = _MORE_PRINTERS.get((group, kind)) or _PRINTERS.get((group, kind))
+    """The printer of a built-in kind: ``_printers_more``', ``_printers_cluster``' or this
+    module's, else ``_printers``' (or its default)."""
+    key = (group, kind)
+    printer = _MORE_PRINTERS.get(key) or _CLUSTER_PRINTERS.get(key) or _PRINTERS.get(key)
     return printer if printer is not None else _printers.printer_for_builtin(group, kind)
