@@ -284,6 +284,24 @@ FACTS = [
     ("policy", "v1", "poddisruptionbudgets", True, ["pdb"], [], ["status"]),
     ("scheduling.k8s.io", "v1", "priorityclasses", False, ["pc"], [], []),
     ("storage.k8s.io", "v1", "storageclasses", False, ["sc"], [], []),
+    (
+        "admissionregistration.k8s.io",
+        "v1",
+        "mutatingwebhookconfigurations",
+        False,
+        [],
+        ["api-extensions"],
+        [],
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "v1",
+        "validatingadmissionpolicies",
+        False,
+        [],
+        ["api-extensions"],
+        ["status"],
+    ),
     ("certificates.k8s.io", "v1", "certificatesigningrequests", False, ["csr"], [], ["status"]),
 ]
 

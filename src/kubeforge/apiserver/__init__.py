@@ -16,7 +16,11 @@ and its protobuf form, ``tables``) read the ``Registry``. Patches are
 ``patching`` (JSON, merge) and ``smp`` (strategic merge); server-side apply and
 managedFields are ``apply`` over the ``ssa`` package. The second set of built-ins is
 ``builtins`` (which strategy a kind gets) over ``builtins_apps``/``_core``/``_rbac``/
-``_admission``. Every request passes ``access`` (``authn`` tokens and impersonation,
+``_admission``; every other GA kind is listed in ``builtins_catalog`` with its rules in
+``builtins_more``, ``builtins_batch`` (Jobs, CronJobs) and ``builtins_autoscaling`` (HPA
+v2, and v1 converted from it), its table columns in ``_printers_more``/``_printers_cluster``
+and the protobuf bodies of kubectl's typed create commands in ``_protobuf_more``.
+Every request passes ``access`` (``authn`` tokens and impersonation,
 ``rbac`` authorization, bootstrap roles in ``rbac_bootstrap``); every write passes
 ``admission`` (``webhooks``, RBAC escalation checks); ``reviews`` answers access reviews
 and token requests; ``httplog`` writes ``-v``'s one line per request.

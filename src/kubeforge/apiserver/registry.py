@@ -165,12 +165,14 @@ BUILTIN_RESOURCES: tuple[ServedResource, ...] = (
         "MutatingWebhookConfiguration",
         "mutatingwebhookconfigurations",
         namespaced=False,
+        categories=("api-extensions",),
     ),
     _builtin(
         _ADMISSION,
         "ValidatingWebhookConfiguration",
         "validatingwebhookconfigurations",
         namespaced=False,
+        categories=("api-extensions",),
     ),
     _builtin("coordination.k8s.io", "Lease", "leases"),
     _builtin(
