@@ -561,3 +561,19 @@ async def test_deleting_a_namespace_removes_its_jobs(api: Api) -> None:
             break
         await asyncio.sleep(0.02)
     assert (await api.get(f"{path}/doomed")).status == 404
+
+
+async def test_an_ingress_path_without_a_path_type_is_refused(api: Api, namespace: str) -> None:
+    backend = {"service": {"name": "web", "port": {"number": 80}}}
+    body = {
+        "metadata": {"name": "site"},
+        "spec": {
+            "rules": [{"host": "a.example", "http": {"paths": [{"path": "/", "backend": backend}]}}]
+        },
+    }
+    reply = await api.post(f"/apis/networking.k8s.io/v1/namespaces/{namespace}/ingresses", body)
+    assert reply.status == 422
+    assert reply.body["message"] == (
+        'Ingress.networking.k8s.io "site" is invalid: spec.rules[0].http.paths[0].pathType: '
+        "Required value: pathType must be specified"
+    )

@@ -213,8 +213,34 @@ class StorageClassStrategy(CatalogStrategy):
         return errors
 
 
+_PATH_TYPES = ("Exact", "ImplementationSpecific", "Prefix")
+
+
 class IngressStrategy(CatalogStrategy):
     empty_status: ClassVar[dict[str, Any]] = {"loadBalancer": {}}
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = spec_of(obj) or {}
+        errors: list[FieldError] = []
+        if not spec.get("rules") and not spec.get("defaultBackend"):
+            errors.append(
+                FieldError(
+                    "Invalid", "spec", "either `defaultBackend` or `rules` must be specified", spec
+                )
+            )
+        for i, rule in enumerate(spec.get("rules") or []):
+            paths = ((rule.get("http") or {}).get("paths") or []) if isinstance(rule, dict) else []
+            for j, path in enumerate(paths):
+                where = f"spec.rules[{i}].http.paths[{j}].pathType"
+                kind = path.get("pathType") if isinstance(path, dict) else None
+                if kind is None:
+                    errors.append(FieldError("Required", where, "pathType must be specified"))
+                elif kind not in _PATH_TYPES:
+                    supported = ", ".join(f'"{t}"' for t in _PATH_TYPES)
+                    errors.append(
+                        FieldError("NotSupported", where, f"supported values: {supported}", kind)
+                    )
+        return errors
 
 
 class NetworkPolicyStrategy(CatalogStrategy):
