@@ -302,7 +302,15 @@ FACTS = [
         ["api-extensions"],
         ["status"],
     ),
-    ("certificates.k8s.io", "v1", "certificatesigningrequests", False, ["csr"], [], ["status"]),
+    (
+        "certificates.k8s.io",
+        "v1",
+        "certificatesigningrequests",
+        False,
+        ["csr"],
+        [],
+        ["approval", "status"],
+    ),
 ]
 
 
@@ -577,3 +585,32 @@ async def test_an_ingress_path_without_a_path_type_is_refused(api: Api, namespac
         'Ingress.networking.k8s.io "site" is invalid: spec.rules[0].http.paths[0].pathType: '
         "Required value: pathType must be specified"
     )
+
+
+async def test_a_csr_approval_writes_only_its_conditions(api: Api) -> None:
+    path = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+    name = "approve-" + uuid.uuid4().hex[:6]
+    body = {
+        "apiVersion": "certificates.k8s.io/v1",
+        "kind": "CertificateSigningRequest",
+        "metadata": {"name": name},
+        "spec": {"request": CSR_REQUEST, "signerName": "example.com/signer"},
+    }
+    created = (await api.post(path, body)).body
+    approval = {
+        **created,
+        "spec": {**created["spec"], "signerName": "example.com/other"},
+        "status": {
+            "conditions": [{"type": "Approved", "status": "True", "reason": "Test"}],
+            "certificate": "aGk=",
+        },
+    }
+    approved = await api.put(f"{path}/{name}/approval", approval)
+    assert approved.status == 200
+    assert approved.body["spec"]["signerName"] == "example.com/signer"
+    assert approved.body["status"].get("certificate") is None
+    assert [c["type"] for c in approved.body["status"]["conditions"]] == ["Approved"]
+    # The main resource ignores status, as for every kind with a status subresource.
+    again = {**approved.body, "status": {"conditions": []}}
+    updated = await api.put(f"{path}/{name}", again)
+    assert [c["type"] for c in updated.body["status"]["conditions"]] == ["Approved"]

@@ -166,3 +166,55 @@ def test_the_official_client_creates_and_lists_jobs(api_client: Any, namespace: 
     assert created.spec.template.metadata.labels["job-name"] == "report"
     listed = batch.list_namespaced_job(namespace)
     assert [j.metadata.name for j in listed.items] == ["report"]
+
+
+def _certificate_request(common_name: str) -> str:
+    """A PEM certificate signing request, base64 encoded as the API carries it."""
+    import base64
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    request = x509.CertificateSigningRequestBuilder().subject_name(subject)
+    signed = request.sign(ec.generate_private_key(ec.SECP256R1()), hashes.SHA256())
+    return base64.b64encode(signed.public_bytes(serialization.Encoding.PEM)).decode()
+
+
+def test_kubectl_certificate_approve_records_the_approval(kubectl: Kubectl) -> None:
+    name = "csr-" + uuid.uuid4().hex[:8]
+    manifest = {
+        "apiVersion": "certificates.k8s.io/v1",
+        "kind": "CertificateSigningRequest",
+        "metadata": {"name": name},
+        "spec": {
+            "request": _certificate_request("jane"),
+            "signerName": "kubernetes.io/kube-apiserver-client",
+            "usages": ["client auth"],
+        },
+    }
+    kubectl.run("create", "-f", "-", stdin=json.dumps(manifest), namespaced=False)
+    pending = _rows(kubectl.run("get", "csr", name, namespaced=False))
+    assert pending[0] == [
+        "NAME",
+        "AGE",
+        "SIGNERNAME",
+        "REQUESTOR",
+        "REQUESTEDDURATION",
+        "CONDITION",
+    ]
+    assert pending[1][-1] == "Pending"
+    # The typed command PUTs a protobuf body to the /approval subresource.
+    approved = kubectl.run("certificate", "approve", name, namespaced=False)
+    assert approved.strip() == f"certificatesigningrequest.certificates.k8s.io/{name} approved"
+    csr = _json(kubectl, "csr", name, namespaced=False)
+    (condition,) = csr["status"]["conditions"]
+    assert (condition["type"], condition["status"], condition["reason"]) == (
+        "Approved",
+        "True",
+        "KubectlApprove",
+    )
+    assert csr["spec"]["request"] == manifest["spec"]["request"]  # only conditions change
+    assert _rows(kubectl.run("get", "csr", name, namespaced=False))[1][-1] == "Approved"

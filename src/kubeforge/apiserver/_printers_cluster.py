@@ -1,7 +1,7 @@
 """Server-side columns of the cluster-level GA built-ins: Ingresses and IngressClasses,
-NetworkPolicies, HPAs, PDBs, PriorityClasses, RuntimeClasses, StorageClasses and
-EndpointSlices, as ``kubectl get`` shows them from a Kubernetes 1.32 cluster
-(``pkg/printers/internalversion``).
+NetworkPolicies, HPAs, PDBs, PriorityClasses, RuntimeClasses, StorageClasses,
+EndpointSlices and CertificateSigningRequests, as ``kubectl get`` shows them from a
+Kubernetes 1.32 cluster (``pkg/printers/internalversion``).
 
 Entry point: ``PRINTERS`` (``(group, kind)`` -> ``Printer``), consulted by
 ``_printers_extra.printer_for_builtin``; the shared cell helpers are ``_printers_more``'s.
@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from kubeforge.apiserver._labelselector import format_selector
-from kubeforge.apiserver._printers import AGE_COLUMN, Printer, column
+from kubeforge.apiserver._printers import AGE_COLUMN, Printer, column, human_duration
 from kubeforge.apiserver._printers_more import (
     NONE,
     UNSET,
@@ -152,7 +152,46 @@ def _endpoint_slice_row(obj: dict[str, Any], now: datetime) -> list[Any]:
     ]
 
 
+def _csr_condition(obj: dict[str, Any]) -> str:
+    """Approved/Denied/Failed as the conditions say (``Pending`` when none), ``Issued``
+    added once a certificate is there."""
+    status = dict_at(obj, "status")
+    found = {
+        str(c.get("type"))
+        for c in status.get("conditions") or []
+        if isinstance(c, dict) and c.get("status", "True") == "True"
+    }
+    states = [state for state in ("Approved", "Denied", "Failed") if state in found]
+    if status.get("certificate"):
+        states.append("Issued")
+    return ",".join(states) or "Pending"
+
+
+def _csr_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec = dict_at(obj, "spec")
+    seconds = spec.get("expirationSeconds")
+    return [
+        name_of(obj),
+        created(obj, now),
+        str(spec.get("signerName") or NONE),
+        str(spec.get("username") or ""),
+        human_duration(seconds) if isinstance(seconds, int) else NONE,
+        _csr_condition(obj),
+    ]
+
+
 PRINTERS: dict[tuple[str, str], Printer] = {
+    ("certificates.k8s.io", "CertificateSigningRequest"): Printer(
+        (
+            *simple_columns(),
+            AGE_COLUMN,
+            column("SignerName", "string", "The signer asked to issue the certificate."),
+            column("Requestor", "string", "Who asked for the certificate."),
+            column("RequestedDuration", "string", "The validity asked for."),
+            column("Condition", "string", "Approved, Denied, Failed, Issued or Pending."),
+        ),
+        _csr_row,
+    ),
     ("networking.k8s.io", "Ingress"): Printer(
         (
             *simple_columns(

@@ -1,7 +1,8 @@
 """Protobuf bodies of the kinds the remaining typed kubectl commands send.
 
 ``kubectl create job|cronjob|quota|ingress|poddisruptionbudget|priorityclass`` and
-``kubectl autoscale`` post ``application/vnd.kubernetes.protobuf``. Their schemas are
+``kubectl autoscale`` post ``application/vnd.kubernetes.protobuf``, as ``kubectl certificate
+approve|deny`` put it. Their schemas are
 built from ``_protobuf_kinds``' pieces (object meta, pod templates, selectors) with the
 field numbers of ``k8s.io/api``'s ``generated.proto`` files, covering what those
 commands set; fields outside them are skipped as an unknown field would be.
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubeforge.apiserver import _protobuf_kinds as pk
+from kubeforge.apiserver import protobuf
 from kubeforge.apiserver._protobuf_kinds import KEEP, MANY, MAP, ONE, Schema
 
 __all__ = ["KINDS"]
@@ -139,6 +141,33 @@ _HPA_SPEC: Schema = {
     4: ("targetCPUUtilizationPercentage", _int, KEEP),
 }
 
+_CSR_SPEC: Schema = {
+    1: ("request", protobuf._bytes, ONE),
+    2: ("username", _string, ONE),
+    3: ("uid", _string, ONE),
+    4: ("groups", _string, MANY),
+    5: ("usages", _string, MANY),
+    6: (
+        "extra",
+        pk._entry(lambda raw: pk.decode_kind({1: ("items", _string, MANY)}, raw).get("items", [])),
+        MAP,
+    ),
+    7: ("signerName", _string, ONE),
+    8: ("expirationSeconds", _int, KEEP),
+}
+_CSR_CONDITION: Schema = {
+    1: ("type", _string, ONE),
+    2: ("reason", _string, ONE),
+    3: ("message", _string, ONE),
+    4: ("lastUpdateTime", pk._time, ONE),
+    5: ("lastTransitionTime", pk._time, ONE),
+    6: ("status", _string, ONE),
+}
+_CSR_STATUS: Schema = {
+    1: ("conditions", _message(_CSR_CONDITION), MANY),
+    2: ("certificate", protobuf._bytes, ONE),
+}
+
 KINDS: dict[tuple[str, str], Schema] = {
     **pk.KINDS,
     ("batch/v1", "Job"): pk._kind(spec=(2, _message(_JOB_SPEC), ONE)),
@@ -153,4 +182,8 @@ KINDS: dict[tuple[str, str], Schema] = {
         preemptionPolicy=(5, _string, KEEP),
     ),
     ("autoscaling/v1", "HorizontalPodAutoscaler"): pk._kind(spec=(2, _message(_HPA_SPEC), ONE)),
+    # kubectl certificate approve|deny PUTs the whole request to /approval.
+    ("certificates.k8s.io/v1", "CertificateSigningRequest"): pk._kind(
+        spec=(2, _message(_CSR_SPEC), ONE), status=(3, _message(_CSR_STATUS), ONE)
+    ),
 }

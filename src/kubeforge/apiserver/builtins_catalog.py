@@ -124,7 +124,7 @@ MORE_RESOURCES: tuple[Entry, ...] = (
         "certificatesigningrequests",
         namespaced=False,
         short=("csr",),
-        subresources=_STATUS,
+        subresources=("approval", "status"),
     ),
     Entry("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices"),
     Entry(

@@ -348,13 +348,8 @@ class Engine:
         if given_rv and given_rv != old["metadata"].get("resourceVersion"):
             raise failures.conflict(info, name)
         new["apiVersion"], new["kind"] = info.api_version, info.kind
-        if subresource == "status":
-            status_only = clone(old)
-            if "status" in new:
-                status_only["status"] = new["status"]
-            else:
-                status_only.pop("status", None)
-            new = status_only
+        if subresource in ("status", "approval"):
+            new = _status_write(subresource, new, old)
             self._normalize(strategy, new, field_validation, warnings)
         else:
             self._carry_system_metadata(new, old)
@@ -504,6 +499,26 @@ def _uid() -> str:
     raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
     text = raw.hex()
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def _status_write(subresource: str, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
+    """``old`` with what a ``/status`` write may change taken from ``new``: the whole
+    status, or for a CertificateSigningRequest's ``/approval`` only its conditions."""
+    result = clone(old)
+    status = new.get("status")
+    if subresource == "approval":
+        conditions = status.get("conditions") if isinstance(status, dict) else None
+        kept = dict(result.get("status") or {})
+        if conditions:
+            kept["conditions"] = conditions
+        else:
+            kept.pop("conditions", None)
+        result["status"] = kept
+    elif "status" in new:
+        result["status"] = status
+    else:
+        result.pop("status", None)
+    return result
 
 
 # ObjectMeta's collections are ``omitempty`` in Go: once decoded into the typed

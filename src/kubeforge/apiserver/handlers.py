@@ -359,7 +359,7 @@ class ResourceHandlers:
             return json_response(deletion.finalize_namespace(self.engine, target.name, body))
         if target.subresource == "scale":
             return await self._scale(request, target)
-        if target.subresource != "status":
+        if target.subresource not in ("status", "approval"):  # approval: CSRs only
             raise failures.resource_not_found()
         if request.method == "GET":
             obj = self.engine.get(target.served, target.namespace or "", target.name)
