@@ -161,7 +161,7 @@ def _csr_condition(obj: dict[str, Any]) -> str:
         for c in status.get("conditions") or []
         if isinstance(c, dict) and c.get("status", "True") == "True"
     }
-    states = [state for state in ("Approved", "Denied", "Failed") if state in found]
+    states: list[str] = [state for state in ("Approved", "Denied", "Failed") if state in found]
     if status.get("certificate"):
         states.append("Issued")
     return ",".join(states) or "Pending"
