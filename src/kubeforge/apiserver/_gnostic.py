@@ -29,6 +29,8 @@ from typing import Any
 import orjson
 import yaml
 
+from kubeforge.apiserver import protobuf
+
 __all__ = ["GnosticError", "decode", "encode"]
 
 
@@ -270,40 +272,15 @@ def encode(document: dict[str, Any]) -> bytes:
 
 
 def _read(data: bytes) -> list[tuple[int, int, Any]]:
-    out: list[tuple[int, int, Any]] = []
-    view = memoryview(data)
-    pos, end = 0, len(data)
-
-    def varint() -> int:
-        nonlocal pos
-        shift = result = 0
-        while True:
-            if pos >= end:
-                raise GnosticError("truncated varint")
-            byte = view[pos]
-            pos += 1
-            result |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return result
-            shift += 7
-
-    while pos < end:
-        key = varint()
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            out.append((number, wire, varint()))
-        elif wire == 1:
-            out.append((number, wire, struct.unpack("<d", view[pos : pos + 8])[0]))
-            pos += 8
-        elif wire == 2:
-            length = varint()
-            if pos + length > end:
-                raise GnosticError("truncated field")
-            out.append((number, wire, bytes(view[pos : pos + length])))
-            pos += length
-        else:
-            raise GnosticError(f"unexpected wire type {wire}")
-    return out
+    """The wire fields of ``data`` (``protobuf``'s reader), doubles unpacked."""
+    try:
+        fields = protobuf._fields(data)
+    except protobuf.ProtobufError as error:
+        raise GnosticError(str(error)) from None
+    return [
+        (number, wire, struct.unpack("<d", value)[0] if wire == 1 else value)
+        for number, wire, value in fields
+    ]
 
 
 def _decode_scalar(kind: str, raw: Any) -> Any:
