@@ -596,7 +596,11 @@ async def test_a_csr_approval_writes_only_its_conditions(api: Api) -> None:
         "metadata": {"name": name},
         "spec": {"request": CSR_REQUEST, "signerName": "example.com/signer"},
     }
-    created = (await api.post(path, body)).body
+    sent = {**body, "spec": {**body["spec"], "username": "someone-else", "groups": ["x"]}}
+    created = (await api.post(path, sent)).body
+    # The requestor is who made the request, whatever the body claims.
+    assert created["spec"]["username"] == "kubernetes-admin"
+    assert created["spec"]["groups"] == ["system:masters", "system:authenticated"]
     approval = {
         **created,
         "spec": {**created["spec"], "signerName": "example.com/other"},

@@ -206,6 +206,7 @@ def test_kubectl_certificate_approve_records_the_approval(kubectl: Kubectl) -> N
         "CONDITION",
     ]
     assert pending[1][-1] == "Pending"
+    assert pending[1][3] == "kubernetes-admin"  # the requestor, from the credentials used
     # The typed command PUTs a protobuf body to the /approval subresource.
     approved = kubectl.run("certificate", "approve", name, namespaced=False)
     assert approved.strip() == f"certificatesigningrequest.certificates.k8s.io/{name} approved"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from kubeforge.apiserver.authn import UserInfo
 from kubeforge.apiserver.builtins_apps import ReplicaSetStrategy, default_pod_template
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry import ServedResource
@@ -331,6 +332,20 @@ class EndpointSliceStrategy(CatalogStrategy):
 
 class CertificateSigningRequestStrategy(CatalogStrategy):
     extra_fields = ("spec.signerName",)
+
+    def record_requester(self, obj: dict[str, Any], user: UserInfo) -> None:
+        spec = spec_of(obj)
+        if spec is None:
+            return
+        for key in ("username", "uid", "groups", "extra"):
+            spec.pop(key, None)
+        spec["username"] = user.name
+        if user.uid:
+            spec["uid"] = user.uid
+        if user.groups:
+            spec["groups"] = list(user.groups)
+        if user.extra:
+            spec["extra"] = {key: list(values) for key, values in user.extra.items()}
 
     def default(self, obj: dict[str, Any]) -> None:
         spec = spec_of(obj)

@@ -19,6 +19,7 @@ import orjson
 from aiohttp import web
 
 from kubeforge.apiserver import deletion, failures, partial, protobuf
+from kubeforge.apiserver.access import request_user
 from kubeforge.apiserver.admission import Admission
 from kubeforge.apiserver.apply import ApplyOptions, field_manager, server_side_apply, tracker
 from kubeforge.apiserver.bodies import (
@@ -247,6 +248,8 @@ class ResourceHandlers:
         warnings: list[str] = []
         body = await self._body(request, target, warnings)
         validation = field_validation(request)
+
+        self.engine.strategy(target.served).record_requester(body, request_user(request))
 
         def attempt(dry_run: bool) -> dict[str, Any]:
             return self.engine.create(

@@ -15,6 +15,7 @@ import binascii
 import re
 from typing import Any
 
+from kubeforge.apiserver.authn import UserInfo
 from kubeforge.apiserver.failures import FieldError, bad_request, forbidden
 from kubeforge.apiserver.registry import ServedResource
 from kubeforge.apiserver.schema import prune_metadata
@@ -94,6 +95,10 @@ class Strategy:
         """Defaults and server-owned fields on a new object (status reset, ...)."""
         if self.status_subresource:
             obj.pop("status", None)
+
+    def record_requester(self, obj: dict[str, Any], user: UserInfo) -> None:
+        """Fields a create takes from the authenticated user, overriding what was sent
+        (a CertificateSigningRequest's requestor); most kinds have none."""
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         """Main-resource update: keep the stored status when it has its own subresource."""
