@@ -618,3 +618,20 @@ async def test_a_csr_approval_writes_only_its_conditions(api: Api) -> None:
     again = {**approved.body, "status": {"conditions": []}}
     updated = await api.put(f"{path}/{name}", again)
     assert [c["type"] for c in updated.body["status"]["conditions"]] == ["Approved"]
+
+
+async def test_a_replication_controller_scale_shows_its_selector(api: Api, namespace: str) -> None:
+    path = f"/api/v1/namespaces/{namespace}/replicationcontrollers"
+    body = {
+        "apiVersion": "v1",
+        "kind": "ReplicationController",
+        "metadata": {"name": "rc"},
+        "spec": {
+            "replicas": 2,
+            "template": {"metadata": {"labels": {"app": "rc"}}, "spec": {"containers": CONTAINERS}},
+        },
+    }
+    assert (await api.post(path, body)).status == 201
+    scale = (await api.get(f"{path}/rc/scale")).body
+    assert scale["spec"]["replicas"] == 2
+    assert scale["status"]["selector"] == "app=rc"

@@ -124,7 +124,7 @@ class PersistentVolumeStrategy(CatalogStrategy):
 class ReplicationControllerStrategy(ReplicaSetStrategy):
     """Like a ReplicaSet, with a plain label map for a selector (defaulted from the template)."""
 
-    scale_paths = ScalePaths(".spec.replicas", ".status.replicas", "")
+    scale_paths = ScalePaths(".spec.replicas", ".status.replicas", ".spec.selector")
     immutable_selector = False
 
     def default_spec(self, spec: dict[str, Any]) -> None:

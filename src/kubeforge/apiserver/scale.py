@@ -61,7 +61,9 @@ def to_scale(obj: dict[str, Any], paths: ScalePaths) -> dict[str, Any]:
     status: dict[str, Any] = {"replicas": int(_get(obj, paths.status_replicas) or 0)}
     if paths.label_selector:
         selector = _get(obj, paths.label_selector)
-        if isinstance(selector, dict):  # built-in workloads keep a LabelSelector object
+        if isinstance(selector, dict):  # a LabelSelector, or a ReplicationController's map
+            if selector and not {"matchLabels", "matchExpressions"} & selector.keys():
+                selector = {"matchLabels": selector}
             selector = format_selector(selector)
         if isinstance(selector, str) and selector:
             status["selector"] = selector
