@@ -45,7 +45,6 @@ import orjson
 from aiohttp import web
 
 from kubeforge.apiserver import _builtin_schemas as builtin
-from kubeforge.apiserver import _schemas_extra
 from kubeforge.apiserver._accept import MediaRange, media_ranges
 from kubeforge.apiserver._openapi_paths import resource_paths
 from kubeforge.apiserver.openapi_v2 import PROTOBUF, PROTOBUF_ANSWER, SwaggerDocuments
@@ -59,6 +58,7 @@ _LIST_META = builtin.META + "ListMeta"
 _BUILTIN_PACKAGES = {
     "": "io.k8s.api.core",
     "apiextensions.k8s.io": "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions",
+    "apiregistration.k8s.io": "io.k8s.kube-aggregator.pkg.apis.apiregistration",
 }
 
 
@@ -73,6 +73,9 @@ def schema_name(served: ServedResource, kind: str | None = None) -> str:
     info = served.info
     kind = kind or info.kind
     if served.builtin:
+        real = builtin.kind_name(info.group, info.version, kind)
+        if real is not None:
+            return real
         package = _BUILTIN_PACKAGES.get(info.group)
         if package is None:
             package = "io.k8s.api." + info.group.removesuffix(".k8s.io").split(".")[0]
@@ -85,13 +88,18 @@ def group_version_document(
     group: str, version: str, served: list[ServedResource]
 ) -> dict[str, Any]:
     """The OpenAPI 3.0 document for one group/version serving ``served``."""
-    schemas: dict[str, Any] = dict(builtin.META_SCHEMAS)
+    schemas: dict[str, Any] = {}
     paths: dict[str, Any] = {}
+    real = builtin.real_schemas()
     for item in sorted(served, key=lambda r: r.info.plural):
         name, list_name = schema_name(item), schema_name(item, item.info.list_kind)
-        schemas[name] = _kind_schema(item)
-        schemas[list_name] = _list_schema(item, name)
+        if not (item.builtin and name in real):
+            schemas[name] = _kind_schema(item)
+        if not (item.builtin and list_name in real) and "list" in item.verbs:
+            schemas[list_name] = _list_schema(item, name)
         paths.update(resource_paths(item, name, list_name))
+    # Built-in kinds, meta/v1 and every type they use come from the 1.32 definitions.
+    schemas = builtin.with_references(schemas, paths, [builtin.ref(n) for n in _kind_names(served)])
     is_crd = any(not item.builtin for item in served)
     title = "Kubernetes CRD Swagger" if is_crd else "Kubernetes"
     return {
@@ -100,6 +108,14 @@ def group_version_document(
         "paths": paths,
         "components": {"schemas": dict(sorted(schemas.items()))},
     }
+
+
+def _kind_names(served: list[ServedResource]) -> list[str]:
+    names = []
+    for item in served:
+        if item.builtin:
+            names += [schema_name(item), schema_name(item, item.info.list_kind)]
+    return names
 
 
 def _gvk(served: ServedResource, kind: str | None = None) -> dict[str, str]:
@@ -119,6 +135,7 @@ def _common_properties(served: ServedResource) -> dict[str, Any]:
 
 
 def _kind_schema(served: ServedResource) -> dict[str, Any]:
+    """A CRD's schema as written; for a built-in outside the 1.32 types, an open object."""
     if served.schema is not None:
         schema = copy.deepcopy(served.schema)
         schema.setdefault("type", "object")
@@ -126,10 +143,12 @@ def _kind_schema(served: ServedResource) -> dict[str, Any]:
         # The CRD may restrict metadata.name; clients still expect the full ObjectMeta here.
         properties.update(_common_properties(served))
     else:
-        properties = {**_common_properties(served)}
-        properties.update(_schemas_extra.kind_properties(served.info.group, served.info.kind))
-        schema = {"type": "object", "description": f"A {served.info.kind}.", "properties": {}}
-        schema["properties"] = dict(sorted(properties.items()))
+        schema = {
+            "type": "object",
+            "description": f"A {served.info.kind}.",
+            "properties": _common_properties(served),
+            "x-kubernetes-preserve-unknown-fields": True,
+        }
     schema["x-kubernetes-group-version-kind"] = [_gvk(served)]
     return schema
 

@@ -7,8 +7,8 @@ from the v2 schema of a kind before falling back to its compiled-in types. Both 
 kind up by the ``x-kubernetes-group-version-kind`` extension of ``definitions``.
 
 The document is the union of the server's v3 documents: ``components.schemas`` become
-``definitions`` (see ``_swagger_schemas`` for how schemas change on the way, and why
-built-in kinds are described from the server-side apply table), and every operation of
+``definitions`` (see ``_swagger_schemas`` for how schemas change on the way; built-in
+kinds keep the real 1.32 fields and merge keys), and every operation of
 ``paths`` keeps its ``x-kubernetes-action`` and GVK, with its request body turned into a
 ``body`` parameter and its media types into ``consumes``/``produces``.
 
@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from kubeforge.apiserver import _gnostic
-from kubeforge.apiserver._swagger_schemas import builtin_definitions, from_v3
+from kubeforge.apiserver._swagger_schemas import from_v3
 
 __all__ = ["PROTOBUF", "PROTOBUF_ANSWER", "Rendered", "SwaggerDocuments", "swagger_document"]
 
@@ -110,12 +110,11 @@ def swagger_document(documents: list[dict[str, Any]]) -> dict[str, Any]:
         for name, schema in document.get("components", {}).get("schemas", {}).items():
             if name not in converted:  # the meta/v1 schemas repeat in every document
                 converted[name] = from_v3(schema)
-    definitions = {**converted, **builtin_definitions(converted)}
     return {
         "swagger": "2.0",
         "info": {"title": "Kubernetes", "version": VERSION},
         "paths": dict(sorted(paths.items())),
-        "definitions": dict(sorted(definitions.items())),
+        "definitions": dict(sorted(converted.items())),
         "securityDefinitions": {
             "BearerToken": {
                 "type": "apiKey",
