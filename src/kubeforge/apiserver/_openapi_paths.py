@@ -16,14 +16,16 @@ from typing import Any
 from kubeforge.apiserver._builtin_schemas import META, SCALE, ref
 from kubeforge.apiserver.registry import ServedResource
 
-__all__ = ["PATCH_CONTENT_TYPES", "resource_paths"]
+__all__ = ["PATCH_CONTENT_TYPES", "STRATEGIC_MERGE_PATCH", "resource_paths"]
 
-# Deliberately without application/strategic-merge-patch+json; see kubeforge.apiserver.openapi.
+# Every resource's PATCH media types; built-in kinds add strategic merge patch (see
+# kubeforge.apiserver.openapi for why custom resources must not).
 PATCH_CONTENT_TYPES = (
     "application/apply-patch+yaml",
     "application/json-patch+json",
     "application/merge-patch+json",
 )
+STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 
 _STATUS = META + "Status"
 _SCALE_GVK = {"group": "autoscaling", "kind": "Scale", "version": "v1"}
@@ -106,9 +108,10 @@ def _body(schema: str) -> dict[str, Any]:
     return {"content": {"*/*": {"schema": ref(schema)}}, "required": True}
 
 
-def _patch_body() -> dict[str, Any]:
+def _patch_body(builtin: bool) -> dict[str, Any]:
+    types = (*PATCH_CONTENT_TYPES, STRATEGIC_MERGE_PATCH) if builtin else PATCH_CONTENT_TYPES
     return {
-        "content": {media: {"schema": ref(META + "Patch")} for media in PATCH_CONTENT_TYPES},
+        "content": {media: {"schema": ref(META + "Patch")} for media in types},
         "required": True,
     }
 
@@ -178,7 +181,7 @@ def resource_paths(served: ServedResource, schema: str, list_schema: str) -> dic
         suffix: str = "",
     ) -> dict[str, Any]:
         bodies = {"object": _body(target), "delete": _body(META + "DeleteOptions")}
-        bodies["patch"] = _patch_body()
+        bodies["patch"] = _patch_body(served.builtin)
         returns = {"object": target, "list": list_schema, "status": _STATUS}
         entry: dict[str, Any] = {}
         for verb in verbs:

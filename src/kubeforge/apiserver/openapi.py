@@ -9,15 +9,16 @@ kubectl 1.32 reads OpenAPI v3 for three things, and each shapes these documents:
   gets such an operation with its parameters inline.
 * client-side ``apply`` computes a strategic merge patch from v3 *only* when the
   PATCH operation lists ``application/strategic-merge-patch+json``. Custom
-  resources must never list it (the server answers 415). Built-ins do not list it
-  either, on purpose: our built-in schemas are shallow and carry no patch-merge
-  keys, and a patch computed from them would be wrong (a removed container would
-  silently stay). Without it kubectl uses the merge keys compiled into its own
-  types, which is exactly right.
+  resources must never list it (the server answers 415). Built-ins list it, as on
+  a real server: their schemas are Kubernetes 1.32's own (``_builtin_schemas``),
+  with every patch strategy and merge key, so the patch kubectl computes from them
+  removes a deleted container or env entry by its name.
 * ``explain`` finds the GVK on the collection or item path's operations, then the
   schema in ``components.schemas`` whose ``x-kubernetes-group-version-kind`` list
   contains it. CRD schemas are published there as written, with ``apiVersion``,
-  ``kind`` and ``metadata`` (a reference to ``ObjectMeta``) added.
+  ``kind`` and ``metadata`` (a reference to ``ObjectMeta``) added; built-in kinds,
+  the meta/v1 types and everything they refer to are the real 1.32 schemas, loaded
+  from the generated data file on the first request and cached per group/version.
 
 The index's ``serverRelativeURL`` carries a content hash: kubectl caches documents
 by URL, so the hash changes whenever a group/version's resources change.
