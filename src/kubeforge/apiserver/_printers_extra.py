@@ -17,32 +17,15 @@ from kubeforge.apiserver._labelselector import format_labels, format_selector
 from kubeforge.apiserver._printers import AGE_COLUMN, NAME_COLUMN, Printer, age, column
 from kubeforge.apiserver._printers_cluster import PRINTERS as _CLUSTER_PRINTERS
 from kubeforge.apiserver._printers_more import PRINTERS as _MORE_PRINTERS
+from kubeforge.apiserver._printers_more import created, dict_at, integer, name_of
 
 __all__ = ["printer_for_builtin"]
 
 _MAX_ENDPOINTS = 3
 
 
-def _dict(obj: Any, *keys: str) -> dict[str, Any]:
-    for key in keys:
-        obj = obj.get(key) if isinstance(obj, dict) else None
-    return obj if isinstance(obj, dict) else {}
-
-
-def _name(obj: dict[str, Any]) -> str:
-    return str(_dict(obj, "metadata").get("name") or "")
-
-
-def _created(obj: dict[str, Any], now: datetime) -> str:
-    return age(_dict(obj, "metadata").get("creationTimestamp"), now)
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 def _containers(obj: dict[str, Any]) -> tuple[str, str]:
-    containers = _dict(obj, "spec", "template", "spec").get("containers") or []
+    containers = dict_at(obj, "spec", "template", "spec").get("containers") or []
     names = [str(c.get("name") or "") for c in containers if isinstance(c, dict)]
     images = [str(c.get("image") or "") for c in containers if isinstance(c, dict)]
     return ",".join(names), ",".join(images)
@@ -56,14 +39,14 @@ _SELECTOR = column("Selector", "string", "The label selector of the pods.", prio
 
 
 def _deployment_row(obj: dict[str, Any], now: datetime) -> list[Any]:
-    spec, status = _dict(obj, "spec"), _dict(obj, "status")
+    spec, status = dict_at(obj, "spec"), dict_at(obj, "status")
     names, images = _containers(obj)
     return [
-        _name(obj),
-        f"{_int(status.get('readyReplicas'))}/{_int(spec.get('replicas'))}",
-        _int(status.get("updatedReplicas")),
-        _int(status.get("availableReplicas")),
-        _created(obj, now),
+        name_of(obj),
+        f"{integer(status.get('readyReplicas'))}/{integer(spec.get('replicas'))}",
+        integer(status.get("updatedReplicas")),
+        integer(status.get("availableReplicas")),
+        created(obj, now),
         names,
         images,
         format_selector(spec.get("selector")),
@@ -71,14 +54,14 @@ def _deployment_row(obj: dict[str, Any], now: datetime) -> list[Any]:
 
 
 def _replicaset_row(obj: dict[str, Any], now: datetime) -> list[Any]:
-    spec, status = _dict(obj, "spec"), _dict(obj, "status")
+    spec, status = dict_at(obj, "spec"), dict_at(obj, "status")
     names, images = _containers(obj)
     return [
-        _name(obj),
-        _int(spec.get("replicas")),
-        _int(status.get("replicas")),
-        _int(status.get("readyReplicas")),
-        _created(obj, now),
+        name_of(obj),
+        integer(spec.get("replicas")),
+        integer(status.get("replicas")),
+        integer(status.get("readyReplicas")),
+        created(obj, now),
         names,
         images,
         format_selector(spec.get("selector")),
@@ -86,25 +69,25 @@ def _replicaset_row(obj: dict[str, Any], now: datetime) -> list[Any]:
 
 
 def _statefulset_row(obj: dict[str, Any], now: datetime) -> list[Any]:
-    spec, status = _dict(obj, "spec"), _dict(obj, "status")
+    spec, status = dict_at(obj, "spec"), dict_at(obj, "status")
     names, images = _containers(obj)
-    ready = f"{_int(status.get('readyReplicas'))}/{_int(spec.get('replicas'))}"
-    return [_name(obj), ready, _created(obj, now), names, images]
+    ready = f"{integer(status.get('readyReplicas'))}/{integer(spec.get('replicas'))}"
+    return [name_of(obj), ready, created(obj, now), names, images]
 
 
 def _daemonset_row(obj: dict[str, Any], now: datetime) -> list[Any]:
-    spec, status = _dict(obj, "spec"), _dict(obj, "status")
+    spec, status = dict_at(obj, "spec"), dict_at(obj, "status")
     names, images = _containers(obj)
-    node_selector = _dict(obj, "spec", "template", "spec").get("nodeSelector")
+    node_selector = dict_at(obj, "spec", "template", "spec").get("nodeSelector")
     return [
-        _name(obj),
-        _int(status.get("desiredNumberScheduled")),
-        _int(status.get("currentNumberScheduled")),
-        _int(status.get("numberReady")),
-        _int(status.get("updatedNumberScheduled")),
-        _int(status.get("numberAvailable")),
+        name_of(obj),
+        integer(status.get("desiredNumberScheduled")),
+        integer(status.get("currentNumberScheduled")),
+        integer(status.get("numberReady")),
+        integer(status.get("updatedNumberScheduled")),
+        integer(status.get("numberAvailable")),
         format_labels(node_selector),
-        _created(obj, now),
+        created(obj, now),
         names,
         images,
         format_selector(spec.get("selector")),
@@ -132,7 +115,7 @@ def _endpoints(obj: dict[str, Any]) -> str:
 
 
 def _binding_row(obj: dict[str, Any], now: datetime) -> list[Any]:
-    ref = _dict(obj, "roleRef")
+    ref = dict_at(obj, "roleRef")
     subjects = [s for s in obj.get("subjects") or [] if isinstance(s, dict)]
 
     def named(kind: str) -> str:
@@ -147,9 +130,9 @@ def _binding_row(obj: dict[str, Any], now: datetime) -> list[Any]:
         return ", ".join(names)
 
     return [
-        _name(obj),
+        name_of(obj),
         f"{ref.get('kind') or ''}/{ref.get('name') or ''}",
-        _created(obj, now),
+        created(obj, now),
         named("User"),
         named("Group"),
         named("ServiceAccount"),
@@ -164,7 +147,7 @@ def _event_row(event: dict[str, Any], now: datetime) -> list[Any]:
         or event.get("eventTime")
         or event.get("deprecatedFirstTimestamp")
     )
-    regarding = _dict(event, "regarding")
+    regarding = dict_at(event, "regarding")
     target = f"{str(regarding.get('kind') or '').lower()}/{regarding.get('name') or ''}"
     note = str(event.get("note") or "").strip()
     return [age(seen, now), event.get("type") or "", event.get("reason") or "", target, note]
@@ -181,11 +164,11 @@ _BINDING_COLUMNS = (
 )
 _WEBHOOKS = Printer(
     (NAME_COLUMN, column("Webhooks", "integer", "Number of webhooks."), AGE_COLUMN),
-    lambda obj, now: [_name(obj), len(obj.get("webhooks") or []), _created(obj, now)],
+    lambda obj, now: [name_of(obj), len(obj.get("webhooks") or []), created(obj, now)],
 )
 _ROLE = Printer(
     (NAME_COLUMN, _CREATED_AT),
-    lambda obj, now: [_name(obj), _dict(obj, "metadata").get("creationTimestamp")],
+    lambda obj, now: [name_of(obj), dict_at(obj, "metadata").get("creationTimestamp")],
 )
 _RBAC = "rbac.authorization.k8s.io"
 _ADMISSION = "admissionregistration.k8s.io"
@@ -245,11 +228,11 @@ _PRINTERS: dict[tuple[str, str], Printer] = {
     ),
     ("", "ServiceAccount"): Printer(
         (NAME_COLUMN, column("Secrets", "integer", "Secrets listed."), AGE_COLUMN),
-        lambda obj, now: [_name(obj), len(obj.get("secrets") or []), _created(obj, now)],
+        lambda obj, now: [name_of(obj), len(obj.get("secrets") or []), created(obj, now)],
     ),
     ("", "Endpoints"): Printer(
         (NAME_COLUMN, column("Endpoints", "string", "Endpoints of the service."), AGE_COLUMN),
-        lambda obj, now: [_name(obj), _endpoints(obj), _created(obj, now)],
+        lambda obj, now: [name_of(obj), _endpoints(obj), created(obj, now)],
     ),
     ("events.k8s.io", "Event"): Printer(
         _printers.printer_for_builtin("", "Event").columns, _event_row

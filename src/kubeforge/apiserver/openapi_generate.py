@@ -28,16 +28,14 @@ import gzip
 import json
 import sys
 from collections.abc import Sequence
-from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
+
+from kubeforge.apiserver.ssa.generate import load_definitions
 
 __all__ = ["OUTPUT", "convert", "main", "render"]
 
 OUTPUT = Path(__file__).with_name("builtin_openapi.json.gz")
-KUBERNETES_VERSION = "1.32"
-_SOURCE = "kubernetes-validate"
-_SOURCE_VERSION = "1.37.0"
 _JSON_SCHEMA_REF = "#/$defs/"
 _V3_REF = "#/components/schemas/"
 
@@ -63,16 +61,6 @@ _ONE_OF: dict[str, dict[str, Any]] = {
         "oneOf": [{"type": "string"}, {"type": "number"}],
     },
 }
-
-
-def _load() -> dict[str, dict[str, Any]]:
-    found = metadata.version(_SOURCE)
-    if found != _SOURCE_VERSION:
-        raise RuntimeError(f"{_SOURCE}=={_SOURCE_VERSION} is needed ({found} is installed)")
-    folder = resources.files("kubernetes_validate") / "kubernetes-json-schema"
-    path = folder / f"v{KUBERNETES_VERSION}.0-local" / "_definitions.json"
-    definitions: dict[str, dict[str, Any]] = json.loads(path.read_text("utf-8"))["$defs"]
-    return definitions
 
 
 def convert(schema: Any) -> Any:
@@ -106,7 +94,7 @@ def convert(schema: Any) -> Any:
 
 def _schemas() -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name, definition in sorted(_load().items()):
+    for name, definition in sorted(load_definitions().items()):
         out[name] = _ONE_OF[name] if name in _ONE_OF else convert(definition)
     return out
 

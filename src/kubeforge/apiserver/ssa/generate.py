@@ -27,7 +27,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["OUTPUT", "main", "render"]
+__all__ = ["OUTPUT", "load_definitions", "main", "render"]
 
 OUTPUT = Path(__file__).with_name("builtin_types.json")
 KUBERNETES_VERSION = "1.32"
@@ -61,7 +61,8 @@ def _short(name: str) -> str:
     return ".".join(name.split(".")[-3:])
 
 
-def _load() -> dict[str, dict[str, Any]]:
+def load_definitions() -> dict[str, dict[str, Any]]:
+    """The Kubernetes 1.32 definitions (JSON Schema ``$defs``) of the pinned source package."""
     found = metadata.version(_SOURCE)
     if found != _SOURCE_VERSION:
         raise RuntimeError(f"{_SOURCE}=={_SOURCE_VERSION} is needed ({found} is installed)")
@@ -147,7 +148,7 @@ class _Builder:
 
 def render() -> str:
     """The table as the committed JSON text (deterministic: sorted, one type per line)."""
-    definitions = _load()
+    definitions = load_definitions()
     builder = _Builder(definitions)
     kinds: dict[str, str] = {}
     for name, definition in sorted(definitions.items()):
