@@ -60,6 +60,11 @@ async def test_an_object_stored_before_a_default_was_added_shows_it_on_get_list_
     assert created.body["spec"] == {"size": 1}
     stored_rv = created.body["metadata"]["resourceVersion"]
 
+    # A watch before the change: its ADDED line must not be replayed after it.
+    async for event in api.watch(path, resourceVersion=before, timeoutSeconds="5"):
+        assert event["object"]["spec"] == {"size": 1}
+        break
+
     current = (await api.get(f"{CRD_PATH}/{crd_name}")).body
     current["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = _schema(with_default=True)
     assert (await api.put(f"{CRD_PATH}/{crd_name}", current)).status == 200

@@ -76,6 +76,7 @@ class Engine:
     registry: Registry
     wall_clock: Callable[[], float] = time.time
     _strategies: dict[ResourceInfo, Strategy] = field(default_factory=dict)
+    _rules_versions: dict[ResourceInfo, int] = field(default_factory=dict)
 
     # --- strategies and views ---------------------------------------------------------------
 
@@ -88,9 +89,19 @@ class Engine:
 
     def set_strategy(self, served: ServedResource, strategy: Strategy) -> None:
         self._strategies[served.info] = strategy
+        self._rules_changed(served.info)
 
     def forget_strategy(self, info: ResourceInfo) -> None:
         self._strategies.pop(info, None)
+        self._rules_changed(info)
+
+    def rules_version(self, served: ServedResource) -> int:
+        """Grows whenever ``served``'s strategy is replaced (its CRD changed), so what was
+        rendered under the old rules (watch lines) is never reused under the new ones."""
+        return self._rules_versions.get(served.info, 0)
+
+    def _rules_changed(self, info: ResourceInfo) -> None:
+        self._rules_versions[info] = self._rules_versions.get(info, 0) + 1
 
     def _service_ips(self) -> set[str]:
         return {

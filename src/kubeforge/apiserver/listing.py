@@ -352,9 +352,12 @@ class Lister:
         if send_initial is False and rv in ("", "0"):
             rv = str(self.storage.revision)  # no initial events: start "now"
         # Watches that filter and render alike share the work of each event (see ``watch``).
+        # A CRD change installs a new strategy (new defaults on read): its watches and
+        # encoded lines must not be shared with those rendered under the old one.
+        rules = engine.rules_version(served)
         group = (
             served.info,
-            id(engine.strategy(served)),
+            rules,
             target.namespace,
             target.name,
             query.get("labelSelector", ""),
@@ -365,10 +368,10 @@ class Lister:
         )
         # Bookmarks take the kind the events carry; encoded lines are shared by rendering.
         kind, api_version = served.info.kind, served.info.api_version
-        cache_key = api_version if tables is None else None
+        cache_key = f"{api_version};{rules}" if tables is None else None
         if convert is not None and conversion is not None:
             kind, api_version = partial.OBJECT_KIND, conversion.api_version
-            cache_key = f"{served.info.api_version};as={kind};{api_version}"
+            cache_key = f"{served.info.api_version};{rules};as={kind};{api_version}"
         watch = WatchRequest(
             resource=storage_key(served.info),
             kind=kind,
