@@ -5,7 +5,7 @@
 ``render_module()`` and ``format_source()`` turn a plan into formatted Python.
 The built-in kinds in ``kubeforge.models`` are generated this way by
 ``python -m kubeforge.codegen.builtin``; models for custom resources use the same
-core, so both follow one set of rules (see ``kubeforge.codegen.plan``).
+core, so both follow one set of rules (see ``kubeforge.codegen.planner``).
 """
 
 from kubeforge.codegen.crd import plan_crd
@@ -16,8 +16,8 @@ from kubeforge.codegen.plan import (
     ModulePlan,
     PyType,
     TypeAlias,
-    plan_modules,
 )
+from kubeforge.codegen.planner import plan_modules
 from kubeforge.codegen.render import format_source, render_module
 
 __all__ = [

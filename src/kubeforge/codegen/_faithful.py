@@ -1,7 +1,7 @@
 """The faithful planner: models that keep every keyword of a CRD schema, for ``plan_crd``.
 
 Entry point: ``FaithfulPlanner`` (used by ``kubeforge.codegen.crd.plan_crd``). It
-plans the same classes as ``kubeforge.codegen.plan`` and adds what the built-in
+plans the same classes as ``kubeforge.codegen.planner`` and adds what the built-in
 models leave out, in the vocabulary ``kubeforge.crd.generate_crd`` reads back, so
 CRD -> models -> CRD gives the schema again:
 
@@ -25,17 +25,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubeforge.codegen.naming import attribute_name, wire_name_override
-from kubeforge.codegen.plan import (
-    _ANY,
-    _RESERVED,
-    _RESOURCE_FIELDS,
-    ClassPlan,
-    FieldPlan,
-    PyType,
-    _container,
-    _Planner,
-    _types,
-)
+from kubeforge.codegen.plan import ANY, ClassPlan, FieldPlan, PyType, container_type
+from kubeforge.codegen.planner import RESERVED, RESOURCE_FIELDS, Planner, json_types
 from kubeforge.core.resource import ResourceInfo
 
 __all__ = ["MARKERS", "FaithfulPlanner", "cel_args", "normalise", "py_literal"]
@@ -163,8 +154,8 @@ def _meta_kwargs(schema: Mapping[str, Any], keys: frozenset[str] | None = None) 
     return kwargs
 
 
-class FaithfulPlanner(_Planner):
-    """``_Planner`` that keeps every schema keyword (see the module docstring)."""
+class FaithfulPlanner(Planner):
+    """``Planner`` that keeps every schema keyword (see the module docstring)."""
 
     def resource(self, key: str, module: str, kind: str) -> ClassPlan:
         """Plan the kind's ``Resource`` class for schema ``key``, even one without properties."""
@@ -204,22 +195,22 @@ class FaithfulPlanner(_Planner):
         literal = _literal_type(schema)
         if literal is not None:
             return literal, consumed | {"enum"}, False
-        kind = _types(schema)[0]
+        kind = json_types(schema)[0]
         if schema.get("properties") or self._is_empty_object(schema):
             consumed.add("description")
             return self._inline_class(schema, owner, hint), consumed, True
         if kind == ["object"] and not isinstance(schema.get("additionalProperties"), dict):
             consumed.add("x-kubernetes-preserve-unknown-fields")
-            return _container("dict[str, Any]", _ANY, "dict"), consumed, False
+            return container_type("dict[str, Any]", ANY, "dict"), consumed, False
         if not kind and schema.get("x-kubernetes-preserve-unknown-fields"):
             consumed.add("x-kubernetes-preserve-unknown-fields")
-            return _ANY, consumed, False
+            return ANY, consumed, False
         if kind == ["array"] and isinstance(schema.get("items"), dict):
             inner = self.type_of(schema["items"], owner, f"{hint}Item")
-            return _container(f"list[{inner.expr}]", inner, "list"), consumed, False
+            return container_type(f"list[{inner.expr}]", inner, "list"), consumed, False
         if kind == ["object"]:
             inner = self.type_of(schema["additionalProperties"], owner, f"{hint}Value")
-            return _container(f"dict[str, {inner.expr}]", inner, "dict"), consumed, False
+            return container_type(f"dict[str, {inner.expr}]", inner, "dict"), consumed, False
         bare = {k: v for k, v in schema.items() if k in _STRUCTURE}
         return super().type_of(bare, owner, hint), consumed, False
 
@@ -291,9 +282,9 @@ class FaithfulPlanner(_Planner):
         # Alphabetical, as kubeforge.crd writes them: the same schema gives the same
         # source whatever order its author chose.
         for wire, prop in sorted(properties.items()):
-            if info is not None and wire in _RESOURCE_FIELDS:
+            if info is not None and wire in RESOURCE_FIELDS:
                 continue
-            attribute = attribute_name(wire, reserved=_RESERVED | {"crd"})
+            attribute = attribute_name(wire, reserved=RESERVED | {"crd"})
             if attribute in seen:
                 raise ValueError(
                     f"{name}: {wire!r} and {seen[attribute]!r} both map to {attribute}"

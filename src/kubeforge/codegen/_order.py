@@ -1,4 +1,4 @@
-"""Class order and default-factory cycles: the last step of ``kubeforge.codegen.plan``.
+"""Class order and default-factory cycles: the last step of ``kubeforge.codegen.planner``.
 
 See ``finish_modules()``. A required field of a model type defaults to an empty
 instance (``default_factory=PodSpec``), which needs two guarantees: no class builds
@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from kubeforge.codegen.plan import ClassPlan, FieldPlan, ModulePlan
+from kubeforge.codegen.plan import ClassPlan, FieldPlan, ModulePlan
 
 __all__ = ["finish_modules"]
 

@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from kubeforge.codegen import _sources
-from kubeforge.codegen.plan import External, ModulePlan, TypeAlias, plan_modules
+from kubeforge.codegen.plan import External, ModulePlan, TypeAlias
+from kubeforge.codegen.planner import plan_modules
 from kubeforge.codegen.render import docstring, format_source, render_module
 from kubeforge.core.resource import ResourceInfo
 

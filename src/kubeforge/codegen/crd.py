@@ -3,7 +3,7 @@
 One module per served version, holding the kind as a ``Resource`` (with the REST
 mapping from ``spec.names`` and ``spec.scope``) and its nested objects as models
 named by path (``FrigateSpec``, ``FrigateStatus``). Render the plans with
-``kubeforge.codegen.render_module``; the rules are those of ``kubeforge.codegen.plan``.
+``kubeforge.codegen.render_module``; the rules are those of ``kubeforge.codegen.planner``.
 
 ``faithful=True`` keeps the whole schema (enums, bounds, markers, whole
 descriptions; see ``kubeforge.codegen._faithful``) and the version's CRD options
@@ -26,7 +26,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubeforge.codegen._faithful import MARKERS, FaithfulPlanner, cel_args, py_literal
-from kubeforge.codegen.plan import External, ModulePlan, plan_modules
+from kubeforge.codegen.plan import External, ModulePlan
+from kubeforge.codegen.planner import plan_modules
 from kubeforge.core.resource import ResourceInfo
 
 __all__ = ["plan_crd"]
