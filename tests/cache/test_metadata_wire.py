@@ -35,13 +35,13 @@ class RecordingClient(Client):
         super().__init__(*args, **kwargs)
         self.received: list[bytes] = []
 
-    async def _exchange(self, *args: Any, **kwargs: Any) -> Any:
-        answer = await super()._exchange(*args, **kwargs)
+    async def exchange(self, *args: Any, **kwargs: Any) -> Any:
+        answer = await super().exchange(*args, **kwargs)
         self.received.append(answer.body)
         return answer
 
-    async def _stream(self, *args: Any, **kwargs: Any) -> AsyncIterator[bytes]:
-        async for line in super()._stream(*args, **kwargs):
+    async def stream(self, *args: Any, **kwargs: Any) -> AsyncIterator[bytes]:
+        async for line in super().stream(*args, **kwargs):
             self.received.append(line)
             yield line
 

@@ -26,14 +26,14 @@ class RecordingClient(Client):
         super().__init__(*args, **kwargs)
         self.received: list[Any] = []
 
-    async def _exchange(self, *args: Any, **kwargs: Any) -> Any:
-        answer = await super()._exchange(*args, **kwargs)
+    async def exchange(self, *args: Any, **kwargs: Any) -> Any:
+        answer = await super().exchange(*args, **kwargs)
         if answer.body:
             self.received.append(orjson.loads(answer.body))
         return answer
 
-    async def _stream(self, *args: Any, **kwargs: Any) -> AsyncIterator[bytes]:
-        async for line in super()._stream(*args, **kwargs):
+    async def stream(self, *args: Any, **kwargs: Any) -> AsyncIterator[bytes]:
+        async for line in super().stream(*args, **kwargs):
             self.received.append(orjson.loads(line))
             yield line
 

@@ -4,7 +4,9 @@ Entry point: ``Client`` (``async with Client(load_config()) as client``), then
 ``client.api(Pod, namespace=...)`` for typed objects, ``client.dynamic(info, ...)``
 for dicts, ``client.metadata(Secret, ...)`` for metadata only (``PartialObjectMetadata``
 objects), ``client.discovery.resolve("ptp")`` / ``for_kind("apps/v1", "Deployment")``
-to find a resource type, and ``client.request(...)`` for anything else.
+to find a resource type, and ``client.request(...)`` for anything else. ``Api`` and
+``Discovery`` are written against ``Requester`` (``exchange``/``stream``), the
+Protocol ``Client`` implements, so they sit below it in the import graph.
 ``to_dict``/``from_dict`` convert between the two faces without losing fields the
 models do not declare. Credentials come from ``auth_for(config)`` (token, token
 file, basic auth, exec plugin) unless ``Client(auth=...)`` is given.
@@ -26,6 +28,7 @@ from kubeforge.client.client import Client, KubernetesWarning, RequestObserver
 from kubeforge.client.convert import from_dict, to_dict
 from kubeforge.client.discovery import Discovery, KindNotFound
 from kubeforge.client.metadata import PartialObjectMetadata, is_metadata_kind, metadata_kind
+from kubeforge.client.requester import Requester
 from kubeforge.client.wire import ObjectList, WatchEvent
 
 __all__ = [
@@ -47,6 +50,7 @@ __all__ = [
     "PropagationPolicy",
     "RefreshableAuth",
     "RequestObserver",
+    "Requester",
     "WatchEvent",
     "auth_for",
     "from_dict",

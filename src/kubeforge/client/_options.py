@@ -8,12 +8,10 @@ Entry points: ``write_params()``, ``patch_content_type()``, ``delete_body()``;
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from kubeforge.client._codec import encode
-
-if TYPE_CHECKING:
-    from kubeforge.client.client import ParamValue
+from kubeforge.client.requester import ParamValue
 
 __all__ = [
     "FieldValidation",

@@ -3,9 +3,11 @@ turning failures into kubeforge errors.
 
 ``ssl_context()`` builds the ``SSLContext`` a ``Client`` uses; ``proxy_for()`` picks
 the proxy (explicit, or from the environment as client-go does);
-``identity_headers()`` are the impersonation headers; ``warnings_of()`` reads the
-server's ``Warning`` headers; ``api_error()`` turns a non-2xx answer into the
-matching ``ApiError``. Credentials live in ``kubeforge.client.auth``.
+``identity_headers()`` are the impersonation headers; ``query_params()`` the query
+string; ``warnings_of()`` reads the server's ``Warning`` headers; ``api_error()``
+turns a non-2xx answer into the matching ``ApiError`` and ``transport_error()`` a
+request that got none into ``TransportError``. Credentials live in
+``kubeforge.client.auth``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import tempfile
 import urllib.parse
 import urllib.request
 import warnings
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,6 +31,7 @@ import aiohttp
 import orjson
 from multidict import CIMultiDict, CIMultiDictProxy
 
+from kubeforge.client.requester import ParamValue
 from kubeforge.config import ClientConfig
 from kubeforge.core.errors import ApiError, ConfigError, TransportError
 from kubeforge.core.status import failure
@@ -39,7 +42,9 @@ __all__ = [
     "identity_headers",
     "lines",
     "proxy_for",
+    "query_params",
     "ssl_context",
+    "transport_error",
     "warn",
     "warnings_of",
 ]
@@ -275,3 +280,28 @@ def warn(headers: CIMultiDictProxy[str]) -> None:
     values = headers.getall("Warning", ())
     for text in warnings_of(values):
         warnings.warn(text, KubernetesWarning, stacklevel=4)
+
+
+def query_params(params: Mapping[str, ParamValue] | None) -> list[tuple[str, str]] | None:
+    """``params`` as the query pairs aiohttp sends (``None`` when there are none)."""
+    if not params:
+        return None
+    # The API server spells booleans as true/false; aiohttp refuses bools outright.
+    # A list repeats the parameter (dryRun=All, fieldSelector pieces...).
+    query: list[tuple[str, str]] = []
+    for key, value in params.items():
+        if isinstance(value, bool):
+            query.append((key, "true" if value else "false"))
+        elif isinstance(value, list):
+            query.extend((key, str(item)) for item in value)
+        else:
+            query.append((key, str(value)))
+    return query
+
+
+def transport_error(method: str, url: str, err: BaseException) -> TransportError:
+    """The ``TransportError`` for a request that got no answer (a timeout says so)."""
+    reason = str(err) or type(err).__name__
+    if isinstance(err, TimeoutError) and not str(err):
+        reason = "timed out"
+    return TransportError(f"{method} {url}: {reason}")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from kubeforge.client._codec import Codec, encode
 from kubeforge.client._options import (
@@ -33,12 +33,10 @@ from kubeforge.client._options import (
 )
 from kubeforge.client._paths import collection_path, object_path
 from kubeforge.client._scale import ScaleVerbs
+from kubeforge.client.requester import ParamValue, Requester
 from kubeforge.client.wire import ObjectList, WatchEvent
 from kubeforge.core.objects import name_of, namespace_of
 from kubeforge.core.resource import Resource, ResourceInfo
-
-if TYPE_CHECKING:
-    from kubeforge.client.client import Client, ParamValue
 
 __all__ = [
     "AcceptHeaders",
@@ -73,7 +71,7 @@ class Api(ScaleVerbs, Generic[T]):
 
     def __init__(
         self,
-        client: Client,
+        client: Requester,
         info: ResourceInfo,
         codec: Codec[T],
         namespace: str | None,
@@ -187,7 +185,7 @@ class Api(ScaleVerbs, Generic[T]):
         path = collection_path(self.info, self.namespace)
         decode = self._codec.decode_event
         accept = self._accept.watch if self._accept else None
-        async for line in self.client._stream(
+        async for line in self.client.stream(
             path, params, idle_timeout=idle_timeout, accept=accept
         ):
             yield decode(line)
@@ -337,7 +335,7 @@ class Api(ScaleVerbs, Generic[T]):
             dry_run=dry_run,
         )
         params = write_params(dry_run=dry_run)
-        await self.client._send(
+        await self.client.exchange(
             "DELETE",
             path,
             params=params,
@@ -373,7 +371,7 @@ class Api(ScaleVerbs, Generic[T]):
             dry_run=dry_run,
         )
         path = collection_path(self.info, self.namespace)
-        data = await self.client._send(
+        answer = await self.client.exchange(
             "DELETE",
             path,
             params=params,
@@ -382,7 +380,7 @@ class Api(ScaleVerbs, Generic[T]):
             accept=self._accept.list if self._accept else None,
             timeout=self.timeout,
         )
-        return list(self._codec.decode_list(data).items)
+        return list(self._codec.decode_list(answer.body).items)
 
     # --- helpers ------------------------------------------------------------------------------
 
@@ -417,9 +415,10 @@ class Api(ScaleVerbs, Generic[T]):
     ) -> bytes:
         if accept is None and self._accept is not None:
             accept = self._accept.object
-        return await self.client._send(
+        answer = await self.client.exchange(
             method, path, params=params, accept=accept, timeout=self.timeout
         )
+        return answer.body
 
     async def _write(
         self,
@@ -429,7 +428,7 @@ class Api(ScaleVerbs, Generic[T]):
         content_type: str,
         params: dict[str, ParamValue],
     ) -> T:
-        answer = await self.client._send(
+        answer = await self.client.exchange(
             method,
             path,
             params=params,
@@ -438,7 +437,7 @@ class Api(ScaleVerbs, Generic[T]):
             accept=self._accept.object if self._accept else None,
             timeout=self.timeout,
         )
-        return self._codec.decode(answer)
+        return self._codec.decode(answer.body)
 
 
 def _name(obj: Any) -> str:

@@ -24,13 +24,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol, Self, TypeVar
 
 import aiohttp
 import orjson
-from multidict import CIMultiDict, CIMultiDictProxy
+from multidict import CIMultiDict
 
 from kubeforge.client._codec import DictCodec, encode, typed_codec
 from kubeforge.client._resilience import RateLimiter, RetryPolicy
@@ -40,7 +39,9 @@ from kubeforge.client._transport import (
     identity_headers,
     lines,
     proxy_for,
+    query_params,
     ssl_context,
+    transport_error,
     warn,
 )
 from kubeforge.client.api import Api
@@ -53,9 +54,9 @@ from kubeforge.client.metadata import (
     metadata_codec,
     metadata_kind,
 )
+from kubeforge.client.requester import Answer, ParamValue
 from kubeforge.config import ClientConfig
 from kubeforge.core.clock import Clock, MonotonicClock
-from kubeforge.core.errors import TransportError
 from kubeforge.core.resource import Resource, ResourceInfo
 
 __all__ = ["Client", "KubernetesWarning", "RequestObserver"]
@@ -63,8 +64,6 @@ __all__ = ["Client", "KubernetesWarning", "RequestObserver"]
 R = TypeVar("R", bound=Resource)
 
 _log = logging.getLogger("kubeforge.client")
-
-ParamValue = str | int | bool | list[str]
 
 
 class RequestObserver(Protocol):
@@ -77,13 +76,6 @@ class RequestObserver(Protocol):
     """
 
     def request_done(self, method: str, host: str, code: int | None, seconds: float) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class _Answer:
-    status: int
-    body: bytes
-    headers: CIMultiDictProxy[str]
 
 
 class Client:
@@ -197,7 +189,7 @@ class Client:
             else:
                 data = encode(body)
             content_type = content_type or "application/json"
-        raw = await self._send(
+        answer = await self.exchange(
             method.upper(),
             path,
             params=params,
@@ -205,6 +197,7 @@ class Client:
             content_type=content_type,
             timeout=timeout,
         )
+        raw = answer.body
         if not raw:
             return None
         try:
@@ -231,9 +224,9 @@ class Client:
     ) -> None:
         await self.close()
 
-    # --- primitives used by Api and Discovery ---------------------------------------------------
+    # --- the Requester primitives Api and Discovery are written against -----------------------
 
-    async def _send(
+    async def exchange(
         self,
         method: str,
         path: str,
@@ -243,35 +236,11 @@ class Client:
         content_type: str | None = None,
         accept: str | None = None,
         timeout: float | None = None,
-    ) -> bytes:
-        """One request, retried as the policy allows; the raw body of a 2xx answer, else
-        the matching ``ApiError``."""
-        answer = await self._exchange(
-            method,
-            path,
-            params=params,
-            data=data,
-            content_type=content_type,
-            accept=accept,
-            timeout=timeout,
-        )
-        return answer.body
-
-    async def _exchange(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: Mapping[str, ParamValue] | None = None,
-        data: bytes | None = None,
-        content_type: str | None = None,
-        accept: str | None = None,
-        timeout: float | None = None,
-    ) -> _Answer:
-        """``_send`` with the answer's headers; ``timeout`` (seconds) replaces
-        ``config.request_timeout`` for this request."""
+    ) -> Answer:
+        """One request, retried as the policy allows; its 2xx answer, else the matching
+        ``ApiError``. ``timeout`` (seconds) replaces ``config.request_timeout`` for it."""
         url = self.config.server + path
-        query = _query(params)
+        query = query_params(params)
         request_timeout = self._timeout
         if timeout is not None:
             request_timeout = aiohttp.ClientTimeout(
@@ -299,11 +268,11 @@ class Client:
                 ) as response:
                     status = response.status
                     body = await response.read()
-                    answer = _Answer(status, body, response.headers)
+                    answer = Answer(status, body, response.headers)
             except (aiohttp.ClientError, TimeoutError) as err:
                 delay = self._retry.after_failure(method, err, attempt)
                 if delay is None:
-                    raise _transport_error(method, url, err) from err
+                    raise transport_error(method, url, err) from err
                 _log.debug(
                     "%s %s failed (%s); retry %d in %.2fs", method, path, err, attempt, delay
                 )
@@ -333,7 +302,7 @@ class Client:
             _log.debug("%s %s -> %d; retry %d in %.2fs", method, path, error.code, attempt, delay)
             await self._clock.sleep(delay)
 
-    async def _stream(
+    async def stream(
         self,
         path: str,
         params: Mapping[str, ParamValue] | None = None,
@@ -349,7 +318,7 @@ class Client:
         ``readline()`` so that one huge object is never cut by a line-length limit.
         """
         url = self.config.server + path
-        query = _query(params)
+        query = query_params(params)
         refreshed = False
         while True:
             if self._limiter is not None:
@@ -391,7 +360,7 @@ class Client:
                 if self._observer is not None and not observed:
                     seconds = time.perf_counter() - began
                     self._observer.request_done("GET", self._host, None, seconds)
-                raise _transport_error("GET", url, err) from err
+                raise transport_error("GET", url, err) from err
 
     async def _ensure_session(self) -> aiohttp.ClientSession:
         if self._closed:
@@ -432,26 +401,3 @@ class Client:
         if accept:
             headers["Accept"] = accept
         return headers
-
-
-def _query(params: Mapping[str, ParamValue] | None) -> list[tuple[str, str]] | None:
-    if not params:
-        return None
-    # The API server spells booleans as true/false; aiohttp refuses bools outright.
-    # A list repeats the parameter (dryRun=All, fieldSelector pieces...).
-    query: list[tuple[str, str]] = []
-    for key, value in params.items():
-        if isinstance(value, bool):
-            query.append((key, "true" if value else "false"))
-        elif isinstance(value, list):
-            query.extend((key, str(item)) for item in value)
-        else:
-            query.append((key, str(value)))
-    return query
-
-
-def _transport_error(method: str, url: str, err: BaseException) -> TransportError:
-    reason = str(err) or type(err).__name__
-    if isinstance(err, TimeoutError) and not str(err):
-        reason = "timed out"
-    return TransportError(f"{method} {url}: {reason}")

@@ -22,16 +22,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from kubeforge.client._paths import group_version_path
+from kubeforge.client.requester import Requester
 from kubeforge.core.errors import ApiError, ResourceNotFound
 from kubeforge.core.resource import ResourceInfo
-
-if TYPE_CHECKING:
-    from kubeforge.client.client import Client
 
 __all__ = ["AGGREGATED_ACCEPT", "Discovery", "KindNotFound"]
 
@@ -61,7 +59,7 @@ class Discovery:
     """Cached view of the server's resource types, in discovery order (core group first,
     then groups as ``/apis`` lists them, each group's preferred version first)."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Requester) -> None:
         self._client = client
         self._cache: tuple[ResourceInfo, ...] | None = None
         self._preferred: frozenset[ResourceInfo] = frozenset()
@@ -151,7 +149,7 @@ class Discovery:
         self._generation += 1
 
     async def _root(self, path: str) -> tuple[dict[str, Any], bool]:
-        answer = await self._client._exchange("GET", path, accept=AGGREGATED_ACCEPT)
+        answer = await self._client.exchange("GET", path, accept=AGGREGATED_ACCEPT)
         aggregated = "as=APIGroupDiscoveryList" in answer.headers.get("Content-Type", "")
         body = orjson.loads(answer.body)
         return (body if isinstance(body, dict) else {}), aggregated
@@ -178,7 +176,7 @@ class Discovery:
     async def _resources_of(self, group: str, version: str) -> list[ResourceInfo]:
         path = group_version_path(group, version)
         try:
-            body = orjson.loads(await self._client._send("GET", path))
+            body = orjson.loads((await self._client.exchange("GET", path)).body)
         except ApiError as err:
             # One broken group (an aggregated API that is down) must not hide all the others;
             # kubectl likewise reports partial discovery and carries on.
