@@ -76,3 +76,36 @@ def test_an_unreachable_cluster_fails_at_once_with_one_line(tmp_path: Path) -> N
     )  # fmt: skip
     assert_one_line_error(result, "https://127.0.0.1:1/version")
     assert "abc" not in result.stderr  # the token is never printed
+
+
+def _unreachable_kubeconfig(tmp_path: Path) -> Path:
+    config = tmp_path / "kubeconfig"
+    config.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+        "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1',"
+        " insecure-skip-tls-verify: true}}]\n"
+        "contexts: [{name: c, context: {cluster: c, user: u}}]\n"
+        "users: [{name: u, user: {token: abc}}]\n"
+    )
+    return config
+
+
+def test_a_project_directory_runs_from_anywhere(tmp_path: Path) -> None:
+    frigate = Path(__file__).resolve().parents[2] / "examples" / "frigate"
+    result = kubeforge(
+        "run", str(frigate), "--kubeconfig", str(_unreachable_kubeconfig(tmp_path)),
+        "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
+        cwd=tmp_path,
+    )  # fmt: skip
+    # The project's package imported (with its absolute imports) and registered its
+    # controller; only then does the manager look for the cluster.
+    assert_one_line_error(result, "https://127.0.0.1:1/version")
+
+
+def test_a_project_naming_a_missing_package_says_so(tmp_path: Path) -> None:
+    (tmp_path / "PROJECT").write_text("layout: kubeforge.io/v1\nprojectName: x\npackage: nope\n")
+    assert_one_line_error(kubeforge("run", str(tmp_path)), "PROJECT", "'nope'", "not a package")
+
+
+def test_a_plain_directory_is_neither_package_nor_project(tmp_path: Path) -> None:
+    assert_one_line_error(kubeforge("run", str(tmp_path)), "no __init__.py", "no PROJECT file")

@@ -1,8 +1,11 @@
 """Find the controllers a ``kubeforge run TARGET`` names.
 
-A target is a module name (``my_operator.controllers``), a ``.py`` file, or a
-directory holding a package (``examples/podtoip``). It must define
-``setup(manager)``, which registers its controllers.
+A target is a module name (``my_operator.controllers``), a ``.py`` file, a
+directory holding a package (``examples/podtoip``), or a project directory made by
+``kubeforge init`` (``examples/frigate``: its ``PROJECT`` file names the package,
+imported with the project root on ``sys.path`` so the project's absolute imports
+work from any working directory). It must define ``setup(manager)``, which
+registers its controllers.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from types import ModuleType
 from typing import Any
 
 import click
+
+from kubeforge.cli._project import PROJECT_FILE, Project
 
 __all__ = ["load_module", "load_setup"]
 
@@ -32,11 +37,14 @@ def load_setup(target: str) -> Callable[[Any], None]:
 def load_module(target: str) -> ModuleType:
     """Import a module name, a ``.py`` file or a package directory."""
     path = Path(target)
+    if path.is_dir() and (path / PROJECT_FILE).is_file():
+        return _import_project(Project.load(path.resolve()))
     if path.is_dir():
         init = path / "__init__.py"
         if not init.is_file():
             raise click.ClickException(
-                f"{target}: a directory target must be a package (no __init__.py)"
+                f"{target}: a directory target must be a package (no __init__.py) "
+                f"or a kubeforge project (no {PROJECT_FILE} file)"
             )
         return _import_file(path.resolve().name, init, package_dir=path.resolve())
     if path.suffix == ".py":
@@ -47,6 +55,21 @@ def load_module(target: str) -> ModuleType:
         return importlib.import_module(target)
     except ImportError as exc:
         raise click.ClickException(f"{target}: cannot import ({exc})") from exc
+
+
+def _import_project(project: Project) -> ModuleType:
+    root = str(project.root)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    if not (project.package_dir / "__init__.py").is_file():
+        raise click.ClickException(
+            f"{project.root / PROJECT_FILE}: names the package {project.package!r}, "
+            f"but {project.package_dir} is not a package"
+        )
+    try:
+        return importlib.import_module(project.package)
+    except ImportError as exc:
+        raise click.ClickException(f"{project.package_dir}: cannot import ({exc})") from exc
 
 
 def _import_file(name: str, file: Path, *, package_dir: Path | None) -> ModuleType:

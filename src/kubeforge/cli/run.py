@@ -158,12 +158,14 @@ def run_command(
 ) -> None:
     """Run the controllers that TARGET's setup(manager) registers, until SIGINT/SIGTERM.
 
-    TARGET is a module name, a .py file, or a package directory. The process
-    exits with status 1 if it loses its leader-election lease.
+    TARGET is a module name, a .py file, a package directory, or a project
+    directory made by `kubeforge init` (its PROJECT file names the package). The
+    process exits with status 1 if it loses its leader-election lease.
 
     \b
     Examples:
       kubeforge run examples/podtoip
+      kubeforge run examples/frigate
       kubeforge run my_operator.controllers --kubeconfig ./kubeconfig --context dev
       kubeforge run my_operator --leader-elect --metrics-bind-address 0.0.0.0:8080
     """
