@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from kubeforge._version import __version__
+
 from .kf_cli import FRIGATE_API, kubeforge, new_project, one_line_error
 
 
@@ -101,6 +103,8 @@ def test_the_scaffolded_dockerfile_installs_the_package_and_runs_its_manager(
 ) -> None:
     dockerfile = (project / "Dockerfile").read_text()
     assert "COPY frigate/ frigate/" in dockerfile
-    assert "RUN pip install --no-cache-dir ." in dockerfile
+    assert 'RUN pip install --no-cache-dir "kubeforge==${KUBEFORGE_VERSION}" .' in dockerfile
+    # the kubeforge the project was made with, not whatever is newest when the image builds
+    assert f"ARG KUBEFORGE_VERSION={__version__}\n" in dockerfile
     assert 'ENTRYPOINT ["kubeforge", "run", "frigate"]' in dockerfile
     assert "USER 65532:65532" in dockerfile

@@ -53,7 +53,7 @@ CHURN_EVERY = 4.0
     "--example",
     type=click.Path(file_okay=False, exists=True),
     default=None,
-    help="The PodToIp example package (default: examples/podtoip of this checkout).",
+    help="The PodToIp example package (default: the copy installed with kubeforge).",
 )
 def demo_command(
     pod_count: int, exit_when_converged: bool, timeout: float, example: str | None
@@ -95,12 +95,17 @@ def _interrupt(signum: int, frame: object) -> None:
 def _example_dir(explicit: str | None) -> Path:
     if explicit is not None:
         return Path(explicit)
-    source_checkout = Path(__file__).resolve().parents[3] / "examples" / "podtoip"
-    for candidate in (Path.cwd() / "examples" / "podtoip", source_checkout):
+    package = Path(__file__).resolve().parents[1]
+    candidates = (
+        package / "_examples" / "podtoip",  # an installed wheel carries its own copy
+        package.parents[1] / "examples" / "podtoip",  # a source checkout (editable install)
+        Path.cwd() / "examples" / "podtoip",
+    )
+    for candidate in candidates:
         if (candidate / "__init__.py").is_file():
             return candidate
     raise click.ClickException(
-        "examples/podtoip not found: run from the kubeforge checkout or pass --example"
+        "the PodToIp example is not installed with kubeforge: pass --example DIR"
     )
 
 
