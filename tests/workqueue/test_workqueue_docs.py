@@ -10,12 +10,12 @@ import pytest
 import kubeforge.core.clock
 import kubeforge.workqueue
 import kubeforge.workqueue.queue
-import kubeforge.workqueue.ratelimit
+import kubeforge.workqueue.rate_limiters
 
 
 @pytest.mark.parametrize(
     "module",
-    [kubeforge.core.clock, kubeforge.workqueue.queue, kubeforge.workqueue.ratelimit],
+    [kubeforge.core.clock, kubeforge.workqueue.queue, kubeforge.workqueue.rate_limiters],
     ids=lambda module: module.__name__,
 )
 def test_docstring_examples_hold(module: ModuleType) -> None:

@@ -10,6 +10,10 @@ Layers, each adding to the one before:
 - ``DelayingQueue``: ``add_after(key, seconds)`` on an injected ``Clock``.
 - ``RateLimitingQueue``: ``add_rate_limited``, ``forget``, ``num_requeues`` via a ``RateLimiter``.
 
+Each layer has its module (``queue``, ``delaying``, ``rate_limiting_queue``), and
+the ``RateLimiter`` implementations theirs (``rate_limiters``), as in client-go's
+``util/workqueue`` (``rate_limiting_queue.go``, ``default_rate_limiters.go``).
+
 Metrics are reported through the ``MetricsProvider`` protocol; the default
 records nothing.
 """
@@ -24,7 +28,7 @@ from kubeforge.workqueue.metrics import (
     SettableGaugeMetric,
 )
 from kubeforge.workqueue.queue import ShutDown, WorkQueue
-from kubeforge.workqueue.ratelimit import (
+from kubeforge.workqueue.rate_limiters import (
     BucketRateLimiter,
     ItemExponentialFailureRateLimiter,
     ItemFastSlowRateLimiter,
@@ -34,7 +38,7 @@ from kubeforge.workqueue.ratelimit import (
     default_controller_rate_limiter,
     default_item_based_rate_limiter,
 )
-from kubeforge.workqueue.ratelimiting import RateLimitingQueue
+from kubeforge.workqueue.rate_limiting_queue import RateLimitingQueue
 
 __all__ = [
     "BucketRateLimiter",

@@ -11,7 +11,7 @@ from typing import TypeVar
 from kubeforge.core.clock import Clock
 from kubeforge.workqueue.delaying import DelayingQueue
 from kubeforge.workqueue.metrics import MetricsProvider
-from kubeforge.workqueue.ratelimit import RateLimiter, default_controller_rate_limiter
+from kubeforge.workqueue.rate_limiters import RateLimiter, default_controller_rate_limiter
 
 __all__ = ["RateLimitingQueue"]
 
