@@ -8,7 +8,8 @@ import msgspec
 import pytest
 from msgspec import Meta
 
-from kubeforge import Model, Resource, ResourceInfo
+from kubeforge import Model, Resource, ResourceInfo, errors
+from kubeforge.core.errors import KubeforgeError
 from kubeforge.crd import (
     CRDOptions,
     ListType,
@@ -354,3 +355,11 @@ def test_a_crd_attribute_that_is_not_crd_options_is_explained() -> None:
 
     with pytest.raises(ValueError, match=r"crd must be a CRDOptions.*without an annotation"):
         generate_crd(Odd)
+
+
+def test_a_schema_error_is_a_kubeforge_error_and_a_value_error() -> None:
+    with pytest.raises(SchemaError) as caught:
+        generate_crd(Loop)
+    assert isinstance(caught.value, KubeforgeError)
+    assert isinstance(caught.value, ValueError)
+    assert SchemaError is errors.SchemaError

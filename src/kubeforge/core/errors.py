@@ -6,6 +6,8 @@
     ├── ConfigError            a kubeconfig or in-cluster setting is missing or wrong
     ├── TransportError         the server could not be reached or the connection broke
     ├── ResourceNotFound       discovery has no such resource type (kubectl's wording)
+    ├── SchemaError            a Python type no structural CRD schema can express
+                               (also a ValueError)
     └── ApiError               the server answered with a failure ``Status``
         ├── BadRequest              400
         ├── Unauthorized            401
@@ -47,6 +49,7 @@ __all__ = [
     "NotFound",
     "RequestEntityTooLarge",
     "ResourceNotFound",
+    "SchemaError",
     "ServerTimeout",
     "ServiceUnavailable",
     "TooManyRequests",
@@ -82,6 +85,14 @@ class ResourceNotFound(KubeforgeError):
     def __init__(self, resource: str) -> None:
         super().__init__(f'the server doesn\'t have a resource type "{resource}"')
         self.resource = resource
+
+
+class SchemaError(KubeforgeError, ValueError):
+    """A Python type that a structural CRD schema cannot express (``kubeforge.crd``).
+
+    The message names the field at fault, e.g. ``children.[]: Node contains itself``.
+    Also a ``ValueError``: the class given is a wrong value for a schema.
+    """
 
 
 class ApiError(KubeforgeError):

@@ -39,6 +39,7 @@ from typing import Annotated, Any, Literal, Union
 
 import msgspec
 
+from kubeforge.core.errors import SchemaError
 from kubeforge.core.meta import Model
 from kubeforge.crd._docs import class_description, field_descriptions
 from kubeforge.crd.markers import (
@@ -55,10 +56,6 @@ from kubeforge.crd.markers import (
 __all__ = ["SchemaError", "canonical", "model_schema", "walk"]
 
 Schema = dict[str, Any]
-
-
-class SchemaError(ValueError):
-    """A Python type that a structural CRD schema cannot express."""
 
 
 _SCALARS: dict[type, Schema] = {
