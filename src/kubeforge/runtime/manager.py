@@ -29,6 +29,7 @@ from kubeforge.runtime.leader import LeaderElectionLost, LeaderElector
 from kubeforge.runtime.metrics import CONTENT_TYPE, ManagerMetrics
 from kubeforge.runtime.options import ManagerOptions
 from kubeforge.runtime.serving import HttpServer, parse_bind_address
+from kubeforge.webhook.server import WebhookServer
 
 __all__ = ["Manager", "Runnable"]
 
@@ -127,6 +128,7 @@ class Manager:
                 on_change=lambda leading: self.metrics.set_leader(name, leading),
             )
             self.metrics.set_leader(name, False)
+        self._webhook_server: WebhookServer | None = None
         self._runnables: list[Runnable] = []
         self._launched: set[int] = set()  # id() of every runnable started
         self._names: set[str] = set()
@@ -156,6 +158,21 @@ class Manager:
     @property
     def controllers(self) -> list[Controller]:
         return [r for r in self._runnables if isinstance(r, Controller)]
+
+    @property
+    def webhook_server(self) -> WebhookServer:
+        """The HTTPS server of this manager's webhooks (controller-runtime's ``GetWebhookServer``).
+
+        Created on first use from ``options.webhook`` and checked in ``/readyz``; it
+        starts before the caches (a conversion webhook may be needed to list its kind)
+        and stops after them.
+        """
+        if self._webhook_server is None:
+            self._webhook_server = WebhookServer(
+                self.options.webhook, registry=self.metrics.registry
+            )
+            self.readyz.add("webhook", self._webhook_server.started_check)
+        return self._webhook_server
 
     def add(self, runnable: Runnable) -> None:
         """Run ``runnable`` (a ``Controller``, usually from ``Builder.complete``) with the manager.
@@ -232,6 +249,8 @@ class Manager:
         for server in (self.metrics_server, self.probe_server):
             if server is not None:
                 await server.start()
+        if self._webhook_server is not None:
+            await self._webhook_server.start()
         self.cache.start()
         if self.elector is not None:
             self._election = asyncio.create_task(self._elect(self.elector), name="leader election")
@@ -304,6 +323,8 @@ class Manager:
             await self.cache.stop()
             await self._end_election()
         finally:
+            if self._webhook_server is not None:
+                await self._webhook_server.stop()
             for server in (self.probe_server, self.metrics_server):
                 if server is not None:
                     await server.stop()

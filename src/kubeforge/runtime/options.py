@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from kubeforge.cache.factory import Kind
 from kubeforge.cache.store import Transform
 from kubeforge.runtime.leader import LeaderElectionOptions
+from kubeforge.webhook.server import WebhookServerOptions
 
 __all__ = ["ManagerOptions"]
 
@@ -50,3 +51,8 @@ class ManagerOptions:
 
     transforms: Mapping[Kind, Transform] = field(default_factory=dict)
     """Per-kind transforms; they replace ``default_transform`` for their kind."""
+
+    webhook: WebhookServerOptions = field(default_factory=WebhookServerOptions)
+    """Where ``Manager.webhook_server`` listens and finds its certificate: port 9443 and
+    ``<tmp>/k8s-webhook-server/serving-certs`` by default (controller-runtime's). The server
+    exists only once a webhook is registered, so a manager without webhooks opens no port."""
