@@ -1,11 +1,12 @@
-"""Manifests from a project's code: CRDs from its resources, a ClusterRole from its controllers.
+"""Manifests from a project's code: CRDs from its resources, RBAC from its controllers.
 
 Entry point: ``write_manifests(project)`` (what ``kubeforge generate`` and
 ``create api`` run). The project's package is imported from its root the way
 ``kubeforge run`` imports it: every ``Resource`` subclass defined under
 ``<package>/api`` becomes part of a CRD (one per kind, every version), and the
-``rbac`` rules of every module under ``<package>/controllers`` are merged into
-``config/rbac/role.yaml``. Output is deterministic, so regenerating an unchanged
+``rbac`` rules of every module under ``<package>/controllers`` are merged with
+what the package's ``setup(mgr)`` builds needs (``kubeforge.crd.needs``) into
+``config/rbac/role.yaml`` and its bindings. Output is deterministic, so regenerating an unchanged
 project changes no byte.
 """
 
@@ -22,22 +23,25 @@ from types import ModuleType
 import click
 
 from kubeforge.cli._project import Project
+from kubeforge.cli._rbac import rbac_manifests
 from kubeforge.core.resource import Resource
 from kubeforge.crd import (
     Rule,
     SchemaError,
     generate_crds,
-    generate_rbac,
     render_yaml,
     resources_in,
     rules_in,
 )
+from kubeforge.crd.needs import Need, inspect_setup, required_rules
+from kubeforge.runtime import LeaderElectionOptions, ManagerOptions
 
 __all__ = [
     "CRD_BASES",
     "ROLE_FILE",
     "collect_resources",
     "collect_rules",
+    "derived_needs",
     "import_project",
     "write_crds",
     "write_manifests",
@@ -46,6 +50,7 @@ __all__ = [
 
 CRD_BASES = Path("config") / "crd" / "bases"
 ROLE_FILE = Path("config") / "rbac" / "role.yaml"
+ROLE_BINDING_FILE = Path("config") / "rbac" / "role_binding.yaml"
 _CRD_KUSTOMIZATION = Path("config") / "crd" / "kustomization.yaml"
 
 
@@ -77,16 +82,33 @@ def write_crds(project: Project) -> list[Path]:
 
 
 def write_rbac(project: Project) -> list[Path]:
-    """``config/rbac/role.yaml``: the ClusterRole every controller's ``rbac`` rules add up to."""
-    rules = collect_rules(project)
+    """``config/rbac/role.yaml`` and ``role_binding.yaml``: the RBAC the manager's
+    controllers need (derived from ``setup(mgr)``) plus their declared ``rbac`` rules."""
+    declared = collect_rules(project)
+    needs = derived_needs(project)
     with _generation_errors():
-        role = generate_rbac(rules, name=f"{project.project_name}-manager-role")
-    role["metadata"]["labels"] = {
-        "app.kubernetes.io/name": project.project_name,
-        "app.kubernetes.io/managed-by": "kubeforge",
-    }
-    _write(project.root / ROLE_FILE, render_yaml([role]))
-    return [ROLE_FILE]
+        roles, bindings = rbac_manifests(project, declared, needs)
+    _write(project.root / ROLE_FILE, render_yaml(roles))
+    _write(project.root / ROLE_BINDING_FILE, render_yaml(bindings))
+    return [ROLE_FILE, ROLE_BINDING_FILE]
+
+
+def derived_needs(project: Project) -> list[Need]:
+    """What the project's manager needs, from its package's ``setup(mgr)``, run as deployed
+    (``--leader-elect`` on a Lease in the project's namespace); none without a ``setup``."""
+    setup = getattr(import_project(project), "setup", None)
+    if not callable(setup):
+        return []
+    election = LeaderElectionOptions(
+        lease_name=project.leader_election_id, namespace=project.namespace
+    )
+    try:
+        manager = inspect_setup(setup, ManagerOptions(leader_election=election))
+    except Exception as exc:
+        raise click.ClickException(
+            f"{_origin(exc, project.package)}: setup(mgr) failed: {type(exc).__name__}: {exc}"
+        ) from exc
+    return required_rules(manager)
 
 
 def collect_resources(project: Project) -> list[type[Resource]]:

@@ -42,7 +42,6 @@ _TEMPLATES = (
     "config/crd/kustomization.yaml",
     "config/rbac/kustomization.yaml",
     "config/rbac/service_account.yaml",
-    "config/rbac/role_binding.yaml",
     "config/rbac/leader_election_role.yaml",
     "config/rbac/leader_election_role_binding.yaml",
     "config/manager/manager.yaml",

@@ -15,6 +15,7 @@ import click
 from kubeforge._version import __version__
 from kubeforge.cli._errors import EXIT_CODES, OneLineErrors
 from kubeforge.cli.apiserver import apiserver_command
+from kubeforge.cli.check import check_command
 from kubeforge.cli.create import create_command
 from kubeforge.cli.demo import demo_command
 from kubeforge.cli.deploy import deploy_command, undeploy_command
@@ -42,6 +43,7 @@ def cli(verbose: int) -> None:
       kubeforge init --domain example.com
       kubeforge create api --group ship --version v1beta1 --kind Frigate
       kubeforge generate                   # config/crd, config/rbac from the code
+      kubeforge check rbac                 # does config/rbac grant what the code needs?
       kubeforge install                    # CRDs onto the current cluster
       kubeforge run frigate                # the manager, locally
       kubeforge docker-build --image IMG && kubeforge docker-push --image IMG
@@ -60,6 +62,7 @@ def cli(verbose: int) -> None:
 cli.add_command(init_command, "init")
 cli.add_command(create_command, "create")
 cli.add_command(generate_command, "generate")
+cli.add_command(check_command, "check")
 cli.add_command(install_command, "install")
 cli.add_command(uninstall_command, "uninstall")
 cli.add_command(run_command, "run")

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from kubeforge.cache.factory import InformerFactory, Kind
+from kubeforge.controller.blueprint import Blueprint
 from kubeforge.controller.controller import Controller, ControllerOptions
 from kubeforge.controller.handler import Mapper, enqueue_object, enqueue_owner
 from kubeforge.controller.predicate import Predicate
@@ -66,6 +67,8 @@ class Builder:
         self._filters: list[Predicate] = []
         self._options = ControllerOptions()
         self._errors: list[str] = []
+        self._writes_status = False
+        self._finalizers: tuple[str, ...] = ()
 
     def named(self, name: str) -> Builder:
         """The controller's name (unique per manager; logs and metrics use it).
@@ -83,14 +86,22 @@ class Builder:
         namespace: str | None = None,
         label_selector: str | None = None,
         metadata_only: bool = False,
+        writes_status: bool = False,
+        finalizers: Sequence[str] = (),
     ) -> Builder:
         """Reconcile objects of ``kind``: each event queues the object's own key.
 
         ``metadata_only`` watches through a metadata-only informer (handlers and
-        predicates then see ``PartialObjectMetadata`` objects).
+        predicates then see ``PartialObjectMetadata`` objects). ``writes_status``
+        and ``finalizers`` say what the reconciler writes on the object, so the
+        RBAC derived from the controller grants it (``/status``; ``update`` and
+        ``/finalizers``).
         """
         if self._for is not None:
             self._errors.append("for_() may be called only once")
+        if isinstance(finalizers, str):
+            self._errors.append("finalizers is a list of names, not one string")
+        self._writes_status, self._finalizers = writes_status, tuple(finalizers)
         self._for = _Watch(
             kind,
             enqueue_object,
@@ -195,6 +206,7 @@ class Builder:
             assert self._for is not None  # checked above
             name = _info(self._for.kind).kind.lower()
         controller = Controller(name, reconciler, options=self._options, clock=self._mgr.clock)
+        controller.blueprint = self._blueprint()
         watches = [self._for, *self._watches] if self._for is not None else self._watches
         for watch in watches:
             mapper = watch.mapper
@@ -212,3 +224,12 @@ class Builder:
             controller.watch(informer, mapper, predicates=(*self._filters, *watch.predicates))
         self._mgr.add(controller)
         return controller
+
+    def _blueprint(self) -> Blueprint:
+        return Blueprint(
+            for_=_info(self._for.kind) if self._for is not None else None,
+            owns=tuple(_info(w.kind) for w in self._watches if w.mapper is None),
+            watches=tuple(_info(w.kind) for w in self._watches if w.mapper is not None),
+            writes_status=self._writes_status,
+            finalizers=self._finalizers,
+        )

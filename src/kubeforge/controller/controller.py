@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeAlias
 
 from kubeforge.cache.informer import HandlerRegistration, Informer, wait_for_sync
+from kubeforge.controller.blueprint import Blueprint
 from kubeforge.controller.handler import EnqueueHandler, Mapper, enqueue_object
 from kubeforge.controller.predicate import Predicate
 from kubeforge.core.clock import Clock, MonotonicClock
@@ -171,6 +172,8 @@ class Controller:
         self._workers: list[asyncio.Task[None]] = []
         self._started = False
         self._stopping = False
+        self.blueprint: Blueprint | None = None
+        """What ``Builder`` built it with (``None`` for a controller made by hand)."""
         if metrics is not None:
             self.use_metrics(metrics)
 

@@ -350,6 +350,11 @@ class Manager:
             self._recorders[component] = recorder
         return recorder
 
+    @property
+    def event_recorders(self) -> list[EventRecorder]:
+        """Every recorder handed out by ``event_recorder`` (each one needs to write Events)."""
+        return list(self._recorders.values())
+
     def _server(self, name: str, address: str) -> HttpServer | None:
         bind = parse_bind_address(address)
         if bind is None:
