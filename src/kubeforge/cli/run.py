@@ -1,15 +1,20 @@
 """``kubeforge run TARGET``: run the controllers a module defines against a cluster.
 
 Takes the manager flags of a kubebuilder project's ``main.go`` (metrics and probe
-addresses, leader election), so a Python operator deploys with the same
-manifests. Entry point: ``run_command``.
+addresses, leader election, the webhook server's port and certificate directory),
+so a Python operator deploys with the same manifests. ``--local-webhooks`` serves
+the webhooks to a cluster that cannot reach the process through a Service (the
+local API server, say) with a generated certificate (``webhook.local``). Entry
+point: ``run_command``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +26,8 @@ from kubeforge.config import ClientConfig, load_config
 from kubeforge.runtime import LeaderElectionOptions, Manager, ManagerOptions
 from kubeforge.runtime.logs import install_log_context
 from kubeforge.runtime.serving import parse_bind_address
+from kubeforge.webhook import DEFAULT_CERT_DIR, DEFAULT_PORT, ServingCert, WebhookServerOptions
+from kubeforge.webhook.local import local_webhooks
 
 __all__ = ["default_leader_election_id", "parse_duration", "run_command"]
 
@@ -142,6 +149,29 @@ def default_leader_election_id(target: str) -> str:
     show_default=True,
     help="Log lines as text or one JSON object each; both carry each reconcile's context.",
 )
+@click.option(
+    "--webhook-port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="Port of the HTTPS webhook server (started only if the target registers webhooks).",
+)
+@click.option(
+    "--webhook-cert-dir",
+    "--webhook-cert-path",
+    "webhook_cert_dir",
+    default=DEFAULT_CERT_DIR,
+    show_default=True,
+    help="Directory with the webhook server's certificate; reloaded when it changes.",
+)
+@click.option("--webhook-cert-name", default="tls.crt", show_default=True, hidden=True)
+@click.option("--webhook-cert-key", default="tls.key", show_default=True, hidden=True)
+@click.option(
+    "--local-webhooks",
+    is_flag=True,
+    help="Serve the webhooks on 127.0.0.1 with a generated certificate and point the "
+    "cluster's webhook configurations and CRD conversions at them while running.",
+)
 def run_command(
     target: str,
     kubeconfig: str | None,
@@ -155,6 +185,11 @@ def run_command(
     leader_elect_renew_deadline: float,
     leader_elect_retry_period: float,
     log_format: str,
+    webhook_port: int,
+    webhook_cert_dir: str,
+    webhook_cert_name: str,
+    webhook_cert_key: str,
+    local_webhooks: bool,
 ) -> None:
     """Run the controllers that TARGET's setup(manager) registers, until SIGINT/SIGTERM.
 
@@ -168,6 +203,7 @@ def run_command(
       kubeforge run examples/frigate
       kubeforge run my_operator.controllers --kubeconfig ./kubeconfig --context dev
       kubeforge run my_operator --leader-elect --metrics-bind-address 0.0.0.0:8080
+      kubeforge run frigate --local-webhooks --kubeconfig ./kubeconfig
     """
     election = None
     if leader_elect:
@@ -181,23 +217,39 @@ def run_command(
             )
         except ValueError as err:
             raise click.UsageError(str(err)) from err
+    webhook = WebhookServerOptions(
+        port=webhook_port,
+        cert_dir=webhook_cert_dir,
+        cert_name=webhook_cert_name,
+        key_name=webhook_cert_key,
+    )
     options = ManagerOptions(
         metrics_bind_address=metrics_bind_address,
         health_probe_bind_address=health_probe_bind_address,
         leader_election=election,
+        webhook=webhook,
     )
     install_log_context(json=log_format == "json")
     with readable_errors():
         setup = load_setup(target)
         config = load_config(kubeconfig, context)
         try:
-            asyncio.run(_run(setup, config, options))
+            asyncio.run(_run(setup, config, options, local_webhooks=local_webhooks))
         except OSError as err:
             # Typically a bind address already in use.
             raise click.ClickException(str(err)) from err
 
 
-async def _run(setup: Callable[[Any], None], config: ClientConfig, options: ManagerOptions) -> None:
+async def _run(
+    setup: Callable[[Any], None],
+    config: ClientConfig,
+    options: ManagerOptions,
+    *,
+    local_webhooks: bool = False,
+) -> None:
+    if local_webhooks:
+        await _run_with_local_webhooks(setup, config, options)
+        return
     manager = Manager(config, options=options)
     setup(manager)
     # Fail at once when the cluster cannot be reached, as a controller-runtime manager
@@ -208,3 +260,16 @@ async def _run(setup: Callable[[Any], None], config: ClientConfig, options: Mana
         await manager.client.close()
         raise
     await manager.run_until_signal()
+
+
+async def _run_with_local_webhooks(
+    setup: Callable[[Any], None], config: ClientConfig, options: ManagerOptions
+) -> None:
+    with tempfile.TemporaryDirectory(prefix="kubeforge-webhook-") as cert_dir:
+        cert = ServingCert.generate(["127.0.0.1", "localhost"])
+        cert.write(Path(cert_dir))
+        webhook = replace(options.webhook, host="127.0.0.1", cert_dir=cert_dir)
+        manager = Manager(config, options=replace(options, webhook=webhook))
+        setup(manager)
+        async with local_webhooks(manager.webhook_server, config, cert):
+            await manager.run_until_signal()

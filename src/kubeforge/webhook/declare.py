@@ -128,6 +128,8 @@ class TypeWebhooks(Generic[T]):
         self.register(mgr.webhook_server)
 
     def register(self, server: WebhookServer) -> None:
+        """Serve these webhooks from ``server`` (``complete`` with the manager's)."""
+        server.declarations.append(self)
         if self.defaulter is not None:
             handler = defaulting_handler(self.resource, self.defaulter)
             server.register(

@@ -7,8 +7,9 @@ and sets ``spec.conversion`` of the CRD of every kind with a conversion to call
 ``base_url/convert``: what envtest's ``WebhookInstallOptions`` does for Go tests,
 and what cert-manager's CA injection and a Service do in a cluster.
 ``uninstall_local_webhooks`` deletes the configurations again (the CRDs keep their
-conversion until they are replaced). Used by the pytest fixture and ``kubeforge run
---local-webhooks``.
+conversion until they are replaced). ``local_webhooks(server, config, cert)`` does
+both around a block, for the webhooks registered on a server: what the pytest
+fixture and ``kubeforge run --local-webhooks`` use.
 
 Example::
 
@@ -22,12 +23,15 @@ Example::
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from kubeforge.client import Client
+from kubeforge.config import ClientConfig
 from kubeforge.core import errors
 from kubeforge.core.resource import ResourceInfo
+from kubeforge.webhook.certs import ServingCert
 from kubeforge.webhook.conversion import CONVERT_PATH
 from kubeforge.webhook.declare import (
     TypeWebhooks,
@@ -35,8 +39,9 @@ from kubeforge.webhook.declare import (
     conversion_spec,
     url_client_config,
 )
+from kubeforge.webhook.server import WebhookServer
 
-__all__ = ["install_local_webhooks", "uninstall_local_webhooks"]
+__all__ = ["install_local_webhooks", "local_webhooks", "uninstall_local_webhooks"]
 
 _GROUP = "admissionregistration.k8s.io"
 _INFOS = {
@@ -94,6 +99,35 @@ async def uninstall_local_webhooks(
         for suffix in ("mutating-webhook-configuration", "validating-webhook-configuration"):
             with contextlib.suppress(errors.NotFound):
                 await client.dynamic(info).delete(f"{name_prefix}{suffix}")
+
+
+@asynccontextmanager
+async def local_webhooks(
+    server: WebhookServer,
+    config: ClientConfig,
+    cert: ServingCert,
+    *,
+    name_prefix: str = "kubeforge-local-",
+) -> AsyncIterator[list[str]]:
+    """Start ``server`` (serving ``cert``) and point the cluster at its webhooks meanwhile.
+
+    The server must listen where the API server can reach it over ``127.0.0.1`` (the
+    address ``cert`` must cover); it keeps running after the block (its manager stops it).
+    """
+    await server.start()
+    declared = [d for d in server.declarations if isinstance(d, TypeWebhooks)]
+    async with Client(config) as client:
+        names = await install_local_webhooks(
+            client,
+            declared,
+            base_url=f"https://127.0.0.1:{server.port}",
+            ca_bundle=cert.ca_bundle,
+            name_prefix=name_prefix,
+        )
+        try:
+            yield names
+        finally:
+            await uninstall_local_webhooks(client, name_prefix=name_prefix)
 
 
 async def _create_or_replace(client: Client, info: ResourceInfo, obj: dict[str, Any]) -> None:

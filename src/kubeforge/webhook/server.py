@@ -91,6 +91,8 @@ class WebhookServer:
         self._watcher: CertWatcher | None = None
         self._started = False
         self._conversion: ConversionWebhook | None = None
+        self.declarations: list[object] = []
+        """What registered the handlers (``TypeWebhooks``), for manifests and local installs."""
         self.port: int | None = None
         """The bound port once started."""
 

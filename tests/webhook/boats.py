@@ -1,0 +1,63 @@
+"""A kind with a defaulter and a validator, used through the fixture and ``kubeforge run``.
+
+Loaded by ``kubeforge run tests/webhook/boats.py --local-webhooks`` as a file, so it
+imports nothing from the tests package.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from kubeforge.core.meta import Model
+from kubeforge.core.resource import Resource, ResourceInfo
+from kubeforge.runtime import Manager
+from kubeforge.webhook import AdmissionRequest, FieldError, Invalid, TypeWebhooks, Warnings
+
+
+class BoatSpec(Model):
+    length: int = 0
+    flag: str = ""
+
+
+class Boat(Resource):
+    info = ResourceInfo("harbor.example.com", "v1", "Boat", "boats")
+    spec: BoatSpec = msgspec.field(default_factory=BoatSpec)
+
+
+class BoatDefaulter:
+    def default(self, obj: Boat, request: AdmissionRequest) -> None:
+        obj.spec.flag = obj.spec.flag or "blue"
+        obj.metadata.annotations = {
+            **(obj.metadata.annotations or {}),
+            "harbor.example.com/admitted-by": request.user_info.username,
+            "harbor.example.com/dry-run": str(request.dry_run).lower(),
+        }
+
+
+class BoatValidator:
+    async def validate_create(self, obj: Boat, request: AdmissionRequest) -> Warnings:
+        if obj.spec.length > 30:
+            raise Invalid(obj, [FieldError.invalid("spec.length", obj.spec.length, "at most 30")])
+        return ["a boat this short may capsize"] if obj.spec.length < 3 else None
+
+    async def validate_update(self, old: Boat, obj: Boat, request: AdmissionRequest) -> Warnings:
+        if obj.spec.length != old.spec.length:
+            raise Invalid(obj, [FieldError.forbidden("spec.length", "a boat keeps its length")])
+        return None
+
+    async def validate_delete(self, obj: Boat, request: AdmissionRequest) -> Warnings:
+        if (obj.metadata.labels or {}).get("protected") == "true":
+            raise Invalid(obj, [FieldError.forbidden("metadata.labels", "the boat is protected")])
+        return None
+
+
+WEBHOOKS = TypeWebhooks(
+    Boat,
+    defaulter=BoatDefaulter(),
+    validator=BoatValidator(),
+    validate_operations=("CREATE", "UPDATE", "DELETE"),
+)
+
+
+def setup(mgr: Manager) -> None:
+    WEBHOOKS.complete(mgr)
