@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kubeforge.apiserver.storage import Event, Storage
+from kubeforge.apiserver.storage import Event, Storage, WriteFailedError
 
 _KEY = ("", "configmaps")
 
@@ -81,48 +81,59 @@ def test_without_an_event_loop_each_write_is_committed_before_it_returns(tmp_pat
     storage.close()
 
 
-async def test_a_write_the_disk_refuses_after_others_in_its_transaction_stops_the_storage(
+async def test_a_write_the_disk_refuses_undoes_its_whole_transaction_and_the_storage_goes_on(
     tmp_path: Path,
 ) -> None:
-    storage = Storage(tmp_path / "db")
+    storage = Storage(tmp_path / "db", retry_pause=0.0)
     storage.create(_KEY, _configmap("kept"))
     await storage.durable()
+    applied: list[tuple[str, str]] = []
     durable: list[int] = []
+    storage.subscribe(lambda event: applied.append((event.type, event.object["metadata"]["name"])))
     storage.subscribe_durable(lambda event: durable.append(event.revision))
     # SQLite's own quota: room for a few more pages, not for a 200 kB object.
     (pages,) = storage._db.execute("PRAGMA page_count").fetchone()
     storage._db.execute(f"PRAGMA max_page_count={pages + 4}")
 
     storage.create(_KEY, _configmap("small"))
-    with pytest.raises(sqlite3.DatabaseError):
+    with pytest.raises(WriteFailedError) as refused:
         storage.create(_KEY, _configmap("large", size=200_000))
 
-    # The transaction, "small" included, was rolled back: nobody may be told it exists.
-    with pytest.raises(sqlite3.DatabaseError):
-        await storage.durable()
-    with pytest.raises(sqlite3.DatabaseError):
-        storage.create(_KEY, _configmap("later"))
+    # The transaction, "small" included, was rolled back: nobody may be told it exists,
+    # and the server's own listeners are told it is gone again.
+    assert refused.value.disk_full and "disk" in str(refused.value)
+    assert storage.get(_KEY, "default", "small") is None
+    assert (storage.revision, storage.committed) == (1, 1)
+    assert applied == [("ADDED", "small"), ("DELETED", "small")]
+    assert storage.write_failure is refused.value
+    await storage.durable()  # nothing is pending any more
     assert durable == []
-    assert storage.committed == 1
+
+    storage._db.execute(f"PRAGMA max_page_count={pages + 1000}")  # room again
+    later = storage.create(_KEY, _configmap("later"))
+    await storage.durable()
+    assert later["metadata"]["resourceVersion"] == "2"
+    assert durable == [2] and storage.write_failure is None
     storage.close()
     reopened = Storage(tmp_path / "db")
-    assert [o["metadata"]["name"] for o in reopened.objects(_KEY)] == ["kept"]
+    assert [o["metadata"]["name"] for o in reopened.objects(_KEY)] == ["kept", "later"]
     reopened.close()
 
 
-def test_a_lone_write_the_disk_refuses_changes_nothing_and_the_storage_goes_on(
-    tmp_path: Path,
-) -> None:
-    storage = Storage(tmp_path / "db")
+def test_after_a_refused_write_writes_fail_fast_for_the_retry_pause(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "db", retry_pause=3600.0)
     storage.create(_KEY, _configmap("kept"))
     (pages,) = storage._db.execute("PRAGMA page_count").fetchone()
     storage._db.execute(f"PRAGMA max_page_count={pages}")
 
-    with pytest.raises(sqlite3.DatabaseError):
+    with pytest.raises(WriteFailedError) as first:
         storage.create(_KEY, _configmap("large", size=200_000))
+    storage._db.execute(f"PRAGMA max_page_count={pages + 1000}")
 
+    # Within the pause the disk is not even tried: a control loop cannot spin on it.
+    with pytest.raises(WriteFailedError) as second:
+        storage.create(_KEY, _configmap("small"))
+    assert second.value is first.value
     assert storage.revision == storage.committed == 1
     assert storage.get(_KEY, "default", "large") is None
-    storage.create(_KEY, _configmap("small"))
-    assert storage.committed == 2
     storage.close()

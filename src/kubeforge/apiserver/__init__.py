@@ -4,7 +4,9 @@ Imports ``kubeforge.core`` only (never the client), so client bugs are not mirro
 here. Entry points: ``python -m kubeforge.apiserver`` / ``kubeforge apiserver`` (the
 click command in ``command``) and ``app.LocalServer`` for embedding in a process.
 
-Layout: ``app`` wires ``storage`` (SQLite + in-memory index, revisions, history),
+Layout: ``app`` wires ``storage`` (SQLite + in-memory index, revisions, history;
+``journal`` its transactions and failed commits; ``datadir`` the directory's lock,
+revision mark and damage checks),
 ``registry`` (what is served), ``engine`` + ``deletion`` (verb rules) with per-resource
 ``strategies``/``workloads``/``crds`` (custom resources: ``custom_resources``,
 ``schema`` with ``formats``, ``cel`` rules, ``defaulting`` on read, ``crd_validation``,

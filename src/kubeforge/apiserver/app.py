@@ -8,6 +8,12 @@ One middleware: authentication, impersonation and authorization (``access``;
 health endpoints are open); every failure becomes a ``Status`` (never a traceback:
 unexpected exceptions are logged and answered 500 ``InternalError``); and no answer
 leaves before the writes it may show are committed (``Storage.durable``).
+
+Health: ``/healthz``, ``/livez`` and ``/readyz`` are open, as the real server's are
+(its ``system:public-info-viewer`` role); each check also has its own path
+(``/readyz/etcd``), which needs a token. While writes fail (a full disk) ``/readyz``
+fails its ``etcd`` check with the real server's "reason withheld" and ``/readyz/etcd``
+says why; ``/livez`` stays ok, since a restart would not make room.
 """
 
 from __future__ import annotations
@@ -38,7 +44,7 @@ from kubeforge.apiserver.rbac_bootstrap import ClusterRoleAggregator, install_bo
 from kubeforge.apiserver.registry import Registry
 from kubeforge.apiserver.responses import add_warnings, json_response
 from kubeforge.apiserver.serviceaccounts import DefaultServiceAccounts
-from kubeforge.apiserver.storage import DEFAULT_HISTORY, Storage
+from kubeforge.apiserver.storage import DEFAULT_HISTORY, Storage, WriteFailedError
 from kubeforge.apiserver.watch import WatchHub
 from kubeforge.apiserver.webhooks import Webhooks
 
@@ -48,6 +54,7 @@ log = logging.getLogger("kubeforge.apiserver")
 
 DB_FILE = "kubeforge.db"
 _OPEN_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
+_HEALTH_CHECKS = ("ping", "etcd")
 _YOUNGEST_GENERATION = 10_000  # see _tune_collector
 _INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
@@ -68,6 +75,9 @@ class ServerOptions:
     """Seconds between BOOKMARK events on watches that allow them."""
     authorization: str = "AlwaysAllow"
     """``AlwaysAllow`` (any authenticated user may do anything) or ``RBAC``."""
+    repair_data_dir: bool = False
+    """Start from a database that lost acknowledged writes instead of refusing it (see
+    ``datadir``): revisions continue past every one handed out, and clients relist."""
     tune_garbage_collector: bool = False
     """Fit the process's garbage collector to a long-running server (``gc.freeze`` and a
     larger youngest generation). Process-wide, so only for a process that exists to run
@@ -80,7 +90,7 @@ class LocalServer:
     def __init__(self, options: ServerOptions) -> None:
         self.options = options
         path = options.data_dir / DB_FILE if options.data_dir is not None else None
-        self.storage = Storage(path, history=options.watch_history)
+        self.storage = Storage(path, history=options.watch_history, repair=options.repair_data_dir)
         self.registry = Registry()
         self.engine = Engine(self.storage, self.registry)
         self.hub = WatchHub()
@@ -151,7 +161,8 @@ class LocalServer:
         app = web.Application(middlewares=[self._middleware])
         app.on_response_prepare.append(_deprecation_warning)
         for path in _OPEN_PATHS:
-            app.router.add_get(path, _health)
+            app.router.add_get(path, self._health)
+            app.router.add_get(path + "/{check}", self._health_check)
         app.router.add_get("/", self._root)
         discovery = _optional("kubeforge.apiserver.discovery")
         if discovery is not None:
@@ -180,6 +191,35 @@ class LocalServer:
             except Exception as error:  # a failed commit is a 500, like other surprises
                 response = _failure_response(request, error)
         return response
+
+    def _failed_checks(self, endpoint: str) -> dict[str, str]:
+        """Failing checks of ``/healthz``, ``/livez`` or ``/readyz`` and why."""
+        failure = self.storage.check_writable() if endpoint == "/readyz" else None
+        return {"etcd": str(failure)} if failure is not None else {}
+
+    async def _health(self, request: web.Request) -> web.Response:
+        failed = self._failed_checks(request.path)
+        name = request.path.strip("/")
+        lines = [
+            f"[-]{check} failed: reason withheld" if check in failed else f"[+]{check} ok"
+            for check in _HEALTH_CHECKS
+        ]
+        if failed:
+            # Like the real server: always verbose on failure, the reasons only in its own
+            # log (the endpoint is public) and at the check's own path.
+            return web.Response(status=500, text="\n".join(lines) + f"\n{name} check failed\n")
+        if "verbose" in request.query:
+            return web.Response(text="\n".join(lines) + f"\n{name} check passed\n")
+        return web.Response(text="ok")
+
+    async def _health_check(self, request: web.Request) -> web.Response:
+        check = request.match_info["check"]
+        if check not in _HEALTH_CHECKS:
+            raise web.HTTPNotFound()
+        failed = self._failed_checks("/" + request.path.split("/")[1])
+        if check in failed:
+            return web.Response(status=500, text=f"internal server error: {failed[check]}\n")
+        return web.Response(text="ok")
 
     async def _root(self, request: web.Request) -> web.Response:
         paths = ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/version"]
@@ -214,13 +254,6 @@ async def _deprecation_warning(request: web.Request, response: web.StreamRespons
         add_warnings(response, [warning])
 
 
-async def _health(request: web.Request) -> web.Response:
-    if "verbose" in request.query:
-        text = "[+]ping ok\n[+]etcd ok\n" + f"{request.path.strip('/')} check passed\n"
-        return web.Response(text=text)
-    return web.Response(text="ok")
-
-
 def _optional(module: str) -> Any:
     try:
         return importlib.import_module(module)
@@ -233,6 +266,10 @@ def _failure_response(request: web.Request, failure: Exception) -> web.Response:
     are logged and answered 500 ``InternalError``)."""
     if isinstance(failure, StatusError):
         return json_response(failure.status, failure.code)
+    if isinstance(failure, WriteFailedError):
+        # What the real server answers when etcd refuses a write ("database space
+        # exceeded"): a 500 InternalError; reads and watches go on.
+        return json_response(failures.internal_error(str(failure)).status, 500)
     if isinstance(failure, web.HTTPNotFound):
         return json_response(failures.resource_not_found().status, 404)
     if isinstance(failure, web.HTTPMethodNotAllowed):

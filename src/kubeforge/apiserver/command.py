@@ -6,6 +6,10 @@ only, serves HTTPS with the CA from the data directory (or a throwaway one with
 ``--in-memory``), and writes the kubeconfig only once the socket accepts requests,
 so "the file exists" means "the server is ready". The token is never logged.
 
+A data directory serves one server at a time (a lock), and a damaged one, or one
+whose database lost acknowledged writes, is refused with one line saying how to
+recover (``datadir``); ``--repair-data-dir`` accepts what is left.
+
 Verbosity: none logs start and stop only; ``-v`` adds one line per request
 (``httplog``); ``-vv`` adds everything at debug level. ``kubeforge -v apiserver``
 counts too.
@@ -28,6 +32,7 @@ from aiohttp import web
 from kubeforge.apiserver import httplog
 from kubeforge.apiserver.app import LocalServer, ServerOptions
 from kubeforge.apiserver.authn import user_token
+from kubeforge.apiserver.datadir import DataDirError, DirectoryLock
 from kubeforge.apiserver.storage import DEFAULT_HISTORY
 from kubeforge.apiserver.tls import Credentials, write_kubeconfig
 
@@ -36,6 +41,9 @@ __all__ = ["apiserver_command", "serve"]
 log = logging.getLogger("kubeforge.apiserver")
 
 _HOST = "127.0.0.1"
+# Go's HTTP server, as kube-apiserver runs it, takes request lines and headers up to 1 MiB
+# in all; aiohttp bounds each line instead (8 KiB by default, less than some OIDC tokens).
+_MAX_HEADER_LINE = 64 * 1024
 
 
 async def serve(
@@ -49,17 +57,22 @@ async def serve(
     authorization: str = "AlwaysAllow",
     user_kubeconfigs: tuple[tuple[str, tuple[str, ...], Path], ...] = (),
     request_log: bool = False,
+    repair_data_dir: bool = False,
 ) -> None:
     """Run until SIGTERM/SIGINT; every acknowledged write is already durable when it returns.
 
     ``user_kubeconfigs`` are ``(user, groups, path)``: a kubeconfig for that user (a
     restricted one under ``authorization="RBAC"``) is written next to the admin one.
     ``request_log`` logs every request to the ``kubeforge.apiserver.http`` logger.
+    A data directory another server holds, or that is damaged, raises ``DataDirError``.
     """
     scratch: Path | None = None
+    lock: DirectoryLock | None = None
     if data_dir is None:
         # --in-memory: the CA and token live only as long as this process.
         scratch = Path(tempfile.mkdtemp(prefix="kubeforge-apiserver-"))
+    else:
+        lock = DirectoryLock.acquire(data_dir)  # before anything in it is read or created
     try:
         credentials = Credentials.load_or_create(data_dir or scratch or Path())
         server = LocalServer(
@@ -70,6 +83,7 @@ async def serve(
                 watch_history=watch_history,
                 bookmark_interval=bookmark_interval,
                 authorization=authorization,
+                repair_data_dir=repair_data_dir,
                 tune_garbage_collector=True,  # this process exists to run the server
             )
         )
@@ -80,6 +94,8 @@ async def serve(
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
+        if lock is not None:
+            lock.release()
 
 
 async def _run(
@@ -98,7 +114,14 @@ async def _run(
     logging_options: dict[str, Any] = {"access_log": None}
     if request_log:
         logging_options = httplog.enable_request_log(app)
-    runner = web.AppRunner(app, handle_signals=False, **logging_options)
+    runner = web.AppRunner(
+        app,
+        handle_signals=False,
+        logger=httplog.protocol_log,  # never quotes a malformed request (a token)
+        max_line_size=_MAX_HEADER_LINE,
+        max_field_size=_MAX_HEADER_LINE,
+        **logging_options,
+    )
     await runner.setup()
     site = web.TCPSite(
         runner, _HOST, port, ssl_context=credentials.ssl_context(), shutdown_timeout=2.0
@@ -136,6 +159,12 @@ async def _run(
     help="Directory for the database, CA, certificate and token.",
 )
 @click.option("--in-memory", is_flag=True, help="Keep nothing: no data directory.")
+@click.option(
+    "--repair-data-dir",
+    is_flag=True,
+    help="Start from a data directory whose database lost acknowledged writes (a deleted "
+    "or truncated kubeforge.db-wal) with what is left; clients relist.",
+)
 @click.option(
     "--kubeconfig",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -185,6 +214,7 @@ def apiserver_command(
     port: int,
     data_dir: Path | None,
     in_memory: bool,
+    repair_data_dir: bool,
     kubeconfig: Path | None,
     simulate_node: bool,
     watch_history: int,
@@ -227,8 +257,11 @@ def apiserver_command(
                 authorization="RBAC" if authorization.upper() == "RBAC" else "AlwaysAllow",
                 user_kubeconfigs=users,
                 request_log=verbose >= 1,
+                repair_data_dir=repair_data_dir,
             )
         )
+    except DataDirError as error:
+        raise click.ClickException(str(error)) from None
     except OSError as error:
         raise click.ClickException(
             f"cannot serve on {_HOST}:{port}: {error.strerror or error}"

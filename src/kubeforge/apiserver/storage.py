@@ -17,9 +17,15 @@ Design (see ``Storage`` for the entry point):
   commit (group commit: one WAL append instead of one per write). Nothing leaves
   the server before its commit: HTTP answers wait for ``durable()`` (the app's
   middleware), and watch streams only see events through ``subscribe_durable``.
-  A commit that fails leaves memory ahead of the disk, so the storage refuses
-  everything afterwards (fail-stop: a restart reloads what was committed). Outside
-  a loop (bootstrap, scripts) each write commits at once.
+  Outside a loop (bootstrap, scripts) each write commits at once.
+* A commit that fails (a full disk, an I/O error) is undone in memory as well: its
+  writes are answered with ``WriteFailedError`` and never seen by a client, and the
+  server's own listeners get compensating events. Reads and watches go on;
+  ``write_failure`` says why (``/readyz``), and writes are tried again once a short
+  pause has passed, so they resume when space returns. Nothing acknowledged is lost,
+  because nothing is acknowledged before its commit.
+* The data directory's guards (a lock, the revision mark that catches a lost WAL,
+  refusing a damaged file) are in ``datadir``.
 * Each event keeps the object's previous state too: watch filters need it for
   selector transitions, and ``snapshot`` undoes recent events to serve paginated
   lists at a consistent revision.
@@ -30,59 +36,50 @@ Stored objects are shared: callers must treat returned dicts as read-only and
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-__all__ = ["DEFAULT_HISTORY", "Event", "ExpiredError", "ResourceKey", "Storage", "clone"]
+from kubeforge.apiserver.datadir import (
+    MARK_FILE,
+    RevisionMark,
+    behind_error,
+    damaged_error,
+    open_database,
+)
+from kubeforge.apiserver.journal import (
+    DEFAULT_RETRY_PAUSE,
+    Event,
+    Journal,
+    ResourceKey,
+    WriteFailedError,
+)
 
-ResourceKey = tuple[str, str]
-"""``(group, plural)``: objects of every served version share one storage key."""
-
-DEFAULT_HISTORY = 5000
-"""Events kept for watch resumption; the real watch cache keeps 100..100000."""
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS objects (
-    grp TEXT NOT NULL, resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
-    rv INTEGER NOT NULL, data BLOB NOT NULL,
-    PRIMARY KEY (grp, resource, namespace, name)
-);
-CREATE TABLE IF NOT EXISTS events (
-    rv INTEGER PRIMARY KEY, type TEXT NOT NULL, grp TEXT NOT NULL, resource TEXT NOT NULL,
-    data BLOB NOT NULL, prev BLOB
-);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-"""
+__all__ = [
+    "DEFAULT_HISTORY",
+    "Event",
+    "ExpiredError",
+    "ResourceKey",
+    "Storage",
+    "WriteFailedError",
+    "clone",
+]
 
 log = logging.getLogger("kubeforge.apiserver.storage")
 
-# Delete trimmed history from SQLite in batches: one DELETE per this many events.
-_TRIM_BATCH = 256
+DEFAULT_HISTORY = 5000
+"""Events kept for watch resumption; the real watch cache keeps 100..100000."""
 
 
 def clone(obj: dict[str, Any]) -> dict[str, Any]:
     """A deep copy of a JSON object (orjson round trip: several times faster than deepcopy)."""
     result: dict[str, Any] = orjson.loads(orjson.dumps(obj))
     return result
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One committed change. ``object`` is the new state (for DELETED: the last state, new RV)."""
-
-    revision: int
-    type: str
-    resource: ResourceKey
-    object: dict[str, Any]
-    previous: dict[str, Any] | None
 
 
 class ExpiredError(Exception):
@@ -119,37 +116,66 @@ class Storage:
     order, as each write is applied (the server's own control loops); those
     registered with ``subscribe_durable`` once it is committed (what clients see).
     ``revision`` is the newest write, ``committed`` the newest durable one.
+    ``repair=True`` accepts a database that ends before the revision mark (see
+    ``datadir``) instead of refusing it.
+
+    >>> storage = Storage(None)
+    >>> storage.create(("", "configmaps"), {"metadata": {"name": "a", "namespace": "x"}})
+    {'metadata': {'name': 'a', 'namespace': 'x', 'resourceVersion': '1'}}
     """
 
-    def __init__(self, path: Path | None, *, history: int = DEFAULT_HISTORY) -> None:
+    def __init__(
+        self,
+        path: Path | None,
+        *,
+        history: int = DEFAULT_HISTORY,
+        repair: bool = False,
+        retry_pause: float = DEFAULT_RETRY_PAUSE,
+    ) -> None:
         self._history_size = max(1, history)
-        target = str(path) if path is not None else ":memory:"
-        # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per write.
-        self._db = sqlite3.connect(target, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._db = open_database(path)
+        mark = RevisionMark(path.with_name(MARK_FILE)) if path is not None else None
         self._objects: dict[ResourceKey, dict[tuple[str, str], dict[str, Any]]] = {}
         self._history: deque[Event] = deque()
         self._listeners: list[Callable[[Event], None]] = []
         self._durable_listeners: list[Callable[[Event], None]] = []
-        self._staged: list[Event] = []  # applied, in the open transaction, not yet committed
-        self._commit_scheduled = False
-        self._waiters: list[asyncio.Future[None]] = []
-        self._failure: BaseException | None = None
         self.revision = 0
-        self.committed = 0
         self.compacted = 0  # events with revision <= compacted are no longer kept
-        self._trimmed_in_db = 0
-        self._load()
+        try:
+            trimmed = self._load()
+        except (sqlite3.DatabaseError, ValueError, KeyError, TypeError) as error:
+            self._db.close()
+            assert path is not None  # an in-memory database loads nothing
+            raise damaged_error(path, error) from None
+        self._journal = Journal(
+            self._db,
+            mark,
+            committed=self.revision,
+            trimmed=trimmed,
+            on_commit=self._committed,
+            on_abort=self._undo,
+            retry_pause=retry_pause,
+        )
+        if path is not None and mark is not None:
+            self._check_mark(path, mark, repair)
+
+    @property
+    def committed(self) -> int:
+        """The newest durable revision (``revision`` may be ahead, uncommitted)."""
+        return self._journal.committed
+
+    @property
+    def write_failure(self) -> WriteFailedError | None:
+        """Why the last write failed, until one succeeds again; ``None`` when healthy."""
+        return self._journal.failure
 
     # --- loading and closing ---------------------------------------------------------------
 
-    def _load(self) -> None:
+    def _load(self) -> int:
+        """Read the stored state; returns the revision up to which SQLite's history is trimmed."""
         meta = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
         self.revision = int(meta.get("revision", 0))
-        self.compacted = int(meta.get("compacted", 0))
-        self._trimmed_in_db = self.compacted
+        self.compacted = trimmed = int(meta.get("compacted", 0))
         (newest,) = self._db.execute("SELECT MAX(rv) FROM events").fetchone()
         self.revision = max(self.revision, int(newest or 0))
         for grp, resource, rv, data in self._db.execute(
@@ -171,15 +197,38 @@ class Storage:
         else:
             # Nothing kept: only watches from the current revision can be served.
             self.compacted = self.revision
-        self.committed = self.revision
+        return trimmed
+
+    def _check_mark(self, path: Path, mark: RevisionMark, repair: bool) -> None:
+        """Refuse a database that ends before the newest revision it acknowledged."""
+        marked = mark.read()
+        if marked is not None and marked > self.revision:
+            if not repair:
+                loaded = self.revision
+                self.close()
+                raise behind_error(path, loaded, marked)
+            self._start_after(marked)
+        mark.write(self.revision)
+
+    def _start_after(self, marked: int) -> None:
+        """Keep what is stored, hand out only revisions above every one acknowledged
+        before, and let no watch resume from before: clients get 410 Gone and relist."""
+        log.warning(
+            "repairing the data directory: revisions %d..%d were lost; "
+            "continuing from %d with what is left",
+            self.revision + 1,
+            marked,
+            marked + 1,
+        )
+        self.revision = self.compacted = self._journal.committed = marked + 1
+        self._history.clear()
+        with self._db:  # one transaction
+            self._db.execute("DELETE FROM events")
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('revision', ?)", (self.revision,))
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('compacted', ?)", (marked + 1,))
 
     def close(self) -> None:
-        try:
-            if self._staged and self._failure is None:
-                self._commit()
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        finally:
-            self._db.close()
+        self._journal.close()
 
     # --- reads -----------------------------------------------------------------------------
 
@@ -228,13 +277,19 @@ class Storage:
                 current[key] = event.previous
         return [current[k] for k in sorted(current)]
 
+    def check_writable(self) -> WriteFailedError | None:
+        """``None`` when writes work; after a failure, finds out (with a tiny write, at
+        most once per retry pause) whether the disk has room again. For ``/readyz``."""
+        return self._journal.check_writable(self.revision)
+
     # --- writes ----------------------------------------------------------------------------
 
     def subscribe(self, listener: Callable[[Event], None]) -> Callable[[], None]:
         """Call ``listener(event)`` as each write is applied (before its commit, which
         is at the latest at the end of the loop iteration); returns the unsubscribe
         function. For the server's own loops: anything a client sees goes through
-        ``subscribe_durable`` or ``durable()``."""
+        ``subscribe_durable`` or ``durable()``. A commit that fails is followed by
+        events undoing its writes (revision: the last committed one)."""
         return _subscribe(self._listeners, listener)
 
     def subscribe_durable(self, listener: Callable[[Event], None]) -> Callable[[], None]:
@@ -243,15 +298,8 @@ class Storage:
 
     async def durable(self, revision: int | None = None) -> None:
         """Return once every write up to ``revision`` (default: every write so far) is
-        committed; raises the commit's error if it failed."""
-        target = self.revision if revision is None else revision
-        while self.committed < target:
-            if self._failure is not None:
-                raise self._failure
-            # A future per waiter: a cancelled waiter then cancels only its own.
-            waiter = asyncio.get_running_loop().create_future()
-            self._waiters.append(waiter)
-            await waiter
+        committed; raises ``WriteFailedError`` if its commit failed."""
+        await self._journal.durable(self.revision if revision is None else revision)
 
     def create(self, resource: ResourceKey, obj: dict[str, Any]) -> dict[str, Any]:
         """Store a new object (caller checked it is absent); sets ``resourceVersion``."""
@@ -276,113 +324,56 @@ class Storage:
         obj: dict[str, Any],
         previous: dict[str, Any] | None,
     ) -> dict[str, Any]:
-        if self._failure is not None:
-            raise self._failure
         revision = self.revision + 1
         obj["metadata"]["resourceVersion"] = str(revision)
         namespace, name = _ns_name(obj)
         data = orjson.dumps(obj)
         prev = orjson.dumps(previous) if previous is not None else None
-        db = self._db
-        if not self._staged:
-            db.execute("BEGIN")
-        try:
-            if type_ == "DELETED":
-                db.execute(
-                    "DELETE FROM objects WHERE grp=? AND resource=? AND namespace=? AND name=?",
-                    (*resource, namespace, name),
-                )
-            else:
-                db.execute(
-                    "INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?, ?)",
-                    (*resource, namespace, name, revision, data),
-                )
-            # The revision itself is not stored separately: the newest event always stays
-            # in ``events`` (trimming keeps at least one), so loading recovers it.
-            db.execute(
-                "INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)",
-                (revision, type_, *resource, data, prev),
-            )
-        except BaseException as error:
-            if self._staged:
-                self._fail(error)  # earlier writes of this transaction are lost with it
-            else:
-                db.execute("ROLLBACK")
-            raise
+        event = Event(revision, type_, resource, obj, previous)
+        self._journal.record(event, namespace, name, data, prev)
         self.revision = revision
         bucket = self._objects.setdefault(resource, {})
         if type_ == "DELETED":
             bucket.pop((namespace, name), None)
         else:
             bucket[(namespace, name)] = obj
-        event = Event(revision, type_, resource, obj, previous)
         self._history.append(event)
-        self._staged.append(event)
-        try:
-            self._trim()
-        except BaseException as error:
-            self._fail(error)
-            raise
-        self._schedule_commit()  # first: a listener that raises must not leave it uncommitted
+        while len(self._history) > self._history_size:
+            self.compacted = self._history.popleft().revision
+        self._journal.forget_until(self.compacted)
+        self._journal.schedule()  # first: a listener that raises must not leave it uncommitted
         for listener in list(self._listeners):
             listener(event)
         return obj
 
-    def _schedule_commit(self) -> None:
-        if self._commit_scheduled or not self._staged:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self._commit()  # no loop (bootstrap, scripts): durable before returning
-            return
-        self._commit_scheduled = True
-        # call_soon runs after everything already queued in this loop iteration, so the
-        # writes of requests that arrived together share this commit.
-        loop.call_soon(self._commit)
-
-    def _commit(self) -> None:
-        self._commit_scheduled = False
-        staged, self._staged = self._staged, []
-        if not staged or self._failure is not None:
-            return
-        try:
-            self._db.execute("COMMIT")
-        except BaseException as error:
-            self._fail(error)
-            return
-        # Only now, with the writes durable, does anyone outside get to see them.
-        self.committed = staged[-1].revision
-        self._wake_waiters()
-        for event in staged:
+    def _committed(self, events: list[Event]) -> None:
+        for event in events:
             for listener in list(self._durable_listeners):
                 listener(event)
 
-    def _fail(self, error: BaseException) -> None:
-        """A transaction could not be written: memory is ahead of the disk from here on."""
-        log.critical("storage: a write could not be committed; refusing every request: %s", error)
-        self._failure = error
-        self._staged = []
-        if self._db.in_transaction:
-            self._db.execute("ROLLBACK")
-        self._wake_waiters()
-
-    def _wake_waiters(self) -> None:
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
-
-    def _trim(self) -> None:
-        while len(self._history) > self._history_size:
-            self.compacted = self._history.popleft().revision
-        if self.compacted - self._trimmed_in_db >= _TRIM_BATCH:
-            # Inside the write's transaction: committed (or lost) with it.
-            self._db.execute("DELETE FROM events WHERE rv <= ?", (self.compacted,))
-            self._db.execute(
-                "INSERT OR REPLACE INTO meta VALUES ('compacted', ?)", (self.compacted,)
-            )
-            self._trimmed_in_db = self.compacted
+    def _undo(self, staged: list[Event], failure: WriteFailedError) -> None:
+        """A transaction failed: put memory back to the last commit and tell the server's
+        own listeners with events that undo each write."""
+        undone: list[Event] = []
+        committed = self._journal.committed
+        for event in reversed(staged):
+            bucket = self._objects.setdefault(event.resource, {})
+            key = _ns_name(event.object)
+            if event.type == "ADDED":
+                bucket.pop(key, None)
+                undone.append(Event(committed, "DELETED", event.resource, event.object, None))
+            elif event.previous is not None:
+                bucket[key] = event.previous
+                again = "ADDED" if event.type == "DELETED" else "MODIFIED"
+                undone.append(Event(committed, again, event.resource, event.previous, None))
+        while self._history and self._history[-1].revision > committed:
+            self._history.pop()
+        self.revision = committed
+        if not self._history:
+            self.compacted = committed
+        for event in undone:
+            for listener in list(self._listeners):
+                listener(event)
 
     def resources(self) -> Iterable[ResourceKey]:
         return list(self._objects)

@@ -162,6 +162,10 @@ class LocalApiServer:
 
     # --- introspection ---------------------------------------------------------------------
 
+    def process_id(self) -> int | None:
+        """The server process's pid while it runs."""
+        return self._process.pid if self.running and self._process is not None else None
+
     def log(self) -> str:
         """The server's output so far (it never contains the token)."""
         try:
