@@ -15,6 +15,13 @@ A watch is logged when its stream opens (``watch started``) and when it ends
 (``watch ended after 30.0s``), never once per event. Headers other than the
 User-Agent are never read, so no bearer token, client certificate or
 ``Impersonate-*`` value reaches the log, and bodies (Secret data) are never looked at.
+Query parameters that carry credentials (``?access_token=``, as some clients send a
+bearer token) are logged as ``REDACTED``.
+
+``protocol_log`` is the logger given to aiohttp's connection handler (always, at any
+verbosity): aiohttp reports a malformed request by quoting its first bytes (an
+oversized ``Authorization`` header: the whole token), so its records keep only the
+kind of error, at debug level, as Go's HTTP server (which logs none of them) would.
 """
 
 from __future__ import annotations
@@ -22,17 +29,33 @@ from __future__ import annotations
 import json
 import logging
 from typing import Any
+from urllib.parse import unquote_plus
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
+from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_request import BaseRequest
 
 from kubeforge.apiserver.access import USER_KEY
 from kubeforge.apiserver.authn import UserInfo
 
-__all__ = ["RequestLog", "enable_request_log", "format_line", "log"]
+__all__ = [
+    "SECRET_QUERY_PARAMETERS",
+    "RequestLog",
+    "enable_request_log",
+    "format_line",
+    "log",
+    "protocol_log",
+    "redact_uri",
+]
 
 log = logging.getLogger("kubeforge.apiserver.http")
+protocol_log = logging.getLogger("kubeforge.apiserver.http.protocol")
+
+SECRET_QUERY_PARAMETERS = frozenset(
+    {"access_token", "token", "id_token", "refresh_token", "password", "client_secret"}
+)
+"""Query parameters whose values are never logged (compared case-insensitively)."""
 
 _WATCH_KEY = "kubeforge.httplog.watch"
 _WATCH_VALUES = frozenset({"1", "true"})
@@ -68,7 +91,44 @@ def format_line(request: BaseRequest, status: int, outcome: str) -> str:
     if isinstance(user, UserInfo) and "Impersonate-User" in request.headers:
         name += " (impersonated)"  # the name is the identity requested, not the token's
     agent = json.dumps(request.headers.get("User-Agent", ""), ensure_ascii=False)
-    return f"{request.method} {request.raw_path} {status} {outcome} user={name} agent={agent}"
+    uri = redact_uri(request.raw_path)
+    return f"{request.method} {uri} {status} {outcome} user={name} agent={agent}"
+
+
+def redact_uri(raw_path: str) -> str:
+    """``raw_path`` with the values of credential-carrying query parameters replaced.
+
+    >>> redact_uri("/api?watch=1&access_token=s3cr3t")
+    '/api?watch=1&access_token=REDACTED'
+    """
+    path, sep, query = raw_path.partition("?")
+    if not sep:
+        return raw_path
+    parts = []
+    for part in query.split("&"):
+        key, equals, _ = part.partition("=")
+        if unquote_plus(key).lower() in SECRET_QUERY_PARAMETERS:
+            part = f"{key}=REDACTED" if equals else part
+        parts.append(part)
+    return f"{path}?{'&'.join(parts)}"
+
+
+class _WithoutRequestContent(logging.Filter):
+    """Rewrites aiohttp's reports of malformed requests to name the error only."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if not isinstance(error, HttpProcessingError):
+            return True
+        what = record.getMessage()
+        record.msg = "%s: %s (HTTP %d); its content is not logged"
+        record.args = (what, type(error).__name__, error.code)
+        record.exc_info = record.exc_text = None
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return protocol_log.isEnabledFor(logging.DEBUG)
+
+
+protocol_log.addFilter(_WithoutRequestContent())
 
 
 async def _watch_started(request: web.Request, response: web.StreamResponse) -> None:
