@@ -24,6 +24,7 @@ import click
 
 from kubeforge.cli._project import Project
 from kubeforge.cli._rbac import rbac_manifests
+from kubeforge.cli._webhook_manifests import webhook_files
 from kubeforge.core.resource import Resource
 from kubeforge.crd import (
     Rule,
@@ -35,6 +36,7 @@ from kubeforge.crd import (
 )
 from kubeforge.crd.needs import Need, inspect_setup, required_rules
 from kubeforge.runtime import LeaderElectionOptions, ManagerOptions
+from kubeforge.webhook import webhooks_in
 
 __all__ = [
     "CRD_BASES",
@@ -46,6 +48,7 @@ __all__ = [
     "write_crds",
     "write_manifests",
     "write_rbac",
+    "write_webhooks",
 ]
 
 CRD_BASES = Path("config") / "crd" / "bases"
@@ -55,8 +58,20 @@ _CRD_KUSTOMIZATION = Path("config") / "crd" / "kustomization.yaml"
 
 
 def write_manifests(project: Project) -> list[Path]:
-    """Regenerate the CRDs and the manager's ClusterRole; returns the files written."""
-    return [*write_crds(project), *write_rbac(project)]
+    """Regenerate the CRDs, the manager's ClusterRole and the webhooks' manifests;
+    returns the files written."""
+    return [*write_crds(project), *write_rbac(project), *write_webhooks(project)]
+
+
+def write_webhooks(project: Project) -> list[Path]:
+    """config/webhook, config/certmanager and the conversion patches, with their wiring
+    (see ``_webhook_manifests``), for the ``TypeWebhooks`` under ``<package>/webhooks``."""
+    modules = list(_modules(project, "webhooks"))
+    with _generation_errors():
+        files = webhook_files(project, webhooks_in(*modules))
+    for relative, text in files.items():
+        _write(project.root / relative, text)
+    return list(files)
 
 
 def write_crds(project: Project) -> list[Path]:

@@ -1,9 +1,11 @@
 """Render a project's ``config/`` the way ``kubectl kustomize`` does, for the subset it uses.
 
 Entry point: ``build(directory, images=...)``. A kustomization here may list
-``resources`` (YAML files, or directories with a kustomization of their own) and
-``images`` (``name`` -> ``newName``/``newTag``/``digest``); that is all that
-``kubeforge init`` scaffolds, so ``kubeforge deploy`` needs no kustomize binary.
+``resources`` (YAML files, or directories with a kustomization of their own),
+``images`` (``name`` -> ``newName``/``newTag``/``digest``) and ``patches`` (files
+or inline, with an optional ``target``: a list is a JSON 6902 patch, a mapping a
+strategic merge patch, as kustomize tells them apart); that is all that ``kubeforge
+init`` and ``generate`` write, so ``kubeforge deploy`` needs no kustomize binary.
 Any other field is refused with a pointer to ``kubectl kustomize``, rather than
 being ignored. Objects come out in kustomize's legacy order (namespaces and CRDs
 first, webhooks last), which is also a safe order to apply them in.
@@ -18,12 +20,20 @@ from typing import Any
 import click
 import yaml
 
+from kubeforge.apiserver.patching import (
+    PatchApplyError,
+    PatchDecodeError,
+    apply_json_patch,
+    apply_strategic_merge_patch,
+)
+
 __all__ = ["ImageOverride", "build", "parse_image", "sort_objects"]
 
 ImageOverride = Mapping[str, Any]
 
 _FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
-_KNOWN = {"apiVersion", "kind", "resources", "images"}
+_KNOWN = {"apiVersion", "kind", "resources", "images", "patches"}
+_TARGET_KEYS = {"group", "version", "kind", "name", "namespace"}
 # kustomize's legacy resource order (api/resid/gvk.go): these first, in this order ...
 _FIRST = [
     "Namespace",
@@ -124,8 +134,71 @@ def _build(directory: Path, seen: tuple[Path, ...]) -> list[dict[str, Any]]:
             objects += _load(path)
         else:
             raise click.ClickException(f"{file}: resource {entry} does not exist")
+    for entry in body.get("patches") or []:
+        _apply_patch(objects, entry, directory, file)
     _set_images(objects, list(body.get("images") or []))
     return objects
+
+
+def _apply_patch(objects: list[dict[str, Any]], entry: Any, directory: Path, file: Path) -> None:
+    """One ``patches`` entry, applied to every object its target (or its own id) selects."""
+    if not isinstance(entry, dict) or ("path" in entry) == ("patch" in entry):
+        raise click.ClickException(f"{file}: a patch needs exactly one of path and patch")
+    where = f"{file}: patch {entry.get('path') or '(inline)'}"
+    if "path" in entry:
+        documents = _load_any(directory / str(entry["path"]), where)
+    else:
+        documents = list(yaml.safe_load_all(str(entry["patch"])))
+    patch = documents[0] if len(documents) == 1 else documents
+    target = entry.get("target")
+    unknown = sorted(set(target or {}) - _TARGET_KEYS)
+    if unknown:
+        raise click.ClickException(f"{where}: target {', '.join(unknown)} not supported")
+    if isinstance(patch, list):
+        if not target:
+            raise click.ClickException(f"{where}: a JSON 6902 patch needs a target")
+    elif isinstance(patch, dict):
+        target = target or _identity(patch)
+    else:
+        raise click.ClickException(f"{where}: neither a JSON 6902 nor a strategic merge patch")
+    matched = [i for i, obj in enumerate(objects) if _selected(obj, target)]
+    if not matched:
+        raise click.ClickException(f"{where}: no resource matches {target}")
+    for index in matched:
+        try:
+            if isinstance(patch, list):
+                objects[index] = apply_json_patch(objects[index], patch)
+            else:
+                objects[index] = apply_strategic_merge_patch(objects[index], patch)
+        except (PatchApplyError, PatchDecodeError) as exc:
+            raise click.ClickException(f"{where}: {exc}") from exc
+
+
+def _identity(patch: dict[str, Any]) -> dict[str, str]:
+    group, _, version = str(patch.get("apiVersion") or "").rpartition("/")
+    name = str((patch.get("metadata") or {}).get("name") or "")
+    identity = {"group": group, "version": version, "kind": str(patch.get("kind") or "")}
+    return {**identity, "name": name} if name else identity
+
+
+def _selected(obj: dict[str, Any], target: dict[str, Any]) -> bool:
+    group, _, version = str(obj.get("apiVersion") or "").rpartition("/")
+    meta = obj.get("metadata") or {}
+    actual = {
+        "group": group,
+        "version": version,
+        "kind": obj.get("kind"),
+        "name": meta.get("name"),
+        "namespace": meta.get("namespace"),
+    }
+    return all(str(actual[key] or "") == str(value) for key, value in target.items())
+
+
+def _load_any(path: Path, where: str) -> list[Any]:
+    try:
+        return list(yaml.safe_load_all(path.read_text()))
+    except (OSError, yaml.YAMLError) as exc:
+        raise click.ClickException(f"{where}: not readable YAML ({exc})") from exc
 
 
 def _load(path: Path) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from kubeforge.cli._errors import EXIT_CODES, OneLineErrors
 from kubeforge.cli.apiserver import apiserver_command
 from kubeforge.cli.check import check_command
 from kubeforge.cli.create import create_command
+from kubeforge.cli.create_webhook import create_webhook_command
 from kubeforge.cli.demo import demo_command
 from kubeforge.cli.deploy import deploy_command, undeploy_command
 from kubeforge.cli.docker import docker_build_command, docker_push_command
@@ -42,6 +43,7 @@ def cli(verbose: int) -> None:
     A project's life, as with kubebuilder:
       kubeforge init --domain example.com
       kubeforge create api --group ship --version v1beta1 --kind Frigate
+      kubeforge create webhook --group ship --version v1beta1 --kind Frigate --defaulting
       kubeforge generate                   # config/crd, config/rbac from the code
       kubeforge check rbac                 # does config/rbac grant what the code needs?
       kubeforge install                    # CRDs onto the current cluster
@@ -61,6 +63,7 @@ def cli(verbose: int) -> None:
 
 cli.add_command(init_command, "init")
 cli.add_command(create_command, "create")
+create_command.add_command(create_webhook_command, "webhook")
 cli.add_command(generate_command, "generate")
 cli.add_command(check_command, "check")
 cli.add_command(install_command, "install")

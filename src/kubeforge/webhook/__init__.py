@@ -31,6 +31,7 @@ from kubeforge.webhook.conversion import (
     Conversion,
     ConversionError,
     ConversionWebhook,
+    copy_as,
 )
 from kubeforge.webhook.declare import (
     TypeWebhooks,
@@ -76,6 +77,7 @@ __all__ = [
     "WebhookServerOptions",
     "configurations",
     "conversion_spec",
+    "copy_as",
     "mutate_path",
     "service_client_config",
     "url_client_config",

@@ -45,7 +45,7 @@ from kubeforge.core.meta import Model, convert, to_builtins
 from kubeforge.core.resource import Resource
 from kubeforge.webhook.admission import read_json_body
 
-__all__ = ["CONVERT_PATH", "Conversion", "ConversionError", "ConversionWebhook"]
+__all__ = ["CONVERT_PATH", "Conversion", "ConversionError", "ConversionWebhook", "copy_as"]
 
 log = logging.getLogger("kubeforge.webhook.conversion")
 
@@ -54,6 +54,20 @@ CONVERT_PATH = "/convert"
 
 H = TypeVar("H", bound=Resource)
 S = TypeVar("S", bound=Resource)
+
+
+R = TypeVar("R", bound=Resource)
+
+
+def copy_as(obj: Resource, cls: type[R]) -> R:
+    """``obj`` read as ``cls``: the same fields under ``cls``'s apiVersion, unknown ones kept.
+
+    The starting point of a converter between versions that share their fields; rename,
+    split or drop fields on the result from there.
+    """
+    data = to_builtins(obj)
+    data["apiVersion"] = cls.info.api_version
+    return convert(data, cls)
 
 
 class ConversionError(Exception):

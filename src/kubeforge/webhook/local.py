@@ -92,9 +92,22 @@ async def install_local_webhooks(
 
 
 async def uninstall_local_webhooks(
-    client: Client, *, name_prefix: str = "kubeforge-local-"
+    client: Client,
+    webhooks: Iterable[TypeWebhooks[Any]] = (),
+    *,
+    name_prefix: str = "kubeforge-local-",
 ) -> None:
-    """Delete the configurations ``install_local_webhooks`` made with ``name_prefix``."""
+    """Delete the configurations ``install_local_webhooks`` made with ``name_prefix`` and
+    set the conversion of ``webhooks``' CRDs back to ``None`` (nothing would answer it)."""
+    crds = client.dynamic(_CRD)
+    for hook in webhooks:
+        if hook.conversion is not None:
+            with contextlib.suppress(errors.NotFound):
+                await crds.patch(
+                    f"{hook.info.plural}.{hook.info.group}",
+                    {"spec": {"conversion": {"strategy": "None", "webhook": None}}},
+                    patch_type="merge",
+                )
     for info in _INFOS.values():
         for suffix in ("mutating-webhook-configuration", "validating-webhook-configuration"):
             with contextlib.suppress(errors.NotFound):
@@ -127,7 +140,7 @@ async def local_webhooks(
         try:
             yield names
         finally:
-            await uninstall_local_webhooks(client, name_prefix=name_prefix)
+            await uninstall_local_webhooks(client, declared, name_prefix=name_prefix)
 
 
 async def _create_or_replace(client: Client, info: ResourceInfo, obj: dict[str, Any]) -> None:
