@@ -85,4 +85,4 @@ def test_the_example_s_own_tests_pass_on_the_local_api_server() -> None:
         env={"PYTHONPATH": str(FRIGATE), "PATH": str(BIN), "PYTHONDONTWRITEBYTECODE": "1"},
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "3 passed" in result.stdout
+    assert "4 passed" in result.stdout

@@ -14,8 +14,10 @@
 
 """Fixtures: a client of kubeforge's local API server with the project's CRDs installed.
 
-The ``kube_apiserver`` fixture comes from kubeforge's pytest plugin: a real API
-server process, shared by the session; every test gets a namespace of its own.
+The ``kube_rbac_apiserver`` fixture comes from kubeforge's pytest plugin: a real
+API server process that enforces RBAC, shared by the session (``client`` is its
+admin; ``kube_manager`` runs the manager there as its ServiceAccount). Every test
+gets a namespace of its own.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ _namespaces = itertools.count()
 
 
 @pytest.fixture
-async def client(kube_apiserver: LocalApiServer) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
+async def client(kube_rbac_apiserver: LocalApiServer) -> AsyncIterator[Client]:
+    async with Client(load_config(kube_rbac_apiserver.kubeconfig)) as client:
         if CRD_DIR.is_dir():
             await install_crds(client, load_manifests(CRD_DIR))
         yield client

@@ -39,6 +39,7 @@ _TEMPLATES = (
     "package/api/__init__.py",
     "package/controllers/__init__.py",
     "tests/conftest.py",
+    "tests/test_manager.py",
     "config/crd/kustomization.yaml",
     "config/rbac/kustomization.yaml",
     "config/rbac/service_account.yaml",

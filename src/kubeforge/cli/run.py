@@ -20,8 +20,11 @@ from typing import Any
 
 import click
 
+from kubeforge.cli._as_rbac import as_manager_account
 from kubeforge.cli._errors import readable_errors
+from kubeforge.cli._project import Project
 from kubeforge.cli._targets import load_setup
+from kubeforge.client import Client
 from kubeforge.config import ClientConfig, load_config
 from kubeforge.runtime import LeaderElectionOptions, Manager, ManagerOptions
 from kubeforge.runtime.logs import install_log_context
@@ -143,6 +146,14 @@ def default_leader_election_id(target: str) -> str:
     help="Time between attempts to acquire or renew the lease.",
 )
 @click.option(
+    "--as-generated-rbac",
+    is_flag=True,
+    help="Apply the project's CRDs and config/rbac, then run as its manager ServiceAccount "
+    "(a token from a TokenRequest), so a permission config/rbac lacks fails here as it would "
+    "in the cluster. TARGET must be a project; the cluster must enforce RBAC "
+    "(kubeforge apiserver --authorization RBAC does).",
+)
+@click.option(
     "--log-format",
     type=click.Choice(["text", "json"]),
     default="text",
@@ -184,6 +195,7 @@ def run_command(
     leader_elect_lease_duration: float,
     leader_elect_renew_deadline: float,
     leader_elect_retry_period: float,
+    as_generated_rbac: bool,
     log_format: str,
     webhook_port: int,
     webhook_cert_dir: str,
@@ -204,6 +216,7 @@ def run_command(
       kubeforge run my_operator.controllers --kubeconfig ./kubeconfig --context dev
       kubeforge run my_operator --leader-elect --metrics-bind-address 0.0.0.0:8080
       kubeforge run frigate --local-webhooks --kubeconfig ./kubeconfig
+      kubeforge run . --as-generated-rbac     # as the deployed ServiceAccount
     """
     election = None
     if leader_elect:
@@ -233,11 +246,19 @@ def run_command(
     with readable_errors():
         setup = load_setup(target)
         config = load_config(kubeconfig, context)
+        if as_generated_rbac:
+            project = Project.find(Path(target) if Path(target).is_dir() else None)
+            config = asyncio.run(_as_manager_account(config, project))
         try:
             asyncio.run(_run(setup, config, options, local_webhooks=local_webhooks))
         except OSError as err:
             # Typically a bind address already in use.
             raise click.ClickException(str(err)) from err
+
+
+async def _as_manager_account(config: ClientConfig, project: Project) -> ClientConfig:
+    async with Client(config) as admin:
+        return await as_manager_account(admin, project)
 
 
 async def _run(

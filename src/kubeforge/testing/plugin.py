@@ -7,20 +7,48 @@
   given), for tests that restart or kill it; all are stopped after the test.
 * ``kube_webhooks`` — ``kube_webhooks(setup)`` serves the webhooks that ``setup(mgr)``
   registers to the session's server (``kubeforge.testing.webhooks``) until the test ends.
+* ``kube_rbac_apiserver`` — one in-memory server per session that enforces RBAC
+  (its admin kubeconfig may still do anything).
+* ``kube_manager`` — the project's manager (found from pytest's rootdir, the
+  directory of its ``PROJECT`` file) running on ``kube_rbac_apiserver`` as its
+  ServiceAccount, bound only to ``config/rbac``: a ``ManagerUnderRbac``, so a
+  permission the generated roles lack fails the test with the server's 403.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import pytest
 
 from kubeforge.testing.server import LocalApiServer
 
-__all__ = ["kube_apiserver", "kube_apiserver_factory", "kube_webhooks"]
+if TYPE_CHECKING:
+    from kubeforge.testing.rbac import ManagerUnderRbac
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _async_fixture(func: _F) -> _F:
+    # Async fixtures need pytest-asyncio's decorator in its strict mode; without
+    # pytest-asyncio no async test runs anyway.
+    try:
+        from pytest_asyncio import fixture
+    except ImportError:  # pragma: no cover
+        return cast(_F, pytest.fixture(func))
+    return cast(_F, fixture(func))
+
+
+__all__ = [
+    "kube_apiserver",
+    "kube_apiserver_factory",
+    "kube_manager",
+    "kube_rbac_apiserver",
+    "kube_webhooks",
+]
 
 
 @pytest.fixture(scope="session")
@@ -64,3 +92,22 @@ def kube_webhooks(kube_apiserver: LocalApiServer) -> Iterator[Callable[..., Any]
     yield serve
     for thread in reversed(threads):
         thread.close()
+
+
+@pytest.fixture(scope="session")
+def kube_rbac_apiserver() -> Iterator[LocalApiServer]:
+    """A running in-memory server that enforces RBAC, shared by the session."""
+    with LocalApiServer(authorization="RBAC") as server:
+        yield server
+
+
+@_async_fixture
+async def kube_manager(
+    kube_rbac_apiserver: LocalApiServer, request: pytest.FixtureRequest
+) -> AsyncIterator[ManagerUnderRbac]:
+    """The project's manager under exactly its generated RBAC, until the test ends."""
+    # Imported here: loading the plugin must stay cheap for every pytest run.
+    from kubeforge.testing.rbac import ManagerUnderRbac
+
+    async with ManagerUnderRbac(kube_rbac_apiserver, request.config.rootpath) as running:
+        yield running

@@ -1,0 +1,163 @@
+"""Run a project's manager as deployed, under exactly its generated RBAC: ``ManagerUnderRbac``.
+
+Entry point: ``ManagerUnderRbac(server, project_dir)`` (an async context manager;
+the pytest plugin's ``kube_manager`` fixture is one). On a local API server that
+enforces RBAC (``LocalApiServer(authorization="RBAC")``) it applies the project's
+CRDs and ``config/rbac`` as the admin, then runs the project's ``setup(mgr)`` on a
+manager that authenticates as the manager's ServiceAccount, with leader election
+on as in ``config/manager``. A permission missing from ``config/rbac`` therefore
+fails with the server's own 403, as it would in a cluster: at once when a cache
+cannot list or watch, and when leaving the block if a reconcile was refused::
+
+    async with ManagerUnderRbac(server, Path("."), ) as running:
+        await running.admin.api(Frigate, namespace="default").create(frigate)
+        await running.settle()          # every controller idle; raises on a 403
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from kubeforge.cli._as_rbac import as_manager_account
+from kubeforge.cli._project import Project
+from kubeforge.cli._targets import load_setup
+from kubeforge.client import Client
+from kubeforge.config import load_config
+from kubeforge.core.errors import Forbidden
+from kubeforge.runtime import LeaderElectionOptions, Manager, ManagerOptions
+from kubeforge.testing.server import LocalApiServer
+
+__all__ = ["ManagerUnderRbac", "PermissionMissing"]
+
+_POLL = 0.05
+_QUIET_POLLS = 6  # consecutive idle polls before the controllers count as settled
+
+
+class PermissionMissing(AssertionError):
+    """The server refused the manager something (its 403 text); config/rbac lacks it."""
+
+
+class _Refusals(logging.Handler):
+    """Collects every Forbidden the manager's caches and reconcilers log."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.seen: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        found = [a for a in (record.args or ()) if isinstance(a, Forbidden)]
+        if record.exc_info and isinstance(record.exc_info[1], Forbidden):
+            found.append(record.exc_info[1])
+        for err in found:
+            if str(err) not in self.seen:
+                self.seen.append(str(err))
+
+
+class ManagerUnderRbac:
+    """The project's manager running as its ServiceAccount until the block ends."""
+
+    def __init__(
+        self,
+        server: LocalApiServer,
+        project_dir: Path,
+        *,
+        setup: Callable[[Manager], None] | None = None,
+        sync_timeout: float = 60.0,
+    ) -> None:
+        if server.authorization.upper() != "RBAC":
+            raise ValueError("the server must enforce RBAC: LocalApiServer(authorization='RBAC')")
+        self.server = server
+        self.project = Project.find(project_dir)
+        self._setup = setup
+        self._sync_timeout = sync_timeout
+        self._refusals = _Refusals()
+        self._task: asyncio.Task[None] | None = None
+        self.admin: Client = Client(load_config(server.kubeconfig))
+        """A client of the server's admin (for creating what the manager should see)."""
+        self.manager: Manager | None = None
+
+    async def __aenter__(self) -> ManagerUnderRbac:
+        logging.getLogger("kubeforge").addHandler(self._refusals)
+        try:
+            await self._start()
+        except BaseException:
+            await self._stop()
+            raise
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._stop()
+        if exc is None:
+            self._raise_refusals()
+
+    async def settle(self, timeout: float = 30.0) -> None:
+        """Wait until every controller is idle (nothing queued or running) for a moment;
+        ``PermissionMissing`` as soon as the server refused anything."""
+        manager = self._running()
+        quiet = 0
+        async with asyncio.timeout(timeout):
+            while quiet < _QUIET_POLLS:
+                self._raise_refusals()
+                await asyncio.sleep(_POLL)
+                quiet = quiet + 1 if _idle(manager) else 0
+        self._raise_refusals()
+
+    async def _start(self) -> None:
+        config = await as_manager_account(self.admin, self.project)
+        election = LeaderElectionOptions(
+            lease_name=self.project.leader_election_id, namespace=self.project.namespace
+        )
+        manager = Manager(config, options=ManagerOptions(leader_election=election))
+        self.manager = manager
+        setup = self._setup or load_setup(str(self.project.root))
+        setup(manager)
+        self._task = asyncio.create_task(manager.run(), name="manager under RBAC")
+        async with asyncio.timeout(self._sync_timeout):
+            while not manager.started:
+                self._raise_refusals()
+                if self._task.done():
+                    self._task.result()  # the manager failed to start: its own error
+                await asyncio.sleep(_POLL)
+
+    async def _stop(self) -> None:
+        logging.getLogger("kubeforge").removeHandler(self._refusals)
+        task, self._task = self._task, None
+        if self.manager is not None:
+            self.manager.stop()
+        if task is not None:
+            with contextlib.suppress(Exception):
+                await task
+        await self.admin.close()
+
+    def _running(self) -> Manager:
+        if self.manager is None:
+            raise RuntimeError("the manager is not running: use `async with`")
+        return self.manager
+
+    def _raise_refusals(self) -> None:
+        __tracebackhide__ = True  # pytest shows the refusal, not this helper
+        if self._refusals.seen:
+            raise PermissionMissing(
+                f"the manager was refused under config/rbac: {self._refusals.seen[0]} "
+                f"(run `kubeforge generate`, or declare it in an rbac list)"
+            )
+
+
+def _idle(manager: Manager) -> bool:
+    workers = manager.metrics.registry.get_sample_value
+    for controller in manager.controllers:
+        active: Any = workers("controller_runtime_active_workers", {"controller": controller.name})
+        if len(controller.queue) or active:
+            return False
+    return True
