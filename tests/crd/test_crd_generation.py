@@ -363,3 +363,28 @@ def test_a_schema_error_is_a_kubeforge_error_and_a_value_error() -> None:
     assert isinstance(caught.value, KubeforgeError)
     assert isinstance(caught.value, ValueError)
     assert SchemaError is errors.SchemaError
+
+
+def test_names_the_server_would_refuse_are_refused_in_its_words() -> None:
+    class Bad(Resource):
+        info = ResourceInfo(
+            group="ships", version="1v", kind="Bad_Kind", plural="bad.ships", short_names=("ok",)
+        )
+
+    with pytest.raises(ValueError) as caught:
+        generate_crd(Bad)
+    problems = str(caught.value).removeprefix("Bad_Kind: ").split("; ")
+    dns1035 = (
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with "
+        "an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+        "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+    )
+    assert problems == [
+        'spec.group: Invalid value: "ships": should be a domain with at least one dot',
+        f'spec.names.plural: Invalid value: "bad.ships": {dns1035}',
+        'spec.names.kind: Invalid value: "Bad_Kind": may have mixed case, but should '
+        f"otherwise match: {dns1035}",
+        'spec.names.listKind: Invalid value: "Bad_KindList": may have mixed case, but should '
+        f"otherwise match: {dns1035}",
+        f'spec.versions[0].name: Invalid value: "1v": {dns1035}',
+    ]

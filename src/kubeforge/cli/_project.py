@@ -19,6 +19,8 @@ from typing import Any
 import click
 import yaml
 
+from kubeforge.core.names import is_dns1123_label, is_dns1123_subdomain
+
 __all__ = [
     "PROJECT_FILE",
     "ApiResource",
@@ -34,8 +36,6 @@ __all__ = [
 PROJECT_FILE = "PROJECT"
 LAYOUT = "kubeforge.io/v1"
 
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 # Kubernetes API versions: v1, v2beta3, v1alpha1 (kubebuilder accepts exactly these).
 _VERSION = re.compile(r"v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?")
 _KIND = re.compile(r"[A-Z][A-Za-z0-9]*")
@@ -185,7 +185,7 @@ def _resource(body: dict[str, Any]) -> ApiResource:
 
 
 def check_project_name(name: str) -> str:
-    if len(name) > 40 or not _DNS_LABEL.fullmatch(name):
+    if len(name) > 40 or not is_dns1123_label(name):
         raise click.BadParameter(
             f"{name!r} must be a DNS label of at most 40 characters (lower-case letters, "
             "digits and '-'): it prefixes every object the project deploys",
@@ -208,7 +208,7 @@ def check_package(name: str) -> str:
 
 def check_group(group: str, domain: str) -> str:
     full = f"{group}.{domain}" if domain else group
-    if not group or len(full) > 253 or not _DNS_SUBDOMAIN.fullmatch(full):
+    if not group or not is_dns1123_subdomain(full):
         raise click.BadParameter(
             f"the API group {full!r} must be a lower-case DNS subdomain (like ship.example.com)",
             param_hint="--group",

@@ -23,6 +23,7 @@ from kubeforge.cli._project import (
     check_project_name,
 )
 from kubeforge.cli._scaffold import BOILERPLATE, license_header, render, write_files
+from kubeforge.core.names import is_dns1123_subdomain
 
 __all__ = ["init_command"]
 
@@ -154,9 +155,7 @@ def _default_name(root: Path) -> str:
 
 
 def _check_domain(domain: str) -> str:
-    if domain and not re.fullmatch(
-        r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*", domain
-    ):
+    if domain and not is_dns1123_subdomain(domain):
         raise click.BadParameter(
             f"{domain!r} is not a lower-case DNS domain", param_hint="--domain"
         )

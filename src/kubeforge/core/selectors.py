@@ -21,6 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
+from kubeforge.core.names import label_value, qualified_name
+
 __all__ = [
     "FieldSelector",
     "FieldTerm",
@@ -60,65 +62,10 @@ _SET_OPS = (Operator.IN, Operator.NOT_IN)
 _EXACT_OPS = (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.NOT_EQUALS)
 _NUMERIC_OPS = (Operator.GREATER_THAN, Operator.LESS_THAN)
 
-# --- validation of keys and values (apimachinery util/validation) -------------------------
-
-_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
-
-_QUALIFIED_NAME_MSG = (
-    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-    "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
-    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
-)
-_LABEL_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-    "'my_value',  or '12345', regex used for validation is "
-    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
-)
-
-
-def validate_label_key(key: str) -> list[str]:
-    """Problems with ``key`` as a qualified name (``[prefix/]name``); empty when valid."""
-    parts = key.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            return ["prefix part must be non-empty"]
-        if len(prefix) > 253:
-            return ["prefix part must be no more than 253 characters"]
-        if not _DNS_SUBDOMAIN.fullmatch(prefix):
-            return [
-                "prefix part a lowercase RFC 1123 subdomain must consist of lower case "
-                "alphanumeric characters, '-' or '.', and must start and end with an "
-                "alphanumeric character"
-            ]
-    else:
-        return [
-            "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and "
-            "must start and end with an alphanumeric character with an optional DNS "
-            "subdomain prefix and '/'"
-        ]
-    if not name:
-        return ["name part must be non-empty"]
-    if len(name) > 63:
-        return ["name part must be no more than 63 characters"]
-    if not _NAME_PART.fullmatch(name):
-        return [_QUALIFIED_NAME_MSG]
-    return []
-
-
-def validate_label_value(value: str) -> list[str]:
-    """Problems with ``value`` as a label value (at most 63 characters, may be empty)."""
-    problems = []
-    if len(value) > 63:
-        problems.append("must be no more than 63 characters")
-    if not _LABEL_VALUE.fullmatch(value):
-        problems.append(_LABEL_VALUE_MSG)
-    return problems
+# A label key is a qualified name and a label value has its own rule; both live in
+# kubeforge.core.names, and keep these names here for the selector API's callers.
+validate_label_key = qualified_name
+validate_label_value = label_value
 
 
 # --- label selectors ------------------------------------------------------------------------
@@ -136,7 +83,12 @@ class Requirement:
     def new(cls, key: str, operator: Operator, values: Iterable[str] = ()) -> Requirement:
         """Validate and build, raising ``SelectorError`` the way ``NewRequirement`` fails."""
         vals = tuple(sorted(set(values)))
-        problems = [f"key: Invalid value: {_quote(key)}: {p}" for p in validate_label_key(key)]
+        problems = []
+        key_problems = validate_label_key(key)
+        if key_problems:
+            # One field error per key or value, its problems joined as apimachinery's
+            # validateLabelKey and validateLabelValue join them.
+            problems.append(f"key: Invalid value: {_quote(key)}: {'; '.join(key_problems)}")
         if operator in _SET_OPS and not vals:
             problems.append(
                 "values: Required value: for 'in', 'notin' operators, values set can't be empty"
@@ -162,11 +114,12 @@ class Requirement:
                         "the value must be an integer"
                     )
         for i, value in enumerate(vals):
-            if operator not in _NUMERIC_OPS:
-                problems += [
-                    f"values[{i}][{key}]: Invalid value: {_quote(value)}: {p}"
-                    for p in validate_label_value(value)
-                ]
+            value_problems = validate_label_value(value)
+            if operator not in _NUMERIC_OPS and value_problems:
+                problems.append(
+                    f"values[{i}][{key}]: Invalid value: {_quote(value)}: "
+                    + "; ".join(value_problems)
+                )
         if problems:
             raise SelectorError("; ".join(problems))
         return cls(key, operator, vals)
@@ -325,7 +278,7 @@ class _LabelParser:
         key = lit
         problems = validate_label_key(key)
         if problems:
-            raise SelectorError(f"key: Invalid value: {_quote(key)}: {problems[0]}")
+            raise SelectorError(f"key: Invalid value: {_quote(key)}: {'; '.join(problems)}")
         following, _ = self._peek()
         if negated:
             return Requirement.new(key, Operator.DOES_NOT_EXIST)

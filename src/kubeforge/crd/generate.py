@@ -18,6 +18,10 @@ The result is deterministic: keys in alphabetical order at every level (which is
 also the conventional order of a CRD), versions by Kubernetes version priority
 (``v2``, ``v1``, ``v1beta2``, ``v1beta1``, ``v1alpha1``), properties and
 ``required`` lists sorted.
+
+Names a real server would refuse (a group that is no DNS subdomain with a dot, a
+plural, kind or version that is no DNS-1035 label, ...) raise ``ValueError`` here
+with the server's message, before any cluster sees the CRD.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any
 
 import msgspec
 
+from kubeforge.core.names import dns1035_label, dns1123_subdomain
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.crd.markers import CRDOptions, PrinterColumn, Subresources
 from kubeforge.crd.schema import Schema, SchemaError, canonical, model_schema
@@ -78,6 +83,7 @@ def generate_crd(cls_or_classes: type[Resource] | Iterable[type[Resource]]) -> d
     names = [info.version for info in infos]
     if len(set(names)) != len(names):
         raise ValueError(f"{first.kind}: a version is given twice: {sorted(names)}")
+    _check_names(first, sorted(names, key=version_priority))
     options = [_options(cls) for cls in classes]
     categories = {o.categories for o in options if o.categories}
     if len(categories) > 1:
@@ -145,6 +151,39 @@ def resources_in(*modules: ModuleType) -> list[type[Resource]]:
             ):
                 found[(value.info.group, value.info.kind, value.info.version)] = value
     return [found[key] for key in sorted(found)]
+
+
+def _check_names(info: ResourceInfo, versions: list[str]) -> None:
+    """Refuse the names apiextensions' validation refuses, in its words (Kubernetes 1.32).
+
+    ``versions`` in the order the CRD lists them, so field paths index the same list.
+    """
+    problems: list[str] = []
+
+    def invalid(field: str, value: str, message: str) -> None:
+        problems.append(f'{field}: Invalid value: "{value}": {message}')
+
+    if not info.group:
+        problems.append("spec.group: Required value")
+    elif errors := dns1123_subdomain(info.group):
+        invalid("spec.group", info.group, ",".join(errors))
+    elif "." not in info.group:
+        invalid("spec.group", info.group, "should be a domain with at least one dot")
+    labels = [("spec.names.plural", info.plural), ("spec.names.singular", info.singular)]
+    labels += [(f"spec.names.shortNames[{i}]", s) for i, s in enumerate(info.short_names)]
+    for field, value in labels:
+        if value and (errors := dns1035_label(value)):
+            invalid(field, value, ",".join(errors))
+    for field, value in (("spec.names.kind", info.kind), ("spec.names.listKind", info.list_kind)):
+        if errors := dns1035_label(value.lower()):
+            invalid(
+                field, value, "may have mixed case, but should otherwise match: " + ",".join(errors)
+            )
+    for i, version in enumerate(versions):
+        if errors := dns1035_label(version):
+            invalid(f"spec.versions[{i}].name", version, ",".join(errors))
+    if problems:
+        raise ValueError(f"{info.kind}: {'; '.join(problems)}")
 
 
 def _info(cls: type[Resource]) -> ResourceInfo:
