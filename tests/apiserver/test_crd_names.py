@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from kf_http import Api
 
-from kubeforge.apiserver.crd_names import group_names, negotiate, requested_names
+from kubeforge.apiserver.apiextensions.names import group_names, negotiate, requested_names
 from kubeforge.testing import LocalApiServer
 
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"

@@ -9,7 +9,7 @@ from typing import Any
 
 from kf_http import Api
 
-from kubeforge.apiserver.schema import validate
+from kubeforge.apiserver.apiextensions.schema import validate
 
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeforge.apiserver import discovery
-from kubeforge.apiserver.registry import Registry, ServedResource
+from kubeforge.apiserver.endpoints import discovery
+from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.core.resource import ResourceInfo
 
 KUBECTL_ACCEPT = (

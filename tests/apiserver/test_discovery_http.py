@@ -10,7 +10,7 @@ import aiohttp
 import pytest
 from multidict import CIMultiDict
 
-from kubeforge.apiserver.tables import TABLE_CONTENT_TYPE
+from kubeforge.apiserver.endpoints.tables import TABLE_CONTENT_TYPE
 
 KUBECTL_DISCOVERY_ACCEPT = (
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"

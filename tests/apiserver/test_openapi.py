@@ -6,8 +6,8 @@ from typing import Any
 
 import orjson
 
-from kubeforge.apiserver import openapi
-from kubeforge.apiserver.registry import Registry, ServedResource
+from kubeforge.apiserver.openapi import documents as openapi
+from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.core.resource import ResourceInfo
 
 SMP = "application/strategic-merge-patch+json"

@@ -8,9 +8,9 @@ from typing import Any
 import orjson
 from kf_http import Api
 
-from kubeforge.apiserver import openapi_generate
-from kubeforge.apiserver.openapi import OpenApiDocuments
-from kubeforge.apiserver.registry import Registry
+from kubeforge.apiserver.openapi import generate
+from kubeforge.apiserver.openapi.documents import OpenApiDocuments
+from kubeforge.apiserver.registry.served import Registry
 
 V3_REF = "#/components/schemas/"
 META = "io.k8s.apimachinery.pkg.apis.meta.v1."
@@ -44,15 +44,13 @@ def _property(schemas: dict[str, Any], name: str, field: str) -> dict[str, Any]:
 
 
 def test_the_committed_schema_file_is_generated_from_the_pinned_definitions() -> None:
-    committed = gzip.decompress(openapi_generate.OUTPUT.read_bytes())
-    assert committed == openapi_generate.render(), (
-        "run python -m kubeforge.apiserver.openapi_generate"
-    )
-    assert openapi_generate.main(["--check"]) == 0
+    committed = gzip.decompress(generate.OUTPUT.read_bytes())
+    assert committed == generate.render(), "run python -m kubeforge.apiserver.openapi.generate"
+    assert generate.main(["--check"]) == 0
 
 
 def test_the_json_schema_form_is_turned_into_the_published_v3_form() -> None:
-    converted = openapi_generate.convert(
+    converted = generate.convert(
         {
             "type": ["object", "null"],
             "properties": {

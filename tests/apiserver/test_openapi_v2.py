@@ -10,7 +10,7 @@ import orjson
 import pytest
 from kf_http import Api
 
-from kubeforge.apiserver import _gnostic
+from kubeforge.apiserver.openapi import gnostic
 
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
@@ -170,7 +170,7 @@ async def test_the_protobuf_form_decodes_to_the_json_forms_content(api: Api) -> 
             headers["Content-Type"] == "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
         )
         document = await _json_document(api)
-        assert _gnostic.decode(raw) == _without_proto3_defaults(document)
+        assert gnostic.decode(raw) == _without_proto3_defaults(document)
     finally:
         await api.delete(f"{CRD_PATH}/{plural}.v2.example.com")
 
@@ -236,10 +236,10 @@ def test_gnostic_encoding_keeps_what_proto3_can_carry() -> None:
             "B": {"type": "object", "properties": {}},
         },
     }
-    assert _gnostic.decode(_gnostic.encode(document)) == document
+    assert gnostic.decode(gnostic.encode(document)) == document
 
 
 def test_gnostic_decoding_refuses_truncated_bytes() -> None:
-    raw = _gnostic.encode({"swagger": "2.0", "info": {"title": "Kubernetes"}})
-    with pytest.raises(_gnostic.GnosticError):
-        _gnostic.decode(raw[:-3])
+    raw = gnostic.encode({"swagger": "2.0", "info": {"title": "Kubernetes"}})
+    with pytest.raises(gnostic.GnosticError):
+        gnostic.decode(raw[:-3])

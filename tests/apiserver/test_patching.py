@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from kf_http import Api, configmap
 
-from kubeforge.apiserver.patching import (
+from kubeforge.apiserver.patch.formats import (
     PatchApplyError,
     PatchDecodeError,
     apply_json_patch,

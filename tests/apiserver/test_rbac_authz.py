@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from kf_http import Api, Reply, open_api
 
-from kubeforge.apiserver.authn import user_token
+from kubeforge.apiserver.authn.authenticator import user_token
 from kubeforge.testing import LocalApiServer
 
 RBAC = "/apis/rbac.authorization.k8s.io/v1"

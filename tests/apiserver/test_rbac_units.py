@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from kubeforge.apiserver.authn import Authenticator, Impersonation, user_token
-from kubeforge.apiserver.rbac import Attributes, request_attributes
-from kubeforge.apiserver.rbac_rules import allows, compact, uncovered
+from kubeforge.apiserver.authn.authenticator import Authenticator, Impersonation, user_token
+from kubeforge.apiserver.authz.rbac import Attributes, request_attributes
+from kubeforge.apiserver.authz.rules import allows, compact, uncovered
 
 SECRET = "server-token"
 
@@ -234,7 +234,7 @@ def test_escalation_compares_rule_by_rule_broken_down() -> None:
 def test_a_malformed_user_kubeconfig_option_is_a_usage_error() -> None:
     from click.testing import CliRunner
 
-    from kubeforge.apiserver.command import apiserver_command
+    from kubeforge.apiserver.server.command import apiserver_command
 
     result = CliRunner().invoke(apiserver_command, ["--in-memory", "--user-kubeconfig", "jane"])
     assert result.exit_code == 2

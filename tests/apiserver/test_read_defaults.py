@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any, cast
 
-from kubeforge.apiserver.crds import CRDController
-from kubeforge.apiserver.custom_resources import CustomResourceStrategy, read_defaults
-from kubeforge.apiserver.defaulting import ReadDefaulter
-from kubeforge.apiserver.registry import ServedResource
-from kubeforge.apiserver.strategies import Strategy
+from kubeforge.apiserver.apiextensions.crds import CRDController
+from kubeforge.apiserver.apiextensions.custom_resources import CustomResourceStrategy, read_defaults
+from kubeforge.apiserver.apiextensions.defaulting import ReadDefaulter
+from kubeforge.apiserver.registry.served import ServedResource
+from kubeforge.apiserver.registry.strategy import Strategy
 from kubeforge.core.resource import ResourceInfo
 
 SCHEMA: dict[str, Any] = {

@@ -7,7 +7,7 @@ from typing import Any
 
 from kf_http import Api
 
-from kubeforge.apiserver.schema import apply_defaults, prune, validate
+from kubeforge.apiserver.apiextensions.schema import apply_defaults, prune, validate
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

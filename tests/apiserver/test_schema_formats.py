@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from kf_http import Api
 
-from kubeforge.apiserver import formats
-from kubeforge.apiserver.schema import validate
+from kubeforge.apiserver.apiextensions import formats
+from kubeforge.apiserver.apiextensions.schema import validate
 
 VALID: dict[str, list[str]] = {
     "date-time": [

@@ -9,8 +9,8 @@ import pytest
 from kf_http import Api, pod
 
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.smp import strategic_merge
-from kubeforge.apiserver.ssa.schema import ANY, SCALAR, Atom, builtin_root
+from kubeforge.apiserver.patch.strategic import strategic_merge
+from kubeforge.apiserver.smd.schema import ANY, SCALAR, Atom, builtin_root
 
 # A small schema shaped like the upstream test fixtures: a list merged by "name", a merged
 # list of scalars, a replaced list, a retainKeys map and a plain map.

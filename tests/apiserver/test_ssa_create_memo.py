@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeforge.apiserver.ssa import managed
-from kubeforge.apiserver.ssa.fieldpath import FieldSet, field_element
-from kubeforge.apiserver.ssa.schema import builtin_root, crd_root
+from kubeforge.apiserver.fieldmanager import managed
+from kubeforge.apiserver.smd.fieldpath import FieldSet, field_element
+from kubeforge.apiserver.smd.schema import builtin_root, crd_root
 
 CONFIGMAP = builtin_root("", "v1", "ConfigMap")
 POD = builtin_root("", "v1", "Pod")

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from kubeforge.apiserver.ssa import generate
-from kubeforge.apiserver.ssa.fieldpath import FieldSet, field_element, key_element, path_string
-from kubeforge.apiserver.ssa.schema import Atom, builtin_root, crd_root
-from kubeforge.apiserver.ssa.typed import TypedError, compare, merge, remove_items, to_field_set
+from kubeforge.apiserver.smd import generate
+from kubeforge.apiserver.smd.fieldpath import FieldSet, field_element, key_element, path_string
+from kubeforge.apiserver.smd.schema import Atom, builtin_root, crd_root
+from kubeforge.apiserver.smd.typed import TypedError, compare, merge, remove_items, to_field_set
 
 
 def _atom(group: str, version: str, kind: str) -> Atom:

@@ -8,10 +8,10 @@ from typing import Any
 import orjson
 import pytest
 
-from kubeforge.apiserver.ssa import managed
-from kubeforge.apiserver.ssa.entries import decode, encode, keep_timestamps
-from kubeforge.apiserver.ssa.fieldpath import FieldSet, field_element
-from kubeforge.apiserver.ssa.schema import builtin_root
+from kubeforge.apiserver.fieldmanager import managed
+from kubeforge.apiserver.fieldmanager.entries import decode, encode, keep_timestamps
+from kubeforge.apiserver.smd.fieldpath import FieldSet, field_element
+from kubeforge.apiserver.smd.schema import builtin_root
 
 CONFIGMAP = builtin_root("", "v1", "ConfigMap")
 assert CONFIGMAP is not None

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from kubeforge.apiserver.storage import Event, Storage, WriteFailedError
+from kubeforge.apiserver.storage.sqlite import Event, Storage, WriteFailedError
 
 _KEY = ("", "configmaps")
 

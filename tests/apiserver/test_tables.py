@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import make_mocked_request
 
-from kubeforge.apiserver import tables
-from kubeforge.apiserver._printers import human_duration
+from kubeforge.apiserver.endpoints import tables
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.registry import Registry, ServedResource
+from kubeforge.apiserver.printers.core import human_duration
+from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.core.resource import ResourceInfo
 
 NOW = datetime(2024, 5, 1, 12, 0, 0, tzinfo=UTC)

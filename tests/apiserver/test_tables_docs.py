@@ -7,11 +7,14 @@ from types import ModuleType
 
 import pytest
 
-from kubeforge.apiserver import _accept, _jsonpath, _printers, discovery, openapi
+from kubeforge.apiserver import negotiation
+from kubeforge.apiserver.endpoints import discovery
+from kubeforge.apiserver.openapi import documents
+from kubeforge.apiserver.printers import core, jsonpath
 
 
 @pytest.mark.parametrize(
-    "module", [_accept, _jsonpath, _printers, discovery, openapi], ids=lambda m: m.__name__
+    "module", [negotiation, jsonpath, core, discovery, documents], ids=lambda m: m.__name__
 )
 def test_docstring_examples_hold(module: ModuleType) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

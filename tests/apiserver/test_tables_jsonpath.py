@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kubeforge.apiserver._jsonpath import JsonPathError, find
+from kubeforge.apiserver.printers.jsonpath import JsonPathError, find
 
 DOC: dict[str, Any] = {
     "metadata": {"name": "w", "labels": {"app.kubernetes.io/name": "web", "tier": "front"}},

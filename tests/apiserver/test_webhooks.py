@@ -16,7 +16,7 @@ import pytest
 from aiohttp import web
 from kf_http import Api, open_api
 
-from kubeforge.apiserver.tls import Credentials
+from kubeforge.apiserver.server.tls import Credentials
 from kubeforge.testing import LocalApiServer
 
 ADMISSION = "/apis/admissionregistration.k8s.io/v1"

@@ -29,7 +29,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from kubeforge.apiserver.app import LocalServer, ServerOptions
+from kubeforge.apiserver.server.app import LocalServer, ServerOptions
 from kubeforge.testing import LocalApiServer
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"

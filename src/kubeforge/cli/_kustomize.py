@@ -20,7 +20,7 @@ from typing import Any
 import click
 import yaml
 
-from kubeforge.apiserver.patching import (
+from kubeforge.apiserver.patch.formats import (
     PatchApplyError,
     PatchDecodeError,
     apply_json_patch,

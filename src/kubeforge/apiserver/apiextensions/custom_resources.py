@@ -1,0 +1,121 @@
+"""The strategy of a CRD's custom resources: schema, CEL rules, selectable fields, and
+the CRD's defaults applied on read.
+
+Entry point: ``CustomResourceStrategy``, built by ``crds.CRDController`` for each served
+version of an accepted CRD (``read_defaults(group, versions)`` prepares the defaults
+every version's strategy shares).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kubeforge.apiserver import failures
+from kubeforge.apiserver.apiextensions import schema
+from kubeforge.apiserver.apiextensions.defaulting import ReadDefaulter
+from kubeforge.apiserver.cel.rules import RuleSet
+from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.registry.scale import ScalePaths
+from kubeforge.apiserver.registry.served import ServedResource
+from kubeforge.apiserver.registry.strategy import Strategy, nested_str
+
+if TYPE_CHECKING:
+    from kubeforge.apiserver.apiextensions.crds import CRDController
+
+__all__ = ["CustomResourceStrategy", "read_defaults"]
+
+
+def read_defaults(group: str, versions: list[dict[str, Any]]) -> dict[str, ReadDefaulter]:
+    """Each version's defaults by apiVersion; served or not, a version may be the one
+    objects were stored at."""
+    found: dict[str, ReadDefaulter] = {}
+    for version in versions:
+        schema_ = ((version.get("schema") or {}).get("openAPIV3Schema")) if version else None
+        defaulter = ReadDefaulter.of(schema_)
+        if defaulter is not None:
+            found[f"{group}/{version.get('name')}"] = defaulter
+    return found
+
+
+class CustomResourceStrategy(Strategy):
+    """Rules for objects of one served version of a CRD (``apiext`` customresource strategy)."""
+
+    has_generation = True
+    allow_unconditional_update = False
+
+    def __init__(
+        self,
+        served: ServedResource,
+        version: dict[str, Any],
+        controller: CRDController,
+        read_defaults: dict[str, ReadDefaulter] | None = None,
+    ) -> None:
+        super().__init__(served)
+        self._read_defaults = read_defaults or {}
+        """apiVersion -> that version's defaults: objects are defaulted with the schema
+        of the version they are stored at, as the real storage decoder does."""
+        self.status_subresource = "status" in (version.get("subresources") or {})
+        self.scale_paths = ScalePaths.from_version(version)
+        self._controller = controller
+        self._selectable = tuple(
+            str(f.get("jsonPath", "")).lstrip(".")
+            for f in version.get("selectableFields") or []
+            if isinstance(f, dict)
+        )
+        self._rules = RuleSet.of(served.schema)
+
+    def supported_fields(self) -> frozenset[str]:
+        base = (
+            ("metadata.name", "metadata.namespace")
+            if self.served.info.namespaced
+            else ("metadata.name",)
+        )
+        return frozenset((*base, *self._selectable))
+
+    def field_set(self, obj: dict[str, Any]) -> dict[str, str]:
+        fields = super().field_set(obj)
+        for path in self._selectable:
+            fields[path] = nested_str(obj, path)
+        return fields
+
+    def on_read(self, obj: dict[str, Any]) -> dict[str, Any]:
+        if not self._read_defaults:
+            return obj  # no version declares a default: the common case costs one test
+        defaulter = self._read_defaults.get(str(obj.get("apiVersion")))
+        return obj if defaulter is None else defaulter.apply(obj)
+
+    def normalize(self, obj: dict[str, Any]) -> list[str]:
+        if self.served.schema is None:
+            return []
+        dropped = schema.prune(obj, self.served.schema)
+        schema.apply_defaults(obj, self.served.schema)
+        return dropped
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        if self.served.schema is None:
+            return []
+        errors = schema.validate(obj, self.served.schema)
+        if self._rules is not None and not errors:
+            errors = self._rules.validate(obj, None)
+        return errors
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        if self.served.schema is None:
+            return []
+        errors = schema.validate(new, self.served.schema)
+        if self._rules is not None and not errors:
+            # Rules see the stored object as ``oldSelf`` (transition rules need it).
+            errors = self._rules.validate(new, old)
+        return errors
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        if self._controller.terminating(self.served.crd_name):
+            raise failures.method_not_allowed(
+                self.served.info,
+                "create not allowed while custom resource definition is terminating",
+            )
+        super().prepare_for_create(obj)
+
+    def committed(self, obj: dict[str, Any], gone: bool) -> None:
+        if gone:
+            self._controller.maybe_finish(self.served.crd_name)

@@ -1,0 +1,247 @@
+"""HorizontalPodAutoscalers: stored as ``autoscaling/v2``, served as v2 and as v1.
+
+v2 objects are defaulted as ``pkg/apis/autoscaling/v2`` does it (``minReplicas`` 1, a
+CPU utilization target of 80% when no metric is given, the documented scaling
+behavior when ``behavior`` is set). ``autoscaling/v1`` (what ``kubectl autoscale``
+posts) is the same objects converted: ``targetCPUUtilizationPercentage`` is the v2
+CPU utilization metric and ``currentCPUUtilizationPercentage`` its current value.
+Metrics v1 cannot express are not shown through v1, and a v1 write keeps only the CPU
+target (the real server stashes the others in annotations; this one does not).
+
+Entry points: ``AUTOSCALING_STRATEGIES`` and ``AUTOSCALING_REPRESENTATIONS``.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar
+
+from kubeforge.apiserver.builtin.catalog_strategies import CatalogStrategy, spec_of
+from kubeforge.apiserver.builtin.core import Representation
+from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.registry.strategy import Strategy
+
+__all__ = [
+    "AUTOSCALING_REPRESENTATIONS",
+    "AUTOSCALING_STRATEGIES",
+    "HpaV1Representation",
+    "HpaV1Strategy",
+    "HpaV2Strategy",
+]
+
+_V1, _V2 = "autoscaling/v1", "autoscaling/v2"
+_DEFAULT_CPU = 80
+
+
+def _scale_up_defaults(rules: dict[str, Any]) -> None:
+    rules.setdefault("stabilizationWindowSeconds", 0)
+    rules.setdefault("selectPolicy", "Max")
+    rules.setdefault(
+        "policies",
+        [
+            {"type": "Pods", "value": 4, "periodSeconds": 15},
+            {"type": "Percent", "value": 100, "periodSeconds": 15},
+        ],
+    )
+
+
+def _scale_down_defaults(rules: dict[str, Any]) -> None:
+    rules.setdefault("selectPolicy", "Max")
+    rules.setdefault("policies", [{"type": "Percent", "value": 100, "periodSeconds": 15}])
+
+
+def _cpu_metric(percent: Any) -> dict[str, Any]:
+    return {
+        "type": "Resource",
+        "resource": {
+            "name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": percent},
+        },
+    }
+
+
+def default_v2(obj: dict[str, Any]) -> None:
+    """``SetDefaults_HorizontalPodAutoscaler`` (v2)."""
+    spec = spec_of(obj)
+    if spec is None:
+        return
+    spec.setdefault("minReplicas", 1)
+    if not spec.get("metrics"):
+        spec["metrics"] = [_cpu_metric(_DEFAULT_CPU)]
+    behavior = spec.get("behavior")
+    if isinstance(behavior, dict):
+        for key, fill in (("scaleUp", _scale_up_defaults), ("scaleDown", _scale_down_defaults)):
+            rules = behavior.get(key)
+            if not isinstance(rules, dict):
+                rules = behavior[key] = {}
+            fill(rules)
+
+
+def _spec_errors(spec: dict[str, Any]) -> list[FieldError]:
+    errors: list[FieldError] = []
+    target = spec.get("scaleTargetRef") or {}
+    for key in ("kind", "name"):
+        if not target.get(key):
+            errors.append(FieldError("Required", f"spec.scaleTargetRef.{key}"))
+    low, high = spec.get("minReplicas"), spec.get("maxReplicas")
+    if isinstance(low, int) and low < 1:
+        errors.append(
+            FieldError("Invalid", "spec.minReplicas", "must be greater than or equal to 1", low)
+        )
+    if not isinstance(high, int) or high < 1:
+        errors.append(
+            FieldError("Invalid", "spec.maxReplicas", "must be greater than or equal to 1", high)
+        )
+    elif isinstance(low, int) and high < low:
+        errors.append(
+            FieldError(
+                "Invalid",
+                "spec.maxReplicas",
+                "must be greater than or equal to `minReplicas`",
+                high,
+            )
+        )
+    return errors
+
+
+class HpaV2Strategy(CatalogStrategy):
+    empty_status: ClassVar[dict[str, Any]] = {"desiredReplicas": 0}
+
+    def default(self, obj: dict[str, Any]) -> None:
+        default_v2(obj)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return _spec_errors(spec_of(obj) or {})
+
+
+def _cpu_target(metrics: Any) -> Any:
+    for metric in metrics or []:
+        resource = metric.get("resource") if isinstance(metric, dict) else None
+        if metric.get("type") == "Resource" and isinstance(resource, dict):
+            target = resource.get("target") or {}
+            if resource.get("name") == "cpu" and target.get("type") == "Utilization":
+                return target.get("averageUtilization")
+    return None
+
+
+def _cpu_current(metrics: Any) -> Any:
+    for metric in metrics or []:
+        resource = metric.get("resource") if isinstance(metric, dict) else None
+        if not isinstance(resource, dict) or metric.get("type") != "Resource":
+            continue
+        if resource.get("name") == "cpu":
+            return (resource.get("current") or {}).get("averageUtilization")
+    return None
+
+
+def to_v1(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored (v2) HorizontalPodAutoscaler as ``autoscaling/v1`` shows it."""
+    out: dict[str, Any] = {"apiVersion": _V1, "kind": stored.get("kind", "HorizontalPodAutoscaler")}
+    out["metadata"] = copy.deepcopy(stored.get("metadata") or {})
+    spec = stored.get("spec")
+    if isinstance(spec, dict):
+        new_spec = {
+            k: copy.deepcopy(spec[k])
+            for k in ("scaleTargetRef", "minReplicas", "maxReplicas")
+            if k in spec
+        }
+        cpu = _cpu_target(spec.get("metrics"))
+        if cpu is not None:
+            new_spec["targetCPUUtilizationPercentage"] = cpu
+        out["spec"] = new_spec
+    status = stored.get("status")
+    if isinstance(status, dict):
+        new_status = {
+            k: copy.deepcopy(status[k])
+            for k in ("observedGeneration", "lastScaleTime")
+            if k in status
+        }
+        new_status["currentReplicas"] = status.get("currentReplicas", 0)
+        new_status["desiredReplicas"] = status.get("desiredReplicas", 0)
+        current = _cpu_current(status.get("currentMetrics"))
+        if current is not None:
+            new_status["currentCPUUtilizationPercentage"] = current
+        out["status"] = new_status
+    return out
+
+
+def to_v2(served: dict[str, Any]) -> dict[str, Any]:
+    """An ``autoscaling/v1`` HorizontalPodAutoscaler in its stored (v2) form, defaulted."""
+    out: dict[str, Any] = {"apiVersion": _V2, "kind": served.get("kind", "HorizontalPodAutoscaler")}
+    out["metadata"] = served.get("metadata") or {}
+    spec = served.get("spec")
+    if isinstance(spec, dict):
+        new_spec = {k: v for k, v in spec.items() if k != "targetCPUUtilizationPercentage"}
+        cpu = spec.get("targetCPUUtilizationPercentage")
+        if cpu is not None:
+            new_spec["metrics"] = [_cpu_metric(cpu)]
+        out["spec"] = new_spec
+    status = served.get("status")
+    if isinstance(status, dict):
+        new_status = {
+            k: v
+            for k, v in status.items()
+            if k != "currentCPUUtilizationPercentage" and not (k == "currentReplicas" and v == 0)
+        }
+        current = status.get("currentCPUUtilizationPercentage")
+        if current is not None:
+            new_status["currentMetrics"] = [
+                {
+                    "type": "Resource",
+                    "resource": {"name": "cpu", "current": {"averageUtilization": current}},
+                }
+            ]
+        out["status"] = new_status
+    default_v2(out)
+    return out
+
+
+class HpaV1Representation(Representation):
+    """``autoscaling/v1`` over the stored v2 objects."""
+
+    def to_served(self, stored: dict[str, Any]) -> dict[str, Any]:
+        return stored if stored.get("apiVersion") == _V1 else to_v1(stored)
+
+    def to_stored(self, served: dict[str, Any]) -> dict[str, Any]:
+        return served if served.get("apiVersion") == _V2 else to_v2(served)
+
+
+class HpaV1Strategy(CatalogStrategy):
+    """v1 rules; objects are read as v1 (``on_read``) so every write path compares v1 to v1."""
+
+    empty_status: ClassVar[dict[str, Any]] = {"currentReplicas": 0, "desiredReplicas": 0}
+
+    def on_read(self, obj: dict[str, Any]) -> dict[str, Any]:
+        return to_v1(obj) if obj.get("apiVersion") == _V2 else obj
+
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = spec_of(obj)
+        if spec is not None:
+            spec.setdefault("minReplicas", 1)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = spec_of(obj) or {}
+        errors = _spec_errors(spec)
+        cpu = spec.get("targetCPUUtilizationPercentage")
+        if isinstance(cpu, int) and cpu < 1:
+            errors.append(
+                FieldError(
+                    "Invalid",
+                    "spec.targetCPUUtilizationPercentage",
+                    "must be greater than or equal to 1",
+                    cpu,
+                )
+            )
+        return errors
+
+
+AUTOSCALING_STRATEGIES: dict[tuple[str, str, str], type[Strategy]] = {
+    ("autoscaling", "v2", "horizontalpodautoscalers"): HpaV2Strategy,
+    ("autoscaling", "v1", "horizontalpodautoscalers"): HpaV1Strategy,
+}
+
+AUTOSCALING_REPRESENTATIONS: dict[tuple[str, str, str], Representation] = {
+    ("autoscaling", "v1", "horizontalpodautoscalers"): HpaV1Representation(
+        ("autoscaling", "horizontalpodautoscalers"), _V1, "HorizontalPodAutoscaler"
+    ),
+}

@@ -1,0 +1,260 @@
+"""Pod and Service rules (defaults, validation, graceful deletion, cluster IPs) and the
+factory that picks any built-in resource's strategy: ``builtin_strategy``.
+
+Pods are defaulted the way the real server's defaulting functions do it, so
+``kubectl get pod -o yaml`` looks familiar: restart policy, DNS policy, scheduler,
+grace period, per-container pull policy and termination message settings.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Callable
+from typing import Any
+
+from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.meta.validation import dns1035_label, dns1123_label
+from kubeforge.apiserver.registry.served import ServedResource
+from kubeforge.apiserver.registry.strategy import Strategy, nested_str, simple_strategy
+
+__all__ = ["PodStrategy", "ServiceStrategy", "builtin_strategy", "default_container"]
+
+_POD_FIELDS = (
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "spec.hostNetwork",
+    "status.phase",
+    "status.podIP",
+    "status.podIPs",
+    "status.nominatedNodeName",
+)
+
+# Pod spec fields an update may change (everything else is immutable once created).
+_POD_MUTABLE_SPEC = ("activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds")
+
+
+def default_container(container: dict[str, Any]) -> None:
+    """Defaults of one container (pods and pod templates alike)."""
+    image = str(container.get("image") or "")
+    tag = image.rsplit("/", 1)[-1]
+    if "imagePullPolicy" not in container:
+        latest = "@" not in tag and (":" not in tag or tag.endswith(":latest"))
+        container["imagePullPolicy"] = "Always" if latest else "IfNotPresent"
+    container.setdefault("terminationMessagePath", "/dev/termination-log")
+    container.setdefault("terminationMessagePolicy", "File")
+    container.setdefault("resources", {})
+    for port in container.get("ports") or []:
+        if isinstance(port, dict):
+            port.setdefault("protocol", "TCP")
+
+
+class PodStrategy(Strategy):
+    status_subresource = True
+    return_deleted_object = True
+    extra_fields = _POD_FIELDS
+    top_level_fields = ("spec", "status")
+
+    def field_set(self, obj: dict[str, Any]) -> dict[str, str]:
+        fields = super().field_set(obj)
+        fields["spec.hostNetwork"] = fields["spec.hostNetwork"] or "false"
+        ips = (obj.get("status") or {}).get("podIPs") or []
+        fields["status.podIPs"] = ",".join(
+            str(ip.get("ip", "")) for ip in ips if isinstance(ip, dict)
+        )
+        return fields
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        obj["status"] = {"phase": "Pending", "qosClass": "BestEffort"}
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return
+        spec.setdefault("restartPolicy", "Always")
+        spec.setdefault("terminationGracePeriodSeconds", 30)
+        spec.setdefault("dnsPolicy", "ClusterFirst")
+        spec.setdefault("securityContext", {})
+        spec.setdefault("schedulerName", "default-scheduler")
+        spec.setdefault("enableServiceLinks", True)
+        spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
+        spec.setdefault("priority", 0)
+        for key in ("containers", "initContainers"):
+            for container in spec.get(key) or []:
+                if isinstance(container, dict):
+                    default_container(container)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return [FieldError("Required", "spec.containers")]
+        containers = spec.get("containers")
+        if not isinstance(containers, list) or not containers:
+            return [FieldError("Required", "spec.containers")]
+        errors: list[FieldError] = []
+        seen: set[str] = set()
+        for i, container in enumerate(containers):
+            path = f"spec.containers[{i}]"
+            if not isinstance(container, dict):
+                errors.append(FieldError("Invalid", path, "must be an object", container))
+                continue
+            name = container.get("name")
+            if not name:
+                errors.append(FieldError("Required", f"{path}.name"))
+            else:
+                errors += [
+                    FieldError("Invalid", f"{path}.name", p, name) for p in dns1123_label(str(name))
+                ]
+                if name in seen:
+                    errors.append(FieldError("Duplicate", f"{path}.name", value=name))
+                seen.add(str(name))
+            if not container.get("image"):
+                errors.append(FieldError("Required", f"{path}.image"))
+        policy = spec.get("restartPolicy")
+        if policy not in ("Always", "OnFailure", "Never"):
+            errors.append(
+                FieldError(
+                    "NotSupported",
+                    "spec.restartPolicy",
+                    'supported values: "Always", "OnFailure", "Never"',
+                    policy,
+                )
+            )
+        return errors
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errors = self.validate(new)
+        if errors:
+            return errors
+        if _comparable_pod_spec(new) != _comparable_pod_spec(old):
+            errors.append(
+                FieldError(
+                    "Forbidden",
+                    "spec",
+                    "pod updates may not change fields other than `spec.containers[*].image`,"
+                    "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"
+                    "`spec.tolerations` (only additions to existing tolerations),"
+                    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was "
+                    "previously negative)",
+                )
+            )
+        return errors
+
+    def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
+        status = obj.get("status") or {}
+        spec = obj.get("spec") or {}
+        # Unscheduled or finished pods have nothing to stop: they go at once.
+        if not spec.get("nodeName") or status.get("phase") in ("Failed", "Succeeded"):
+            return 0
+        grace = (
+            requested if requested is not None else spec.get("terminationGracePeriodSeconds", 30)
+        )
+        grace = int(grace)
+        return 1 if grace < 0 else grace
+
+
+def _comparable_pod_spec(pod: dict[str, Any]) -> dict[str, Any]:
+    spec = dict(pod.get("spec") or {})
+    for key in _POD_MUTABLE_SPEC:
+        spec.pop(key, None)
+    for key in ("containers", "initContainers"):
+        spec[key] = [
+            {k: v for k, v in c.items() if k != "image"} if isinstance(c, dict) else c
+            for c in spec.get(key) or []
+        ]
+    return spec
+
+
+_SERVICE_RANGE = ipaddress.ip_network("10.96.0.0/16")
+
+
+class ServiceStrategy(Strategy):
+    status_subresource = True
+    return_deleted_object = True
+    name_validator = staticmethod(dns1035_label)
+    top_level_fields = ("spec", "status")
+
+    def __init__(self, served: ServedResource, used_ips: Callable[[], set[str]]) -> None:
+        super().__init__(served)
+        self._used_ips = used_ips
+
+    def _allocate(self) -> str:
+        used = self._used_ips()
+        # .0 is the network and .1 is what real clusters give the "kubernetes" service.
+        for offset in range(10, _SERVICE_RANGE.num_addresses - 1):
+            candidate = str(_SERVICE_RANGE.network_address + offset)
+            if candidate not in used:
+                return candidate
+        raise RuntimeError("service IP range exhausted")
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        obj["status"] = {"loadBalancer": {}}
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return
+        spec.setdefault("type", "ClusterIP")
+        spec.setdefault("sessionAffinity", "None")
+        if spec["type"] != "ExternalName":
+            if not spec.get("clusterIP"):
+                spec["clusterIP"] = self._allocate()
+            spec.setdefault("clusterIPs", [spec["clusterIP"]])
+            spec.setdefault("ipFamilies", ["IPv4"])
+            spec.setdefault("ipFamilyPolicy", "SingleStack")
+            spec.setdefault("internalTrafficPolicy", "Cluster")
+        for port in spec.get("ports") or []:
+            if isinstance(port, dict):
+                port.setdefault("protocol", "TCP")
+                if "port" in port:
+                    port.setdefault("targetPort", port["port"])
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        spec, old_spec = new.get("spec"), old.get("spec") or {}
+        if isinstance(spec, dict):
+            # Allocated values survive an update that leaves them out (kubectl replace).
+            for key in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
+                if key not in spec and key in old_spec:
+                    spec[key] = old_spec[key]
+            for port in spec.get("ports") or []:
+                if isinstance(port, dict):
+                    port.setdefault("protocol", "TCP")
+                    if "port" in port:
+                        port.setdefault("targetPort", port["port"])
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return [FieldError("Required", "spec.ports")]
+        headless = spec.get("clusterIP") == "None" or spec.get("type") == "ExternalName"
+        ports = spec.get("ports")
+        if not headless and not ports:
+            return [FieldError("Required", "spec.ports")]
+        errors = []
+        for i, port in enumerate(ports or []):
+            value = port.get("port") if isinstance(port, dict) else None
+            if not isinstance(value, int) or not 0 < value < 65536:
+                errors.append(
+                    FieldError(
+                        "Invalid",
+                        f"spec.ports[{i}].port",
+                        "must be between 1 and 65535, inclusive",
+                        value if value is not None else 0,
+                    )
+                )
+        return errors
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errors = self.validate(new)
+        new_ip = nested_str(new, "spec.clusterIP")
+        old_ip = nested_str(old, "spec.clusterIP")
+        if old_ip and new_ip != old_ip:
+            errors.append(FieldError("Invalid", "spec.clusterIPs[0]", "field is immutable", new_ip))
+        return errors
+
+
+def builtin_strategy(served: ServedResource, used_service_ips: Callable[[], set[str]]) -> Strategy:
+    """The strategy of a built-in (non-CRD) resource."""
+    if served.info.plural == "pods" and not served.info.group:
+        return PodStrategy(served)
+    if served.info.plural == "services" and not served.info.group:
+        return ServiceStrategy(served, used_service_ips)
+    return simple_strategy(served)

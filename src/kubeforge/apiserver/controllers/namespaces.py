@@ -1,0 +1,201 @@
+"""The namespace controller of the simulated control plane: it empties deleted namespaces.
+
+Entry point: ``NamespaceFinalizer`` (started with the simulated node; without it a
+deleted namespace stays ``Terminating``, as on envtest). For a namespace with a
+``deletionTimestamp`` it deletes every namespaced object in it (``Background``
+propagation, as kube-controller-manager does), keeps the namespace's status
+conditions saying what remains (``NamespaceContentRemaining``,
+``NamespaceFinalizersRemaining`` and the three "deletion failure" conditions, worded
+like the real controller's, so ``kubectl describe namespace`` reads the same), and
+once nothing is left removes the ``kubernetes`` finalizer through ``/finalize``, so
+the namespace disappears.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import Counter
+from typing import Any
+
+from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.registry import deletion
+from kubeforge.apiserver.registry.deletion import DeleteOptions
+from kubeforge.apiserver.registry.engine import Engine, storage_key
+from kubeforge.apiserver.registry.served import Registry
+from kubeforge.apiserver.storage.sqlite import Event, clone
+
+__all__ = ["NamespaceFinalizer"]
+
+_NAMESPACES = ("", "namespaces")
+
+
+def _conditions(remaining: Counter[str], finalizers: Counter[str]) -> list[dict[str, str]]:
+    """``(type, status, reason, message)`` of the real controller's termination conditions."""
+    rows = [
+        (
+            "NamespaceDeletionDiscoveryFailure",
+            "False",
+            "ResourcesDiscovered",
+            "All resources successfully discovered",
+        ),
+        (
+            "NamespaceDeletionGroupVersionParsingFailure",
+            "False",
+            "ParsedGroupVersions",
+            "All legacy kube types successfully parsed",
+        ),
+        (
+            "NamespaceDeletionContentFailure",
+            "False",
+            "ContentDeleted",
+            "All content successfully deleted, may be waiting on finalization",
+        ),
+    ]
+    if remaining:
+        listed = ", ".join(f"{r} has {n} resource instances" for r, n in sorted(remaining.items()))
+        rows.append(
+            (
+                "NamespaceContentRemaining",
+                "True",
+                "SomeResourcesRemain",
+                f"Some resources are remaining: {listed}",
+            )
+        )
+    else:
+        rows.append(
+            (
+                "NamespaceContentRemaining",
+                "False",
+                "ContentRemoved",
+                "All content successfully removed",
+            )
+        )
+    if finalizers:
+        listed = ", ".join(f"{f} in {n} resource instances" for f, n in sorted(finalizers.items()))
+        rows.append(
+            (
+                "NamespaceFinalizersRemaining",
+                "True",
+                "SomeFinalizersRemain",
+                f"Some content in the namespace has finalizers remaining: {listed}",
+            )
+        )
+    else:
+        rows.append(
+            (
+                "NamespaceFinalizersRemaining",
+                "False",
+                "ContentHasNoFinalizers",
+                "All content-preserving finalizers finished",
+            )
+        )
+    return [
+        {"type": type_, "status": status, "reason": reason, "message": message}
+        for type_, status, reason, message in rows
+    ]
+
+
+class NamespaceFinalizer:
+    """Empties a deleted namespace, then removes its ``kubernetes`` finalizer."""
+
+    def __init__(self, engine: Engine, registry: Registry) -> None:
+        self._engine = engine
+        self._registry = registry
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pending: set[str] = set()
+        self._terminating: set[str] = set()  # kept from events: checked on every write
+        self._unsubscribe: Any = None
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._unsubscribe = self._engine.storage.subscribe(self._on_event)
+        for ns in self._engine.storage.objects(_NAMESPACES):
+            if ns["metadata"].get("deletionTimestamp"):
+                self._terminating.add(ns["metadata"]["name"])
+                self._schedule(ns["metadata"]["name"])
+
+    def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def _on_event(self, event: Event) -> None:
+        meta = event.object["metadata"]
+        if event.resource == _NAMESPACES:
+            if event.type == "DELETED":
+                self._terminating.discard(meta["name"])
+            elif meta.get("deletionTimestamp"):
+                self._terminating.add(meta["name"])
+                self._schedule(meta["name"])
+        elif event.type != "ADDED" and meta.get("namespace") in self._terminating:
+            # A deletion, or a finalizer removed from content: look at what remains.
+            self._schedule(meta["namespace"])
+
+    def _schedule(self, name: str) -> None:
+        if name in self._pending or self._loop is None:
+            return
+        self._pending.add(name)
+        self._loop.call_later(0.0, self._finalize, name)
+
+    def _finalize(self, name: str) -> None:
+        self._pending.discard(name)
+        ns = self._engine.storage.get(_NAMESPACES, "", name)
+        if ns is None or not ns["metadata"].get("deletionTimestamp"):
+            return
+        remaining: Counter[str] = Counter()
+        finalizers: Counter[str] = Counter()
+        for served in self._registry.resources():
+            if not served.info.namespaced or not served.storage:
+                continue
+            for obj in list(self._engine.storage.objects(storage_key(served.info), name)):
+                if not obj["metadata"].get("deletionTimestamp"):
+                    # Gone meanwhile or refused: counted below, and the next pass sees it.
+                    with contextlib.suppress(StatusError):
+                        deletion.delete(
+                            self._engine,
+                            served,
+                            name,
+                            obj["metadata"]["name"],
+                            DeleteOptions(propagation_policy="Background"),
+                        )
+                current = self._engine.storage.get(
+                    storage_key(served.info), name, obj["metadata"]["name"]
+                )
+                if current is not None:
+                    remaining[served.info.group_resource] += 1
+                    finalizers.update(current["metadata"].get("finalizers") or [])
+        self._set_conditions(ns, remaining, finalizers)
+        if remaining:
+            return  # DELETED events of the contents bring us back here
+        ns = self._engine.storage.get(_NAMESPACES, "", name) or ns
+        body = clone(ns)
+        body.setdefault("spec", {})["finalizers"] = [
+            f for f in (ns.get("spec") or {}).get("finalizers") or [] if f != "kubernetes"
+        ]
+        deletion.finalize_namespace(self._engine, name, body)
+
+    def _set_conditions(
+        self, ns: dict[str, Any], remaining: Counter[str], finalizers: Counter[str]
+    ) -> None:
+        wanted = _conditions(remaining, finalizers)
+        old = {c.get("type"): c for c in (ns.get("status") or {}).get("conditions") or []}
+        now = self._engine.now()
+        merged = []
+        for condition in wanted:
+            before = old.get(condition["type"])
+            if before is not None and all(before.get(k) == v for k, v in condition.items()):
+                merged.append(before)  # unchanged: keep its transition time
+            else:
+                merged.append({**condition, "lastTransitionTime": now})
+        if merged == list(old.values()):
+            return
+        body = clone(ns)
+        body.setdefault("status", {})["conditions"] = merged
+        served = self._registry.lookup("", "v1", "namespaces")
+        assert served is not None  # built-in
+        try:
+            self._engine.update(
+                served, "", ns["metadata"]["name"], body, subresource="status", trusted=True
+            )
+        except StatusError:
+            self._schedule(ns["metadata"]["name"])  # raced with a client: look again

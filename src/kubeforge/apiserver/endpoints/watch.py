@@ -1,0 +1,212 @@
+"""Watch streams: newline-delimited JSON events, written in order, batched per wake-up.
+
+Entry point: ``stream_watch`` (called by the list handler for ``?watch=true``);
+``fanout`` delivers the events (``WatchHub`` and ``WatchRequest`` are re-exported).
+
+* ``resourceVersion`` unset or ``"0"``: synthetic ADDED for every matching object,
+  then changes. ``"N"``: every change after N from the kept history; N older than
+  the history gets HTTP 200 and one ERROR event (410 ``Expired``), as the watch
+  cache answers.
+* The snapshot (or history slice) and joining the fan-out are one synchronous
+  step, so no change can fall between them.
+* ``allowWatchBookmarks``: a BOOKMARK every ``bookmark_interval`` seconds and one
+  when the stream ends on its timeout; its RV means "everything up to here sent".
+* ``WatchHub`` ends streams when the server stops or a CRD's resource goes away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+from aiohttp.abc import AbstractStreamWriter
+
+from kubeforge.apiserver.storage.fanout import (
+    WRITE_BATCH,
+    Member,
+    WatchHub,
+    WatchRequest,
+    line,
+    transition,
+)
+from kubeforge.apiserver.storage.sqlite import ExpiredError, Storage
+from kubeforge.core.status import failure
+
+__all__ = ["WatchHub", "WatchRequest", "stream_watch"]
+
+# How often an idle stream checks that its client is still connected: the server
+# does not cancel handlers on disconnect, and an idle watch never fails a write.
+_IDLE_CHECK = 1.0
+# Unsent bytes above which a stream stops taking direct writes from the fan-out and
+# its task writes instead, waiting for the client to read (aiohttp's own limit).
+_SINK_LIMIT = 0x10000
+
+
+async def stream_watch(
+    request: web.Request, storage: Storage, hub: WatchHub, watch: WatchRequest
+) -> web.StreamResponse:
+    """Serve one watch until its timeout, the client leaving, or the hub stopping it."""
+    hub.attach(storage)
+    encode = hub.encoder(watch)
+
+    # --- snapshot + subscribe in one synchronous step --------------------------------------
+    initial: list[bytes] = []
+    expired: ExpiredError | None = None
+    rv = watch.resource_version
+    start_revision = storage.revision
+    if rv in ("", "0") or (watch.send_initial_events and rv):
+        for obj in storage.objects(watch.resource):
+            if watch.matches(obj):
+                initial.append(encode("ADDED", obj))
+        if rv not in ("", "0"):
+            start_revision = max(start_revision, int(rv))
+    else:
+        try:
+            for event in storage.events_after(int(rv)):
+                if event.resource != watch.resource:
+                    continue  # the history holds every resource's events
+                type_ = transition(event, watch.matches)
+                if type_ is not None:
+                    initial.append(encode(type_, event.object))
+        except ExpiredError as error:
+            expired = error
+    member: Member | None = None
+    leave: Callable[[], None] = lambda: None  # noqa: E731
+    if expired is None:
+        last_sent = max(start_revision, int(rv) if rv.isdigit() else 0)
+        member, leave = hub.join(watch, object(), last_sent)
+
+    response = web.StreamResponse(status=200)
+    response.content_type = "application/json"
+    response.enable_chunked_encoding()
+    try:
+        # The snapshot may hold writes still in the open transaction: send it once
+        # they are durable (events after it come from the fan-out, committed only).
+        await storage.durable(start_revision)
+        writer = await response.prepare(request)  # headers are on the wire from here
+        if member is None:
+            status = failure(410, "Expired", str(expired))
+            await response.write(line("ERROR", status))
+            return response
+        for start in range(0, len(initial), WRITE_BATCH):
+            await response.write(b"".join(initial[start : start + WRITE_BATCH]))
+        if watch.send_initial_events and watch.bookmarks:
+            await response.write(_bookmark(watch, member.last_sent, initial_end=True))
+        assert writer is not None
+        member.sink = _sink(request)
+        await _pump(request, response, writer, member, hub, watch, storage)
+    except ConnectionResetError:
+        pass  # the client went away; nothing to tell it
+    finally:
+        if member is not None:
+            member.sink = None
+        leave()
+    return response
+
+
+def _sink(request: web.Request) -> Callable[[bytes], bool]:
+    """Write one chunk of the (chunked) stream straight to the socket, unless it is
+    closing or still holds ``_SINK_LIMIT`` unsent bytes (then the stream's task writes,
+    waiting for the client). aiohttp sent the headers at ``prepare`` and sends the
+    last chunk when the handler returns, so the framing stays whole."""
+    transport = request.transport
+
+    def sink(data: bytes) -> bool:
+        if (
+            transport is None
+            or transport.is_closing()
+            or transport.get_write_buffer_size() > _SINK_LIMIT
+        ):
+            return False
+        transport.write(_chunk(data))
+        return True
+
+    return sink
+
+
+def _chunk(data: bytes) -> bytes:
+    """``data`` framed as one HTTP/1.1 chunk. The streams of a group are handed the same
+    bytes object in a tick, so the last framing is kept and reused."""
+    global _last_chunk
+    if _last_chunk[0] is not data:
+        _last_chunk = (data, b"%x\r\n%b\r\n" % (len(data), data))
+    return _last_chunk[1]
+
+
+_last_chunk: tuple[bytes, bytes] = (b"", b"")
+
+
+def _bookmark(watch: WatchRequest, revision: int, *, initial_end: bool = False) -> bytes:
+    meta: dict[str, Any] = {"resourceVersion": str(revision), "creationTimestamp": None}
+    if initial_end:
+        meta["annotations"] = {"k8s.io/initial-events-end": "true"}
+    return line("BOOKMARK", {"kind": watch.kind, "apiVersion": watch.api_version, "metadata": meta})
+
+
+def _backed_up(request: web.Request) -> bool:
+    transport = request.transport
+    return transport is not None and transport.get_write_buffer_size() > _SINK_LIMIT
+
+
+def _disconnected(request: web.Request) -> bool:
+    transport = request.transport
+    return transport is None or transport.is_closing()
+
+
+async def _pump(
+    request: web.Request,
+    response: web.StreamResponse,
+    writer: AbstractStreamWriter,
+    member: Member,
+    hub: WatchHub,
+    watch: WatchRequest,
+    storage: Storage,
+) -> None:
+    loop = asyncio.get_running_loop()
+    # No timeoutSeconds: the real server picks one in [30 min, 60 min).
+    timeout = watch.timeout if watch.timeout is not None else 1800 * (1 + random.random())
+    deadline = loop.time() + timeout
+    next_bookmark = loop.time() + hub.bookmark_interval
+    # One timer wakes the stream for deadlines, bookmarks and liveness checks; it is
+    # re-armed only when it fires or something due sooner comes up, not per event.
+    timer: asyncio.TimerHandle | None = None
+    timer_at = 0.0
+    try:
+        while True:
+            if member.overflowed:
+                return  # too far behind: the client re-watches from the last RV it got
+            if member.pending():
+                data, member.last_sent = member.take(member.last_sent)
+                if data:
+                    await response.write(data)
+                    if _backed_up(request):
+                        await writer.drain()  # the sink's writes bypass aiohttp's own count
+                continue
+            if member.closed:
+                return  # the server stops, or the resource went away
+            now = loop.time()
+            if now >= deadline:
+                if watch.bookmarks:
+                    await response.write(_bookmark(watch, max(member.last_sent, storage.committed)))
+                return
+            if watch.bookmarks and now >= next_bookmark:
+                # Nothing pending: every event up to the current revision has been handled.
+                await response.write(_bookmark(watch, max(member.last_sent, storage.committed)))
+                next_bookmark = now + hub.bookmark_interval
+                continue
+            if _disconnected(request):
+                return
+            wake = min(deadline, next_bookmark) if watch.bookmarks else deadline
+            wake = min(wake, now + _IDLE_CHECK)
+            if timer is None or timer_at <= now or wake < timer_at:
+                if timer is not None:
+                    timer.cancel()
+                timer, timer_at = loop.call_at(wake, member.wake), wake
+            member.waiter = loop.create_future()
+            await member.waiter
+    finally:
+        if timer is not None:
+            timer.cancel()

@@ -1,0 +1,234 @@
+"""DELETE: preconditions, finalizers, graceful deletion and the garbage collector's
+finalizers; also the namespace ``finalize`` subresource.
+
+Entry point: ``delete(engine, served, namespace, name, options)``. An object with
+finalizers (or a grace period, or a namespace with ``spec.finalizers``) is only
+marked: ``deletionTimestamp`` set, MODIFIED event; it disappears when the last
+finalizer goes (``Engine.update`` handles that). ``Orphan``/``Foreground``
+propagation adds the ``orphan``/``foregroundDeletion`` finalizer as the real
+server does; removing it is the garbage collector's job (see ``controllers``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import web
+
+from kubeforge.apiserver import failures
+from kubeforge.apiserver.endpoints.bodies import (
+    body_content_type,
+    decode_body,
+    dry_run_requested,
+    read_body,
+)
+from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.registry.engine import Engine, format_time, storage_key
+from kubeforge.apiserver.registry.served import ServedResource
+from kubeforge.apiserver.storage.sqlite import clone
+from kubeforge.core.resource import ResourceInfo
+from kubeforge.core.status import failure
+
+__all__ = ["DeleteOptions", "delete", "finalize_namespace", "finish_deletion", "parse_options"]
+
+
+@dataclass
+class DeleteOptions:
+    """The parts of ``DeleteOptions`` the server acts on."""
+
+    grace_period_seconds: int | None = None
+    propagation_policy: str | None = None
+    orphan_dependents: bool | None = None
+    precondition_uid: str | None = None
+    precondition_rv: str | None = None
+    dry_run: bool = False
+
+
+def delete(
+    engine: Engine, served: ServedResource, namespace: str, name: str, options: DeleteOptions
+) -> tuple[dict[str, Any], bool]:
+    """DELETE semantics; returns ``(last state, gone)``. ``gone`` is False while finalizers
+    or a grace period keep the object (it then carries a deletionTimestamp)."""
+    info = served.info
+    strategy = engine.strategy(served)
+    key = storage_key(info)
+    old = engine.storage.get(key, namespace, name)
+    if old is None:
+        raise failures.not_found(info, name)
+    strategy.before_delete(old)
+    old_meta = old["metadata"]
+    if options.precondition_uid and options.precondition_uid != old_meta.get("uid"):
+        raise _precondition_failed(
+            info,
+            name,
+            f"the UID in the precondition ({options.precondition_uid}) does not match the UID "
+            f"in record ({old_meta.get('uid')}). The object might have been deleted and then "
+            "recreated",
+        )
+    if options.precondition_rv and options.precondition_rv != old_meta.get("resourceVersion"):
+        raise _precondition_failed(
+            info,
+            name,
+            f"the ResourceVersion in the precondition ({options.precondition_rv}) does not match "
+            f"the ResourceVersion in record ({old_meta.get('resourceVersion')}). The object "
+            "might have been modified",
+        )
+    new = clone(old)
+    meta = new["metadata"]
+    finalizers = _gc_finalizers(list(meta.get("finalizers") or []), options)
+    if finalizers:
+        meta["finalizers"] = finalizers
+    else:
+        meta.pop("finalizers", None)
+    grace = strategy.grace_period(old, options.grace_period_seconds)
+    keep = bool(finalizers) or grace > 0 or strategy.keep_on_delete(old)
+    if not keep:
+        if options.dry_run:
+            return engine.view(served, old), True
+        return engine.commit_delete(served, strategy, new, old, gone=True), True
+    now = engine.wall_clock()
+    if not old_meta.get("deletionTimestamp"):
+        meta["deletionTimestamp"] = format_time(now + grace)
+        meta["deletionGracePeriodSeconds"] = grace
+        if strategy.has_generation and meta.get("generation"):
+            meta["generation"] = int(meta["generation"]) + 1
+        strategy.mark_deleting(new)
+    elif grace < int(old_meta.get("deletionGracePeriodSeconds") or 0):
+        # A shorter grace period moves the deadline earlier, never later: by the
+        # difference of the two periods, as ``rest.BeforeDelete`` computes it.
+        previous = int(old_meta["deletionGracePeriodSeconds"])
+        deadline = _parse_time(str(old_meta["deletionTimestamp"]))
+        meta["deletionTimestamp"] = format_time(
+            (deadline if deadline is not None else now + previous) - previous + grace
+        )
+        meta["deletionGracePeriodSeconds"] = grace
+    if new == old:
+        return engine.view(served, old), False
+    if options.dry_run:
+        return engine.view(served, new), False
+    return engine.commit_delete(served, strategy, new, old, gone=False), False
+
+
+def _parse_time(text: str) -> float | None:
+    try:
+        return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC).timestamp()
+    except ValueError:
+        return None
+
+
+def _precondition_failed(info: ResourceInfo, name: str, detail: str) -> StatusError:
+    """409 as ``rest.BeforeDelete`` words it: the *Kind* stands where the resource would."""
+    qualified = f"{info.kind}.{info.group}" if info.group else info.kind
+    details: dict[str, Any] = {"name": name}
+    if info.group:
+        details["group"] = info.group
+    details["kind"] = info.kind
+    message = f'Operation cannot be fulfilled on {qualified} "{name}": {detail}'
+    return StatusError(failure(409, "Conflict", message, details))
+
+
+def finalize_namespace(engine: Engine, name: str, body: dict[str, Any]) -> dict[str, Any]:
+    """``PUT /api/v1/namespaces/{name}/finalize``: only ``spec.finalizers`` changes."""
+    served = engine.registry.lookup("", "v1", "namespaces")
+    assert served is not None  # built-in
+    old = engine.storage.get(("", "namespaces"), "", name)
+    if old is None:
+        raise failures.not_found(served.info, name)
+    given_rv = (body.get("metadata") or {}).get("resourceVersion")
+    if given_rv and given_rv != old["metadata"].get("resourceVersion"):
+        raise failures.conflict(served.info, name)
+    finalizers = (body.get("spec") or {}).get("finalizers") or []
+    if not isinstance(finalizers, list) or not all(isinstance(f, str) for f in finalizers):
+        raise failures.bad_request("spec.finalizers must be a list of strings")
+    new = clone(old)
+    if finalizers:
+        new["spec"] = {**(new.get("spec") or {}), "finalizers": finalizers}
+    else:
+        new.setdefault("spec", {}).pop("finalizers", None)
+    return engine.commit_update(served, engine.strategy(served), new, old, dry_run=False)
+
+
+def finish_deletion(engine: Engine, served: ServedResource, namespace: str, name: str) -> None:
+    """What a kubelet does once a pod stopped: delete with grace 0 (finalizers still hold)."""
+    try:
+        delete(engine, served, namespace, name, DeleteOptions(grace_period_seconds=0))
+    except StatusError as error:
+        if error.code != 404:
+            raise
+
+
+def _gc_finalizers(finalizers: list[str], options: DeleteOptions) -> list[str]:
+    """The garbage collector's finalizers the server adds for Orphan/Foreground deletes."""
+    policy = options.propagation_policy
+    if policy is None and options.orphan_dependents is not None:
+        policy = "Orphan" if options.orphan_dependents else "Background"
+    if policy is None:
+        return finalizers
+    kept = [f for f in finalizers if f not in ("orphan", "foregroundDeletion")]
+    if policy == "Orphan":
+        kept.append("orphan")
+    elif policy == "Foreground":
+        kept.append("foregroundDeletion")
+    return kept
+
+
+async def parse_options(request: web.Request) -> DeleteOptions:
+    """``DeleteOptions`` from the body (JSON or YAML) and the query string."""
+    raw = await read_body(request)
+    body: dict[str, Any] = {}
+    if raw.strip():
+        decoded = decode_body(raw, body_content_type(request))
+        if not isinstance(decoded, dict):
+            raise failures.bad_request("the body of a delete must be a DeleteOptions object")
+        body = decoded
+    query = request.query
+    errors: list[failures.FieldError] = []
+    dry_run = dry_run_requested(request)
+    body_dry_run = body.get("dryRun") or []
+    if not isinstance(body_dry_run, list):
+        raise failures.bad_request("DeleteOptions.dryRun must be a list of strings")
+    for value in body_dry_run:
+        if value != "All":
+            errors.append(
+                failures.FieldError("NotSupported", "dryRun", 'supported values: "All"', value)
+            )
+    options = DeleteOptions(dry_run=dry_run or bool(body_dry_run))
+    grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
+    if grace is not None:
+        try:
+            options.grace_period_seconds = int(grace)
+        except (TypeError, ValueError):
+            raise failures.bad_request(f"invalid gracePeriodSeconds: {grace}") from None
+    policy = body.get("propagationPolicy", query.get("propagationPolicy"))
+    orphan = body.get("orphanDependents", query.get("orphanDependents"))
+    if policy is not None:
+        if policy not in ("Orphan", "Background", "Foreground"):
+            errors.append(
+                failures.FieldError(
+                    "NotSupported",
+                    "propagationPolicy",
+                    'supported values: "Foreground", "Background", "Orphan", "nil"',
+                    policy,
+                )
+            )
+        elif orphan is not None:
+            errors.append(
+                failures.FieldError(
+                    "Invalid",
+                    "propagationPolicy",
+                    "orphanDependents and deletionPropagation cannot be both set",
+                    policy,
+                )
+            )
+        options.propagation_policy = policy
+    if orphan is not None:
+        options.orphan_dependents = orphan in (True, "true", "1")
+    if errors:
+        raise failures.invalid("DeleteOptions", "meta.k8s.io", "", errors)
+    preconditions = body.get("preconditions") or {}
+    if isinstance(preconditions, dict):
+        options.precondition_uid = preconditions.get("uid")
+        options.precondition_rv = preconditions.get("resourceVersion")
+    return options

@@ -1,0 +1,296 @@
+"""Assembles the server: storage, registry, engine, controllers, and the aiohttp app.
+
+Entry point: ``LocalServer(options)``; ``build_app()`` gives the aiohttp application
+(routes: health, discovery/OpenAPI from ``discovery``, then every ``/api`` and
+``/apis`` resource URL); ``start()``/``stop()`` run the built-in controllers.
+
+One middleware: authentication, impersonation and authorization (``access``;
+health endpoints are open); every failure becomes a ``Status`` (never a traceback:
+unexpected exceptions are logged and answered 500 ``InternalError``); and no answer
+leaves before the writes it may show are committed (``Storage.durable``).
+
+Health: ``/healthz``, ``/livez`` and ``/readyz`` are open, as the real server's are
+(its ``system:public-info-viewer`` role); each check also has its own path
+(``/readyz/etcd``), which needs a token. While writes fail (a full disk) ``/readyz``
+fails its ``etcd`` check with the real server's "reason withheld" and ``/readyz/etcd``
+says why; ``/livez`` stays ok, since a restart would not make room.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from kubeforge.apiserver import failures
+from kubeforge.apiserver.admission.chain import Admission
+from kubeforge.apiserver.admission.webhooks import Webhooks
+from kubeforge.apiserver.apiextensions.crds import CRDController
+from kubeforge.apiserver.authn.authenticator import Authenticator
+from kubeforge.apiserver.authz.bootstrap import ClusterRoleAggregator, install_bootstrap_policy
+from kubeforge.apiserver.authz.rbac import RBAC, AlwaysAllow, Authorizer
+from kubeforge.apiserver.controllers.garbage import GarbageCollector
+from kubeforge.apiserver.controllers.node import NamespaceFinalizer, NodeSimulator
+from kubeforge.apiserver.controllers.serviceaccounts import DefaultServiceAccounts
+from kubeforge.apiserver.endpoints import reviews
+from kubeforge.apiserver.endpoints.access import Access
+from kubeforge.apiserver.endpoints.handlers import ResourceHandlers
+from kubeforge.apiserver.endpoints.listing import Lister
+from kubeforge.apiserver.endpoints.responses import add_warnings, json_response
+from kubeforge.apiserver.endpoints.watch import WatchHub
+from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.registry.engine import Engine
+from kubeforge.apiserver.registry.served import Registry
+from kubeforge.apiserver.storage.sqlite import DEFAULT_HISTORY, Storage, WriteFailedError
+
+__all__ = ["DB_FILE", "LocalServer", "ServerOptions"]
+
+log = logging.getLogger("kubeforge.apiserver")
+
+DB_FILE = "kubeforge.db"
+_OPEN_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
+_HEALTH_CHECKS = ("ping", "etcd")
+_YOUNGEST_GENERATION = 10_000  # see _tune_collector
+_INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass(frozen=True)
+class ServerOptions:
+    """How one server runs. ``data_dir=None`` keeps everything in memory."""
+
+    token: str
+    data_dir: Path | None = None
+    simulate_node: bool = True
+    """Run the simulated node, namespace finalizer and garbage collector (off: like envtest)."""
+    watch_history: int = DEFAULT_HISTORY
+    """Events kept so watches can resume from an older resourceVersion."""
+    bookmark_interval: float = 5.0
+    """Seconds between BOOKMARK events on watches that allow them."""
+    authorization: str = "AlwaysAllow"
+    """``AlwaysAllow`` (any authenticated user may do anything) or ``RBAC``."""
+    repair_data_dir: bool = False
+    """Start from a database that lost acknowledged writes instead of refusing it (see
+    ``datadir``): revisions continue past every one handed out, and clients relist."""
+    tune_garbage_collector: bool = False
+    """Fit the process's garbage collector to a long-running server (``gc.freeze`` and a
+    larger youngest generation). Process-wide, so only for a process that exists to run
+    this server, as ``kubeforge apiserver`` does; embedding code keeps its own settings."""
+
+
+class LocalServer:
+    """One local API server's state, rules and HTTP face."""
+
+    def __init__(self, options: ServerOptions) -> None:
+        self.options = options
+        path = options.data_dir / DB_FILE if options.data_dir is not None else None
+        self.storage = Storage(path, history=options.watch_history, repair=options.repair_data_dir)
+        self.registry = Registry()
+        self.engine = Engine(self.storage, self.registry)
+        self.hub = WatchHub()
+        self.hub.bookmark_interval = options.bookmark_interval
+        self.crds = CRDController(self.engine, self.registry, self.hub.close)
+        self.crds.install()
+        self.lister = Lister(self.engine, self.storage, self.hub)
+        self.handlers = ResourceHandlers(self.engine, self.registry, self.lister)
+        authorizer: Authorizer = (
+            RBAC(self.storage) if options.authorization == "RBAC" else AlwaysAllow()
+        )
+        self.access = Access(
+            Authenticator(options.token, service_accounts=self._service_account), authorizer
+        )
+        self.webhooks = Webhooks(self.storage)
+        self.handlers.admission = Admission(self.engine, self.access, self.webhooks)
+        self._controllers: list[
+            NodeSimulator
+            | NamespaceFinalizer
+            | GarbageCollector
+            | ClusterRoleAggregator
+            | DefaultServiceAccounts
+        ] = []
+        self._bootstrap()
+
+    def _bootstrap(self) -> None:
+        """What a fresh cluster has, and the CRDs a restarted one already served."""
+        namespaces = self.registry.lookup("", "v1", "namespaces")
+        assert namespaces is not None  # built-in
+        for name in _INITIAL_NAMESPACES:
+            if self.storage.get(("", "namespaces"), "", name) is None:
+                body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+                self.engine.create(namespaces, "", body)
+        install_bootstrap_policy(self.engine, self.registry)
+        self.crds.restore()
+
+    def _service_account(self, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.storage.get(("", "serviceaccounts"), namespace, name)
+
+    async def start(self) -> None:
+        """Start the built-in controllers (needs the running loop)."""
+        if self.options.tune_garbage_collector:
+            _tune_collector()
+        if self.options.simulate_node:
+            self._controllers = [
+                NodeSimulator(self.engine, self.registry),
+                NamespaceFinalizer(self.engine, self.registry),
+                GarbageCollector(self.engine, self.registry),
+                ClusterRoleAggregator(self.engine, self.registry),
+                DefaultServiceAccounts(self.engine, self.registry),
+            ]
+            for controller in self._controllers:
+                controller.start()
+
+    async def stop(self) -> None:
+        """End watches and controllers; call before the app's cleanup, then ``close``."""
+        for controller in self._controllers:
+            controller.stop()
+        self.hub.close_all()
+        await self.webhooks.close()
+
+    def close(self) -> None:
+        self.storage.close()
+
+    # --- HTTP ------------------------------------------------------------------------------
+
+    def build_app(self) -> web.Application:
+        app = web.Application(middlewares=[self._middleware])
+        app.on_response_prepare.append(_deprecation_warning)
+        for path in _OPEN_PATHS:
+            app.router.add_get(path, self._health)
+            app.router.add_get(path + "/{check}", self._health_check)
+        app.router.add_get("/", self._root)
+        discovery = _optional("kubeforge.apiserver.endpoints.discovery")
+        if discovery is not None:
+            discovery.add_routes(app, self.registry)
+        reviews.add_routes(app, self.access, self.engine)
+        app.router.add_route("*", "/api/{tail:.*}", self.handlers.handle)
+        app.router.add_route("*", "/apis/{tail:.*}", self.handlers.handle)
+        return app
+
+    @web.middleware
+    async def _middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Access checks, failures as a ``Status``, and no answer before its writes are
+        durable. One middleware rather than two: each costs a coroutine per request."""
+        try:
+            if request.path not in _OPEN_PATHS:
+                self.access.admit(request)  # 401 or 403 as a Status; see endpoints.access
+            response = await handler(request)
+        except Exception as error:  # every failure is answered as a Status
+            response = _failure_response(request, error)
+        storage = self.storage
+        if storage.committed < storage.revision:
+            # Writes (this request's, or others' it may have read) are still in the open
+            # transaction: the answer waits for their commit (see ``storage``).
+            try:
+                await storage.durable()
+            except Exception as error:  # a failed commit is a 500, like other surprises
+                response = _failure_response(request, error)
+        return response
+
+    def _failed_checks(self, endpoint: str) -> dict[str, str]:
+        """Failing checks of ``/healthz``, ``/livez`` or ``/readyz`` and why."""
+        failure = self.storage.check_writable() if endpoint == "/readyz" else None
+        return {"etcd": str(failure)} if failure is not None else {}
+
+    async def _health(self, request: web.Request) -> web.Response:
+        failed = self._failed_checks(request.path)
+        name = request.path.strip("/")
+        lines = [
+            f"[-]{check} failed: reason withheld" if check in failed else f"[+]{check} ok"
+            for check in _HEALTH_CHECKS
+        ]
+        if failed:
+            # Like the real server: always verbose on failure, the reasons only in its own
+            # log (the endpoint is public) and at the check's own path.
+            return web.Response(status=500, text="\n".join(lines) + f"\n{name} check failed\n")
+        if "verbose" in request.query:
+            return web.Response(text="\n".join(lines) + f"\n{name} check passed\n")
+        return web.Response(text="ok")
+
+    async def _health_check(self, request: web.Request) -> web.Response:
+        check = request.match_info["check"]
+        if check not in _HEALTH_CHECKS:
+            raise web.HTTPNotFound()
+        failed = self._failed_checks("/" + request.path.split("/")[1])
+        if check in failed:
+            return web.Response(status=500, text=f"internal server error: {failed[check]}\n")
+        return web.Response(text="ok")
+
+    async def _root(self, request: web.Request) -> web.Response:
+        paths = ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/version"]
+        for group, versions in self.registry.group_versions():
+            if group:
+                paths.append(f"/apis/{group}")
+                paths += [f"/apis/{group}/{v}" for v in versions]
+        return json_response({"paths": sorted(paths)})
+
+
+def _tune_collector() -> None:
+    """Fit Python's cyclic garbage collector to a server holding many long-lived objects.
+
+    Everything loaded so far (schemas, OpenAPI tables, the stored objects) lives as
+    long as the server, so it is frozen out of every later collection; and the youngest
+    generation is collected every 10,000 net allocations instead of 700, since a write
+    leaves hundreds of objects behind. Measured over 8,000 creates: collections took
+    0.25 s of CPU with the defaults and 0.07 s so (~20 µs less per write).
+    """
+    gc.freeze()
+    first, second, third = gc.get_threshold()
+    if 0 < first < _YOUNGEST_GENERATION:
+        gc.set_threshold(_YOUNGEST_GENERATION, second, third)
+
+
+async def _deprecation_warning(request: web.Request, response: web.StreamResponse) -> None:
+    """Every answer about a deprecated CRD version warns, errors and watches included
+    (headers go out at prepare, so a hook rather than a middleware)."""
+    served = request.get("served")
+    warning = getattr(served, "deprecation_warning", None)
+    if warning:
+        add_warnings(response, [warning])
+
+
+def _optional(module: str) -> Any:
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+def _failure_response(request: web.Request, failure: Exception) -> web.Response:
+    """The ``Status`` answering ``failure`` (never a traceback: unexpected exceptions
+    are logged and answered 500 ``InternalError``)."""
+    if isinstance(failure, StatusError):
+        return json_response(failure.status, failure.code)
+    if isinstance(failure, WriteFailedError):
+        # What the real server answers when etcd refuses a write ("database space
+        # exceeded"): a 500 InternalError; reads and watches go on.
+        return json_response(failures.internal_error(str(failure)).status, 500)
+    if isinstance(failure, web.HTTPNotFound):
+        return json_response(failures.resource_not_found().status, 404)
+    if isinstance(failure, web.HTTPMethodNotAllowed):
+        refused = failures.method_not_allowed(
+            None, "the server does not allow this method on the requested resource"
+        )
+        return json_response(refused.status, 405)
+    if isinstance(failure, web.HTTPException):
+        status = failures.StatusError(
+            {
+                "kind": "Status",
+                "apiVersion": "v1",
+                "metadata": {},
+                "status": "Failure",
+                "message": failure.text or failure.reason,
+                "reason": failure.reason.replace(" ", ""),
+                "code": failure.status,
+            }
+        )
+        return json_response(status.status, failure.status)
+    # The last line of defence: log, answer a Status, keep serving.
+    log.error("unexpected error serving %s %s", request.method, request.path, exc_info=failure)
+    return json_response(failures.internal_error(type(failure).__name__).status, 500)

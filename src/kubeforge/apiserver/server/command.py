@@ -1,0 +1,285 @@
+"""``kubeforge apiserver``: run the local server in the foreground until SIGTERM/SIGINT.
+
+Entry point: ``apiserver_command`` (click), used both by ``python -m
+kubeforge.apiserver`` and by the ``kubeforge`` CLI group. Listens on 127.0.0.1
+only, serves HTTPS with the CA from the data directory (or a throwaway one with
+``--in-memory``), and writes the kubeconfig only once the socket accepts requests,
+so "the file exists" means "the server is ready". The token is never logged.
+
+A data directory serves one server at a time (a lock), and a damaged one, or one
+whose database lost acknowledged writes, is refused with one line saying how to
+recover (``datadir``); ``--repair-data-dir`` accepts what is left.
+
+Verbosity: none logs start and stop only; ``-v`` adds one line per request
+(``httplog``); ``-vv`` adds everything at debug level. ``kubeforge -v apiserver``
+counts too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import signal
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+from aiohttp import web
+
+from kubeforge.apiserver.authn.authenticator import user_token
+from kubeforge.apiserver.server import httplog
+from kubeforge.apiserver.server.app import LocalServer, ServerOptions
+from kubeforge.apiserver.server.tls import Credentials, write_kubeconfig
+from kubeforge.apiserver.storage.datadir import DataDirError, DirectoryLock
+from kubeforge.apiserver.storage.sqlite import DEFAULT_HISTORY
+
+__all__ = ["apiserver_command", "serve"]
+
+log = logging.getLogger("kubeforge.apiserver")
+
+_HOST = "127.0.0.1"
+# Go's HTTP server, as kube-apiserver runs it, takes request lines and headers up to 1 MiB
+# in all; aiohttp bounds each line instead (8 KiB by default, less than some OIDC tokens).
+_MAX_HEADER_LINE = 64 * 1024
+
+
+async def serve(
+    *,
+    port: int,
+    data_dir: Path | None,
+    kubeconfig: Path | None,
+    simulate_node: bool,
+    watch_history: int,
+    bookmark_interval: float,
+    authorization: str = "AlwaysAllow",
+    user_kubeconfigs: tuple[tuple[str, tuple[str, ...], Path], ...] = (),
+    request_log: bool = False,
+    repair_data_dir: bool = False,
+) -> None:
+    """Run until SIGTERM/SIGINT; every acknowledged write is already durable when it returns.
+
+    ``user_kubeconfigs`` are ``(user, groups, path)``: a kubeconfig for that user (a
+    restricted one under ``authorization="RBAC"``) is written next to the admin one.
+    ``request_log`` logs every request to the ``kubeforge.apiserver.http`` logger.
+    A data directory another server holds, or that is damaged, raises ``DataDirError``.
+    """
+    scratch: Path | None = None
+    lock: DirectoryLock | None = None
+    if data_dir is None:
+        # --in-memory: the CA and token live only as long as this process.
+        scratch = Path(tempfile.mkdtemp(prefix="kubeforge-apiserver-"))
+    else:
+        lock = DirectoryLock.acquire(data_dir)  # before anything in it is read or created
+    try:
+        credentials = Credentials.load_or_create(data_dir or scratch or Path())
+        server = LocalServer(
+            ServerOptions(
+                token=credentials.token,
+                data_dir=data_dir,
+                simulate_node=simulate_node,
+                watch_history=watch_history,
+                bookmark_interval=bookmark_interval,
+                authorization=authorization,
+                repair_data_dir=repair_data_dir,
+                tune_garbage_collector=True,  # this process exists to run the server
+            )
+        )
+        try:
+            await _run(server, credentials, port, kubeconfig, user_kubeconfigs, request_log)
+        finally:
+            server.close()
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+        if lock is not None:
+            lock.release()
+
+
+async def _run(
+    server: LocalServer,
+    credentials: Credentials,
+    port: int,
+    kubeconfig: Path | None,
+    user_kubeconfigs: tuple[tuple[str, tuple[str, ...], Path], ...],
+    request_log: bool,
+) -> None:
+    loop = asyncio.get_running_loop()
+    stopping = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stopping.set)
+    app = server.build_app()
+    logging_options: dict[str, Any] = {"access_log": None}
+    if request_log:
+        logging_options = httplog.enable_request_log(app)
+    runner = web.AppRunner(
+        app,
+        handle_signals=False,
+        logger=httplog.protocol_log,  # never quotes a malformed request (a token)
+        max_line_size=_MAX_HEADER_LINE,
+        max_field_size=_MAX_HEADER_LINE,
+        **logging_options,
+    )
+    await runner.setup()
+    site = web.TCPSite(
+        runner, _HOST, port, ssl_context=credentials.ssl_context(), shutdown_timeout=2.0
+    )
+    await site.start()
+    await server.start()
+    bound = int(runner.addresses[0][1])  # the real port when asked for port 0
+    url = f"https://{_HOST}:{bound}"
+    for user, groups, path in user_kubeconfigs:
+        token = user_token(credentials.token, user, groups)
+        write_kubeconfig(path, url, credentials.ca_pem, token)
+    # The admin kubeconfig last: its existence means "ready", user kubeconfigs included.
+    if kubeconfig is not None:
+        write_kubeconfig(kubeconfig, url, credentials.ca_pem, credentials.token)
+    log.info("serving on %s (kubeconfig: %s)", url, kubeconfig or "not written")
+    try:
+        await stopping.wait()
+    finally:
+        log.info("shutting down")
+        await server.stop()
+        await runner.cleanup()
+
+
+@click.command("apiserver")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=6443,
+    show_default=True,
+    help="Port on 127.0.0.1; 0 picks a free one (written into the kubeconfig).",
+)
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for the database, CA, certificate and token.",
+)
+@click.option("--in-memory", is_flag=True, help="Keep nothing: no data directory.")
+@click.option(
+    "--repair-data-dir",
+    is_flag=True,
+    help="Start from a data directory whose database lost acknowledged writes (a deleted "
+    "or truncated kubeforge.db-wal) with what is left; clients relist.",
+)
+@click.option(
+    "--kubeconfig",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write a kubeconfig here once the server is ready.",
+)
+@click.option(
+    "--simulate-node/--no-simulate-node",
+    default=True,
+    show_default=True,
+    help="Run a simulated node (pods get Running and IPs); off behaves like envtest.",
+)
+@click.option(
+    "--watch-history",
+    type=click.IntRange(1),
+    default=DEFAULT_HISTORY,
+    show_default=True,
+    help="Events kept so watches can resume.",
+)
+@click.option(
+    "--bookmark-interval",
+    type=click.FloatRange(min=0.01),
+    default=5.0,
+    show_default=True,
+    help="Seconds between watch BOOKMARK events.",
+)
+@click.option(
+    "--authorization",
+    type=click.Choice(["AlwaysAllow", "RBAC"], case_sensitive=False),
+    default="AlwaysAllow",
+    show_default=True,
+    help="RBAC: enforce Roles and bindings for every user but the admin kubeconfig's.",
+)
+@click.option(
+    "--user-kubeconfig",
+    "user_kubeconfigs",
+    multiple=True,
+    metavar="USER[,GROUP...]=PATH",
+    help="Also write a kubeconfig for USER (in the GROUPs) to PATH; repeatable.",
+)
+@click.option(
+    "-v",
+    "--verbose",
+    count=True,
+    help="-v: log each request (never its token or body); -vv: debug output too.",
+)
+def apiserver_command(
+    port: int,
+    data_dir: Path | None,
+    in_memory: bool,
+    repair_data_dir: bool,
+    kubeconfig: Path | None,
+    simulate_node: bool,
+    watch_history: int,
+    bookmark_interval: float,
+    authorization: str,
+    user_kubeconfigs: tuple[str, ...],
+    verbose: int,
+) -> None:
+    """Run a local Kubernetes API server (HTTPS, bearer token) on 127.0.0.1.
+
+    It writes a kubeconfig for kubectl and any client once it is ready, and
+    keeps every acknowledged write in --data-dir across restarts.
+
+    \b
+    Examples:
+      kubeforge apiserver --port 6443 --data-dir ./data --kubeconfig ./kubeconfig
+      kubeforge apiserver --port 0 --in-memory --kubeconfig /tmp/kubeconfig
+      kubectl --kubeconfig ./kubeconfig get namespaces
+    """
+    if in_memory == (data_dir is not None):
+        raise click.UsageError("give exactly one of --data-dir DIR or --in-memory")
+    users = tuple(_user_kubeconfig(value) for value in user_kubeconfigs)
+    verbose += _inherited_verbosity()
+    # force: the kubeforge group may have set up logging already, for its own level.
+    logging.basicConfig(
+        level=logging.DEBUG if verbose >= 2 else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+        force=True,
+    )
+    try:
+        asyncio.run(
+            serve(
+                port=port,
+                data_dir=data_dir,
+                kubeconfig=kubeconfig,
+                simulate_node=simulate_node,
+                watch_history=watch_history,
+                bookmark_interval=bookmark_interval,
+                authorization="RBAC" if authorization.upper() == "RBAC" else "AlwaysAllow",
+                user_kubeconfigs=users,
+                request_log=verbose >= 1,
+                repair_data_dir=repair_data_dir,
+            )
+        )
+    except DataDirError as error:
+        raise click.ClickException(str(error)) from None
+    except OSError as error:
+        raise click.ClickException(
+            f"cannot serve on {_HOST}:{port}: {error.strerror or error}"
+        ) from None
+
+
+def _inherited_verbosity() -> int:
+    """``kubeforge -v apiserver``: the group's ``-v`` counts as the command's own."""
+    parent = click.get_current_context().parent
+    value = parent.params.get("verbose", 0) if parent is not None else 0
+    return value if isinstance(value, int) else 0
+
+
+def _user_kubeconfig(value: str) -> tuple[str, tuple[str, ...], Path]:
+    who, sep, path = value.rpartition("=")
+    user, *groups = who.split(",")
+    if not sep or not user or not path:
+        raise click.BadParameter(
+            f"expected USER[,GROUP...]=PATH, got {value!r}", param_hint="--user-kubeconfig"
+        )
+    return user, tuple(g for g in groups if g), Path(path)
