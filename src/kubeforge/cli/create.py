@@ -11,7 +11,6 @@ the manifests, as kubebuilder's ``make`` does after scaffolding.
 
 from __future__ import annotations
 
-import importlib
 import keyword
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -31,6 +30,7 @@ from kubeforge.cli._project import (
 from kubeforge.cli._pysource import from_import, import_blocks, register_controller
 from kubeforge.cli._scaffold import python_header, render, write_files
 from kubeforge.core.resource import Resource
+from kubeforge.models import KINDS, resource_class
 
 __all__ = ["create_command"]
 
@@ -196,14 +196,16 @@ def _target(
 
 
 def _builtin(group: str, version: str, kind: str) -> tuple[str, type[Resource]] | None:
-    module_name = f"{group.split('.')[0]}_{version}"
-    try:
-        module = importlib.import_module(f"kubeforge.models.{module_name}")
-    except ImportError:
-        return None
-    cls = getattr(module, kind, None)
-    if isinstance(cls, type) and issubclass(cls, Resource):
-        return module_name, cls
+    module = f"{group.split('.')[0]}_{version}"
+    cls = _builtin_class(module, kind)
+    return None if cls is None else (module, cls)
+
+
+def _builtin_class(module: str, kind: str) -> type[Resource] | None:
+    """The generated class of built-in ``kind`` in ``kubeforge.models.<module>``, if any."""
+    for (group, version, name), where in KINDS.items():
+        if where == module and name == kind:
+            return resource_class(f"{group}/{version}" if group else version, kind)
     return None
 
 
@@ -304,8 +306,10 @@ def _controller_files(project: Project, target: _Target, header: str) -> dict[Pa
 
 
 def _builtin_group(module: str, kind: str) -> str:
-    cls = getattr(importlib.import_module(f"kubeforge.models.{module}"), kind)
-    return str(cls.info.group)
+    cls = _builtin_class(module, kind)
+    if cls is None:
+        raise LookupError(f"kubeforge.models.{module} has no kind {kind}")
+    return cls.info.group
 
 
 # Names the scaffolded modules use themselves; a kind's variables must not shadow them.
