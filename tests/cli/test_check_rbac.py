@@ -70,3 +70,16 @@ def test_a_setup_that_raises_is_one_line_naming_the_file(tmp_path: Path) -> None
     outcome = kubeforge("generate", "rbac", cwd=project)
 
     one_line_error(outcome, 1, "frigate/manager.py", "setup(mgr) failed", "RuntimeError: no")
+
+
+def test_the_metrics_auth_role_is_checked_because_the_manager_serves_metrics_securely(
+    tmp_path: Path,
+) -> None:
+    project = new_project(tmp_path, *FRIGATE_API)
+    (project / "config/rbac/metrics_auth_role_binding.yaml").unlink()
+
+    outcome = kubeforge("check", "rbac", cwd=project)
+
+    assert outcome.code == 1
+    assert "create on tokenreviews (authentication.k8s.io) cluster-wide" in outcome.stdout
+    assert "create on subjectaccessreviews (authorization.k8s.io) cluster-wide" in outcome.stdout

@@ -57,7 +57,10 @@ def test_dry_run_prints_what_kubectl_kustomize_renders_with_the_image_set(
         "ServiceAccount",
         "Role",
         "ClusterRole",
+        "ClusterRole",
+        "ClusterRole",
         "RoleBinding",
+        "ClusterRoleBinding",
         "ClusterRoleBinding",
         "Service",
         "Deployment",
@@ -148,7 +151,7 @@ def test_deploy_applies_in_order_waits_for_the_crds_and_undeploy_removes_it_all(
             "fleet-controller-manager-metrics-service",
         ).stdout
     )
-    assert service["spec"]["ports"][0]["port"] == 8080
+    assert service["spec"]["ports"][0]["port"] == 8443  # HTTPS: the manager runs --metrics-secure
 
     removed = kubeforge("undeploy", *config, cwd=project)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -17,6 +18,7 @@ import click
 import pytest
 
 from kubeforge.cli.run import default_leader_election_id, parse_duration, run_command
+from kubeforge.webhook.certs import ServingCert
 
 CONTROLLER = """
 import logging
@@ -204,3 +206,41 @@ def test_a_taken_port_is_one_readable_error(tmp_path: Path, kube_apiserver: Any)
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ") and str(port) in lines[0]
+
+
+def test_metrics_secure_serves_https_with_the_given_certificate_to_authorized_callers_only(
+    tmp_path: Path, kube_apiserver: Any
+):
+    target = tmp_path / "heartbeat.py"
+    target.write_text(CONTROLLER)
+    certs = tmp_path / "certs"
+    ServingCert.generate(["127.0.0.1"]).write(certs)
+    metrics, probes = free_port(), free_port()
+    command = [
+        sys.executable, "-m", "kubeforge.cli", "run", str(target),
+        "--kubeconfig", str(kube_apiserver.kubeconfig),
+        "--metrics-bind-address", f"127.0.0.1:{metrics}", "--metrics-secure",
+        "--metrics-cert-path", str(certs),
+        "--health-probe-bind-address", f"127.0.0.1:{probes}",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    trusted = ssl.create_default_context(cafile=str(certs / "ca.crt"))
+    url = f"https://127.0.0.1:{metrics}/metrics"
+    try:
+        poll(f"http://127.0.0.1:{probes}/readyz")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(url, timeout=5, context=trusted)
+        assert (refused.value.code, refused.value.read()) == (401, b"Unauthorized\n")
+        # the server's admin token: authenticated by TokenReview, allowed by its RBAC
+        request = urllib.request.Request(
+            url, headers={"Authorization": f"Bearer {kube_apiserver.token}"}
+        )
+        with urllib.request.urlopen(request, timeout=5, context=trusted) as answer:
+            assert answer.status == 200
+            assert b"controller_runtime_reconcile_total" in answer.read()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

@@ -131,3 +131,15 @@ def test_roles_count_only_in_their_binding_s_namespace_and_only_when_bound() -> 
     assert lacking(PODS_IN_A, cluster_in_a) == ()
     cluster_wide = Need(PODS_IN_A.rule, "")
     assert lacking(cluster_wide, cluster_in_a) == ("list",)
+
+
+def test_secure_metrics_need_token_and_access_reviews() -> None:
+    options = ManagerOptions(metrics_secure=True)
+    needs = required_rules(inspect_setup(lambda mgr: None, options))
+
+    assert rules(needs, role="metrics-auth") == [
+        {"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"],
+         "verbs": ["create"]},
+        {"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"],
+         "verbs": ["create"]},
+    ]  # fmt: skip

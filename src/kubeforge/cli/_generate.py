@@ -110,7 +110,8 @@ def write_rbac(project: Project) -> list[Path]:
 
 def derived_needs(project: Project) -> list[Need]:
     """What the project's manager needs, from its package's ``setup(mgr)``, run as deployed
-    (``--leader-elect`` on a Lease in the project's namespace); none without a ``setup``."""
+    (``--leader-elect`` on a Lease in the project's namespace, ``--metrics-secure``); none
+    without a ``setup``."""
     setup = getattr(import_project(project), "setup", None)
     if not callable(setup):
         return []
@@ -118,7 +119,8 @@ def derived_needs(project: Project) -> list[Need]:
         lease_name=project.leader_election_id, namespace=project.namespace
     )
     try:
-        manager = inspect_setup(setup, ManagerOptions(leader_election=election))
+        deployed = ManagerOptions(leader_election=election, metrics_secure=True)
+        manager = inspect_setup(setup, deployed)
     except Exception as exc:
         raise click.ClickException(
             f"{_origin(exc, project.package)}: setup(mgr) failed: {type(exc).__name__}: {exc}"

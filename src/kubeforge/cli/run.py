@@ -100,6 +100,22 @@ def default_leader_election_id(target: str) -> str:
     help="Serve /metrics here; '0' disables. ':PORT' is 127.0.0.1 outside a cluster.",
 )
 @click.option(
+    "--metrics-secure/--no-metrics-secure",
+    default=False,
+    show_default=True,
+    help="Serve /metrics over HTTPS, only to callers whose token the API server accepts "
+    "(TokenReview) and who may get /metrics (SubjectAccessReview), as kubebuilder's scaffold.",
+)
+@click.option(
+    "--metrics-cert-path",
+    type=click.Path(file_okay=False),
+    default="",
+    help="Directory holding the metrics certificate, reloaded when it changes "
+    "(default: a self-signed one, made at start).",
+)
+@click.option("--metrics-cert-name", default="tls.crt", show_default=True)
+@click.option("--metrics-cert-key", default="tls.key", show_default=True)
+@click.option(
     "--health-probe-bind-address",
     default=":8081",
     show_default=True,
@@ -188,6 +204,10 @@ def run_command(
     kubeconfig: str | None,
     context: str | None,
     metrics_bind_address: str,
+    metrics_secure: bool,
+    metrics_cert_path: str,
+    metrics_cert_name: str,
+    metrics_cert_key: str,
     health_probe_bind_address: str,
     leader_elect: bool,
     leader_election_id: str | None,
@@ -238,6 +258,10 @@ def run_command(
     )
     options = ManagerOptions(
         metrics_bind_address=metrics_bind_address,
+        metrics_secure=metrics_secure,
+        metrics_cert_dir=metrics_cert_path,
+        metrics_cert_name=metrics_cert_name,
+        metrics_cert_key=metrics_cert_key,
         health_probe_bind_address=health_probe_bind_address,
         leader_election=election,
         webhook=webhook,

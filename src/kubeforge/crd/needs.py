@@ -22,7 +22,9 @@ What is derived, and why (each ``Need`` carries the reason as text):
   reference with ``blockOwnerDeletion`` (what ``set_controller_reference`` writes);
 * an event recorder (``mgr.event_recorder(...)``): ``create``, ``patch`` on core Events;
 * leader election: ``get``, ``create``, ``update`` on Leases in the lease's namespace
-  (``role="leader-election"``; kubebuilder keeps it in a Role of its own).
+  (``role="leader-election"``; kubebuilder keeps it in a Role of its own);
+* ``metrics_secure``: ``create`` on TokenReviews and SubjectAccessReviews
+  (``role="metrics-auth"``, kubebuilder's ``metrics-auth-role``).
 
 What the reconcilers themselves write is not visible from outside: it stays
 declared next to them (``rbac = [Rule(...)]``) and is merged with all of this.
@@ -92,7 +94,17 @@ def required_rules(manager: Manager) -> list[Need]:
                 role="leader-election",
             )
         )
+    if manager.options.metrics_secure:
+        for group, resource in _REVIEWS:
+            rule = Rule(groups=[group], resources=[resource], verbs=["create"])
+            needs.append(Need(rule, "authorizes /metrics callers", role="metrics-auth"))
     return needs
+
+
+_REVIEWS = (
+    ("authentication.k8s.io", "tokenreviews"),
+    ("authorization.k8s.io", "subjectaccessreviews"),
+)
 
 
 def _cache_needs(manager: Manager) -> list[Need]:

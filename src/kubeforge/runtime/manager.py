@@ -27,8 +27,9 @@ from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.runtime.health import Check, HealthChecks, ping, probe_routes
 from kubeforge.runtime.leader import LeaderElectionLost, LeaderElector
 from kubeforge.runtime.metrics import CONTENT_TYPE, ManagerMetrics
+from kubeforge.runtime.metrics_auth import Handler, MetricsAuth, metrics_tls
 from kubeforge.runtime.options import ManagerOptions
-from kubeforge.runtime.serving import HttpServer, parse_bind_address
+from kubeforge.runtime.serving import HttpServer, TLSSource, parse_bind_address
 from kubeforge.webhook.server import WebhookServer
 
 __all__ = ["Manager", "Runnable"]
@@ -359,11 +360,16 @@ class Manager:
         bind = parse_bind_address(address)
         if bind is None:
             return None
+        tls: TLSSource | None = None
         if name == "metrics":
-            routes = [web.get("/metrics", self._serve_metrics)]
+            handler: Handler = self._serve_metrics
+            if self.options.metrics_secure:
+                handler = MetricsAuth(self.client, self._clock).guard(handler)
+                tls = metrics_tls(self.options)
+            routes = [web.get("/metrics", handler)]
         else:
             routes = probe_routes(self.healthz, self.readyz)
-        return HttpServer(name, routes, *bind)
+        return HttpServer(name, routes, *bind, tls=tls)
 
     async def _serve_metrics(self, request: web.Request) -> web.Response:
         return web.Response(body=self.metrics.render(), headers={"Content-Type": CONTENT_TYPE})

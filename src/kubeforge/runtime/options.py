@@ -36,6 +36,20 @@ class ManagerOptions:
     over a port; ``kubeforge run`` passes kubebuilder's ``:8080``. The metrics are
     collected either way (``Manager.metrics``). See ``serving`` for ``":PORT"``."""
 
+    metrics_secure: bool = False
+    """Serve ``/metrics`` over HTTPS to authenticated, authorized callers only (TokenReview,
+    then SubjectAccessReview for ``get`` on ``/metrics``; see ``runtime.metrics_auth``), as
+    kubebuilder's ``--metrics-secure`` does. Defaults to plain HTTP for a manager built in
+    code; the manifests ``kubeforge init`` writes turn it on."""
+
+    metrics_cert_dir: str = ""
+    """Directory of the metrics server's certificate (``metrics_cert_name``,
+    ``metrics_cert_key``), reloaded when it changes; ``""``: a self-signed one is made
+    at start (controller-runtime's behaviour)."""
+
+    metrics_cert_name: str = "tls.crt"
+    metrics_cert_key: str = "tls.key"
+
     health_probe_bind_address: str = "0"
     """Where ``/healthz`` and ``/readyz`` are served; same spelling. Defaults to off
     (controller-runtime's default); ``kubeforge run`` passes kubebuilder's ``:8081``."""

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import logging
 import os
+import ssl
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from aiohttp import web
 
-__all__ = ["HttpServer", "parse_bind_address"]
+__all__ = ["HttpServer", "TLSSource", "parse_bind_address"]
 
 log = logging.getLogger("kubeforge.runtime")
 
@@ -57,19 +59,38 @@ def parse_bind_address(
     return host, port
 
 
+class TLSSource(Protocol):
+    """Where an HTTPS server's certificate comes from (``CertWatcher``, ``SelfSignedTLS``)."""
+
+    def server_context(self) -> ssl.SSLContext: ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
 class HttpServer:
     """One aiohttp server on one address, started and stopped by the manager.
 
     ``start()`` binds at once, so a busy port fails the manager's start with
     ``OSError`` instead of failing later; ``address`` is then the bound
-    ``(host, port)`` (useful with port 0).
+    ``(host, port)`` (useful with port 0). With ``tls`` it serves HTTPS.
     """
 
-    def __init__(self, name: str, routes: Sequence[web.RouteDef], host: str, port: int) -> None:
+    def __init__(
+        self,
+        name: str,
+        routes: Sequence[web.RouteDef],
+        host: str,
+        port: int,
+        *,
+        tls: TLSSource | None = None,
+    ) -> None:
         self.name = name
         self._routes = routes
         self._host = host
         self._port = port
+        self._tls = tls
         self._runner: web.AppRunner | None = None
         self.address: tuple[str, int] | None = None
 
@@ -79,7 +100,8 @@ class HttpServer:
         if self.address is None:
             raise RuntimeError(f"the {self.name} server is not running")
         host, port = self.address
-        return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+        scheme = "https" if self._tls is not None else "http"
+        return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
     async def start(self) -> None:
         app = web.Application()
@@ -88,8 +110,13 @@ class HttpServer:
         runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await runner.setup()
         try:
-            site = web.TCPSite(runner, self._host, self._port, reuse_address=True)
+            context = self._tls.server_context() if self._tls is not None else None
+            site = web.TCPSite(
+                runner, self._host, self._port, ssl_context=context, reuse_address=True
+            )
             await site.start()
+            if self._tls is not None:
+                await self._tls.start()
         except BaseException:
             await runner.cleanup()
             raise
@@ -102,3 +129,5 @@ class HttpServer:
         runner, self._runner = self._runner, None
         if runner is not None:
             await runner.cleanup()
+            if self._tls is not None:
+                await self._tls.stop()
