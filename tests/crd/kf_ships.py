@@ -166,7 +166,7 @@ class CarrierSpec(Model):
         int,
         CEL(
             "self <= 1000",
-            message_expression="'budget ' + string(self) + ' is over 1000'",
+            message_expression="self > 10000 ? 'budget is over 10000' : 'budget is over 1000'",
             reason="FieldValueForbidden",
         ),
     ] = 10

@@ -196,7 +196,7 @@ def test_cel_rules_on_fields_and_on_the_whole_object() -> None:
     ]
     assert spec["budget"]["x-kubernetes-validations"] == [
         {
-            "messageExpression": "'budget ' + string(self) + ' is over 1000'",
+            "messageExpression": "self > 10000 ? 'budget is over 10000' : 'budget is over 1000'",
             "reason": "FieldValueForbidden",
             "rule": "self <= 1000",
         }

@@ -19,6 +19,7 @@ from kubeforge.core.status import failure
 __all__ = [
     "OPTIMISTIC_LOCK_MESSAGE",
     "FieldError",
+    "GoValue",
     "StatusError",
     "already_exists",
     "bad_request",
@@ -135,8 +136,31 @@ def internal_error(message: str) -> StatusError:
     return StatusError(status)
 
 
+class GoValue:
+    """A value whose Go rendering is already known (a struct printed with ``%#v``)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @staticmethod
+    def quote(text: str) -> str:
+        """A Go double-quoted string literal, as ``%#v`` prints a string field."""
+        return orjson.dumps(text).decode()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GoValue) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 def go_quote(value: Any) -> str:
     """Render a value the way Go's ``%#v``-ish field errors show it (strings quoted)."""
+    if isinstance(value, GoValue):
+        return value.text
     if isinstance(value, str):
         return orjson.dumps(value).decode()
     if value is None:

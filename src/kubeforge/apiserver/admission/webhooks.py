@@ -38,7 +38,9 @@ import aiohttp
 import orjson
 
 from kubeforge.apiserver import failures
-from kubeforge.apiserver.cel.expressions import CelError, evaluate
+from kubeforge.apiserver.cel.admission_env import activation
+from kubeforge.apiserver.cel.policy_compile import match_condition
+from kubeforge.apiserver.cel.values import EvalError
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.meta.labelselector import selector_matches
 from kubeforge.apiserver.patch.formats import (
@@ -58,6 +60,8 @@ _GROUP = "admissionregistration.k8s.io"
 _MUTATING = (_GROUP, "mutatingwebhookconfigurations")
 _VALIDATING = (_GROUP, "validatingwebhookconfigurations")
 _EXEMPT = frozenset({"mutatingwebhookconfigurations", "validatingwebhookconfigurations"})
+# RuntimeCELCostBudgetMatchConditions (k8s.io/apiserver pkg/apis/cel/config.go).
+_MATCH_BUDGET = 2_500_000
 _OPTIONS_KIND = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions", "DELETE": "DeleteOptions"}
 
 
@@ -237,16 +241,20 @@ class Webhooks:
         conditions = hook.spec.get("matchConditions") or []
         if not conditions:
             return True
-        activation = {
-            "object": obj,
-            "oldObject": old,
-            "request": req.review(None, None, "v1")["request"],
-        }
+        namespace = None
+        if req.namespace:
+            namespace = self._storage.get(("", "namespaces"), "", req.namespace)
+        values = activation(
+            obj=obj, old=old, request=req.review(None, None, "v1")["request"], namespace=namespace
+        )
         for condition in conditions:
             name = condition.get("name", "")
+            compiled = match_condition(str(condition.get("expression") or ""))
             try:
-                result = evaluate(str(condition.get("expression") or ""), activation)
-            except CelError as error:
+                if compiled.program is None:
+                    raise EvalError(compiled.error)
+                result, _ = compiled.program.evaluate(values, _MATCH_BUDGET)
+            except EvalError as error:
                 if hook.spec.get("failurePolicy") == "Ignore":
                     return False
                 raise failures.internal_error(

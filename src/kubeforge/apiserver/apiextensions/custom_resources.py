@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.apiextensions import schema
 from kubeforge.apiserver.apiextensions.defaulting import ReadDefaulter
-from kubeforge.apiserver.cel.rules import RuleSet
+from kubeforge.apiserver.cel.crd_validator import Validator
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry.scale import ScalePaths
 from kubeforge.apiserver.registry.served import ServedResource
@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from kubeforge.apiserver.apiextensions.crds import CRDController
 
 __all__ = ["CustomResourceStrategy", "read_defaults"]
+
+_NOT_CHECKED = (
+    "some validation rules were not checked because the object was invalid; "
+    "correct the existing errors to complete validation"
+)
 
 
 def read_defaults(group: str, versions: list[dict[str, Any]]) -> dict[str, ReadDefaulter]:
@@ -62,7 +67,9 @@ class CustomResourceStrategy(Strategy):
             for f in version.get("selectableFields") or []
             if isinstance(f, dict)
         )
-        self._rules = RuleSet.of(served.schema)
+        rules = Validator(served.schema) if served.schema is not None else None
+        self._rules = rules if rules is not None and rules.any else None
+        self._warnings: list[str] = []
 
     def supported_fields(self) -> frozenset[str]:
         base = (
@@ -92,21 +99,30 @@ class CustomResourceStrategy(Strategy):
         return dropped
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        if self.served.schema is None:
-            return []
-        errors = schema.validate(obj, self.served.schema)
-        if self._rules is not None and not errors:
-            errors = self._rules.validate(obj, None)
-        return errors
+        return self._validate(obj, None)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return self._validate(new, old)
+
+    def _validate(self, new: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
+        """Schema errors, then the CEL rules (``oldSelf`` is the stored object), unless a
+        value has the wrong type: then, as the real strategy does, no rule runs."""
+        self._warnings = []
         if self.served.schema is None:
             return []
         errors = schema.validate(new, self.served.schema)
-        if self._rules is not None and not errors:
-            # Rules see the stored object as ``oldSelf`` (transition rules need it).
-            errors = self._rules.validate(new, old)
-        return errors
+        if self._rules is None:
+            return errors
+        if any(error.kind == "TypeInvalid" for error in errors):
+            # Kubernetes reports this with a nil value, which Go prints as "null".
+            return [*errors, FieldError("Invalid", "<nil>", _NOT_CHECKED, "null")]
+        rule_errors, self._warnings = self._rules.validate(new, old)
+        return errors + rule_errors
+
+    def take_warnings(self) -> list[str]:
+        """Warnings of the last validation: rules that failed on values an update kept."""
+        warnings, self._warnings = self._warnings, []
+        return warnings
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         if self._controller.terminating(self.served.crd_name):

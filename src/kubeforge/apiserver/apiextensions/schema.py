@@ -151,7 +151,10 @@ def validate(
     """Schema violations of ``obj`` (root keys in ``skip`` are not checked)."""
     errors: list[FieldError] = []
     root = {k: v for k, v in obj.items() if k not in (*_ROOT_KEEP, *skip)}
-    trimmed = {**schema, "required": [r for r in schema.get("required") or [] if r not in skip]}
+    # apiVersion, kind and metadata are the server's to check, not the schema's: a root
+    # schema that requires them (Argo CD's CRDs require metadata) is satisfied.
+    skipped = (*_ROOT_KEEP, *skip)
+    trimmed = {**schema, "required": [r for r in schema.get("required") or [] if r not in skipped]}
     _check(root, trimmed, "", errors)
     return errors
 

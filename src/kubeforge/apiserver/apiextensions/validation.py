@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from kubeforge.apiserver.apiextensions.schema import validate_value
-from kubeforge.apiserver.cel.rules import compile_errors
+from kubeforge.apiserver.cel.crd_rules import schema_errors
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.validation import dns1035_label, dns1123_label
 
@@ -125,7 +125,7 @@ def validate_crd(obj: dict[str, Any]) -> list[FieldError]:
             where = f"{path}.schema.openAPIV3Schema"
             errors += _structural(schema, where, root=True)
             errors += _root_metadata(schema, where)
-            errors += compile_errors(schema, where)
+            errors += schema_errors(schema, where)
             errors += _selectable_fields(version, schema, path)
         errors += _printer_columns(version, path)
         errors += _scale(version, path)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from kubeforge.apiserver.cel.expressions import compile_error
+from kubeforge.apiserver.cel.policy_compile import match_condition
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import validate_selector
 from kubeforge.apiserver.meta.validation import dns1123_subdomain
@@ -207,12 +207,8 @@ def _condition_errors(conditions: Any, path: str) -> list[FieldError]:
         seen.add(name)
         if not expression:
             errors.append(FieldError("Required", f"{where}.expression"))
-        elif problem := compile_error(expression):
-            errors.append(
-                FieldError(
-                    "Invalid", f"{where}.expression", f"compilation failed: {problem}", expression
-                )
-            )
+        elif problem := match_condition(expression).error:
+            errors.append(FieldError("Invalid", f"{where}.expression", problem, expression))
     return errors
 
 

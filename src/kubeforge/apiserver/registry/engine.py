@@ -215,7 +215,7 @@ class Engine:
         for _ in range(attempts):
             if not meta.get("name") and meta.get("generateName"):
                 meta["name"] = _generated_name(str(meta["generateName"]))
-            self._validate_create(strategy, obj)
+            self._validate_create(strategy, obj, warnings)
             if self.storage.get(key, namespace, meta["name"]) is None:
                 break
             if attempts == 1:
@@ -276,16 +276,25 @@ class Engine:
         else:
             meta.pop("namespace", None)
 
-    def _validate_create(self, strategy: Strategy, obj: dict[str, Any]) -> None:
+    def _validate_create(
+        self, strategy: Strategy, obj: dict[str, Any], warnings: list[str] | None
+    ) -> None:
         meta = obj["metadata"]
         errors = validate_object_meta(
             meta, namespaced=strategy.served.info.namespaced, name_validator=strategy.name_validator
         )
         errors += strategy.validate(obj)
+        self._warn(strategy, warnings)
         if errors:
             raise self.invalid(
                 strategy, str(meta.get("name") or meta.get("generateName") or ""), errors
             )
+
+    @staticmethod
+    def _warn(strategy: Strategy, warnings: list[str] | None) -> None:
+        found = strategy.take_warnings()
+        if warnings is not None:
+            warnings.extend(found)
 
     @staticmethod
     def invalid(strategy: Strategy, name: str, errors: list[FieldError]) -> StatusError:
@@ -378,6 +387,7 @@ class Engine:
                 new["metadata"], namespaced=info.namespaced, name_validator=lambda _: []
             )
             errors += strategy.validate_update(new, old)
+            self._warn(strategy, warnings)
         if errors:
             raise self.invalid(strategy, name, errors)
         return self.commit_update(served, strategy, new, old, dry_run=dry_run), False

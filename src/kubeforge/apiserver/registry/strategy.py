@@ -138,6 +138,10 @@ class Strategy:
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return self.validate(new)
 
+    def take_warnings(self) -> list[str]:
+        """Warnings the last ``validate``/``validate_update`` produced (most kinds: none)."""
+        return []
+
     # --- deletion --------------------------------------------------------------------------
 
     def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
