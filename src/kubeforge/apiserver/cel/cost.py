@@ -13,69 +13,14 @@ Written from cel-go v0.22.0 ``checker/cost.go`` and Kubernetes v1.32
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 from kubeforge.apiserver.cel import ast
 from kubeforge.apiserver.cel.checker import Checked
+from kubeforge.apiserver.cel.cost_calls import call_estimate
+from kubeforge.apiserver.cel.cost_model import ONE, UNKNOWN, ZERO, Estimate, Node
 from kubeforge.apiserver.cel.schema_types import Decl
-from kubeforge.apiserver.cel.types import SCALAR_KINDS, Type
+from kubeforge.apiserver.cel.types import SCALAR_KINDS
 
 __all__ = ["Estimate", "estimate"]
-
-MAX = 2**64 - 1
-_TRAVERSAL = 0.1
-_REGEX = 0.25
-
-
-def _add(a: int, b: int) -> int:
-    return min(MAX, a + b)
-
-
-def _mul(a: int, b: int) -> int:
-    return min(MAX, a * b)
-
-
-def _factor(x: int, f: float) -> int:
-    if x > 0 and f > 0 and x > MAX / f:
-        return MAX
-    value = math.ceil(x * f)
-    return MAX if value >= 2**64 else int(value)
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A ``[min, max]`` pair: a cost, or a size."""
-
-    min: int
-    max: int
-
-    def __add__(self, other: Estimate) -> Estimate:
-        return Estimate(_add(self.min, other.min), _add(self.max, other.max))
-
-    def times(self, other: Estimate) -> Estimate:
-        return Estimate(_mul(self.min, other.min), _mul(self.max, other.max))
-
-    def scaled(self, f: float) -> Estimate:
-        return Estimate(_factor(self.min, f), _factor(self.max, f))
-
-    def union(self, other: Estimate) -> Estimate:
-        return Estimate(min(self.min, other.min), max(self.max, other.max))
-
-
-ZERO = Estimate(0, 0)
-ONE = Estimate(1, 1)
-_UNKNOWN = Estimate(0, MAX)
-
-
-@dataclass
-class _Node:
-    """What cel-go's AstNode gives an estimator: path, type, and any size computed so far."""
-
-    path: list[str] | None
-    type: Type
-    expr: ast.Expr | None
-    computed: Estimate | None
 
 
 def estimate(checked: Checked, root: Decl | None) -> Estimate:
@@ -91,13 +36,13 @@ class _Coster:
         self.sizes: dict[int, Estimate] = {}
 
     # -- sizes --
-    def node(self, expr: ast.Expr) -> _Node:
+    def node(self, expr: ast.Expr) -> Node:
         path = self.paths.get(expr.id)
         if path and path[0] == ast.ACCUMULATOR:
             path = None
-        return _Node(path, self.checked.types[expr.id], expr, self.sizes.get(expr.id))
+        return Node(path, self.checked.types[expr.id], expr, self.sizes.get(expr.id))
 
-    def computed(self, node: _Node) -> Estimate | None:
+    def computed(self, node: Node) -> Estimate | None:
         if node.computed is not None:
             return node.computed
         expr = node.expr
@@ -111,7 +56,7 @@ class _Coster:
             return Estimate(len(expr.entries), len(expr.entries))
         return None
 
-    def by_path(self, node: _Node) -> Estimate | None:
+    def by_path(self, node: Node) -> Estimate | None:
         if not node.path or self.root is None:
             return None
         decl: Decl | None = self.root
@@ -126,16 +71,16 @@ class _Coster:
                 decl = decl.fields.get(name)
         return None if decl is None else Estimate(0, decl.max_elements)
 
-    def size(self, node: _Node) -> Estimate:
+    def size(self, node: Node) -> Estimate:
         """cel-go's sizeEstimate: computed, then the schema, then 1 for scalars."""
         found = self.computed(node) or self.by_path(node)
         if found is not None:
             return found
-        return ONE if node.type.kind in SCALAR_KINDS else _UNKNOWN
+        return ONE if node.type.kind in SCALAR_KINDS else UNKNOWN
 
-    def k8s_size(self, node: _Node) -> Estimate:
+    def k8s_size(self, node: Node) -> Estimate:
         """Kubernetes' sizeEstimate: as cel-go's but with no scalar fallback."""
-        return self.computed(node) or self.by_path(node) or _UNKNOWN
+        return self.computed(node) or self.by_path(node) or UNKNOWN
 
     # -- costs --
     def cost(self, expr: ast.Expr) -> Estimate:
@@ -199,15 +144,13 @@ class _Coster:
         arg_costs = [self.cost(arg) for arg in expr.args]
         args = [self.node(arg) for arg in expr.args]
         total = ZERO
-        target: _Node | None = None
+        target: Node | None = None
         if expr.target is not None:
             total = self.cost(expr.target)
             target = self.node(expr.target)
         overloads = self.checked.overloads.get(expr.id)
         if not overloads:
             return ZERO
-        from kubeforge.apiserver.cel.cost_calls import call_estimate
-
         fn: Estimate | None = None
         result: Estimate | None = None
         for overload in overloads:

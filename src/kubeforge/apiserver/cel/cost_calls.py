@@ -9,13 +9,9 @@ Order of precedence as in cel-go: ext.Sets' overload estimators, then Kubernetes
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
-from kubeforge.apiserver.cel.cost import MAX, ONE, ZERO, Estimate, _Node
+from kubeforge.apiserver.cel.cost_model import MAX, ONE, ZERO, Estimate, Node, Sizer
 from kubeforge.apiserver.cel.types import LIBRARY_TYPES, Type
-
-if TYPE_CHECKING:
-    from kubeforge.apiserver.cel.cost import _Coster
 
 __all__ = ["call_estimate"]
 
@@ -68,11 +64,11 @@ Result = tuple[Estimate, Estimate | None]
 
 
 def call_estimate(
-    coster: _Coster,
+    coster: Sizer,
     function: str,
     overload_id: str,
-    target: _Node | None,
-    args: list[_Node],
+    target: Node | None,
+    args: list[Node],
     arg_costs: list[Estimate],
 ) -> Result:
     arg_sum = ZERO
@@ -95,7 +91,7 @@ def call_estimate(
 
 
 def _kubernetes(
-    coster: _Coster, function: str, overload_id: str, target: _Node | None, args: list[_Node]
+    coster: Sizer, function: str, overload_id: str, target: Node | None, args: list[Node]
 ) -> Result | None:
     size = coster.k8s_size
     if function == "check":
@@ -152,14 +148,14 @@ def _kubernetes(
     return None
 
 
-def _list_element(target: _Node) -> _Node | None:
+def _list_element(target: Node) -> Node | None:
     if target.type.kind != "list":
         return None
     path = [*target.path, "@items"] if target.path else None
-    return _Node(path, target.type.params[0], None, None)
+    return Node(path, target.type.params[0], None, None)
 
 
-def _int_literal(node: _Node) -> int | None:
+def _int_literal(node: Node) -> int | None:
     from kubeforge.apiserver.cel.ast import Literal
 
     expr = node.expr
@@ -188,7 +184,7 @@ def _replace(text: Estimate, old: Estimate, new: Estimate) -> Result:
     return text.scaled(2 * _T), result
 
 
-def _join(coster: _Coster, target: _Node, args: list[_Node]) -> Result:
+def _join(coster: Sizer, target: Node, args: list[Node]) -> Result:
     items = coster.k8s_size(target)
     element = _list_element(target)
     total = ZERO
@@ -200,7 +196,7 @@ def _join(coster: _Coster, target: _Node, args: list[_Node]) -> Result:
     return total.scaled(_T), total
 
 
-def _contains(coster: _Coster, function: str, overload_id: str, args: list[_Node]) -> Estimate:
+def _contains(coster: Sizer, function: str, overload_id: str, args: list[Node]) -> Estimate:
     address = Estimate(4, 16)
     cost = (address + address).scaled(_T)
     if function == "containsCIDR":
@@ -210,7 +206,7 @@ def _contains(coster: _Coster, function: str, overload_id: str, args: list[_Node
     return cost
 
 
-def _library_equality(args: list[_Node]) -> Result | None:
+def _library_equality(args: list[Node]) -> Result | None:
     left, right = args[0].type, args[1].type
     if left != right:
         return None
@@ -231,11 +227,11 @@ def _is_string_like(t: Type) -> bool:
 
 
 def _cel_go(
-    coster: _Coster,
+    coster: Sizer,
     function: str,
     overload_id: str,
-    target: _Node | None,
-    args: list[_Node],
+    target: Node | None,
+    args: list[Node],
     arg_costs: list[Estimate],
 ) -> Result | None:
     size = coster.size
@@ -277,7 +273,7 @@ def _cel_go(
     return None
 
 
-def _comparison(function: str, args: list[_Node]) -> bool:
+def _comparison(function: str, args: list[Node]) -> bool:
     if function in ("_==_", "_!=_"):
         return True
     relation = function in ("_<_", "_<=_", "_>_", "_>=_")

@@ -6,7 +6,7 @@ result)`` is the cost cel-go's tracker (with Kubernetes' ``CostEstimator.CallCos
 charges for that call. Arguments arrive evaluated; a member call's target is
 ``args[0]``.
 
-Entry points: ``call_function``, ``runtime_cost``, ``type_name``.
+Entry points: ``call_function``, ``runtime_cost``.
 """
 
 from __future__ import annotations
@@ -17,30 +17,12 @@ from typing import Any
 
 from kubeforge.apiserver.cel import lib_format, lib_net, lib_quantity, lib_text, lib_time
 from kubeforge.apiserver.cel.operators import OPERATORS
-from kubeforge.apiserver.cel.values import NONE, EvalError, Optional, TypeValue, UInt
+from kubeforge.apiserver.cel.values import NONE, EvalError, Optional
 
-__all__ = ["call_function", "runtime_cost", "type_name"]
+__all__ = ["call_function", "runtime_cost"]
 
 _TRAVERSAL = 0.1  # cel-go common.StringTraversalCostFactor
 _REGEX = 0.25  # cel-go common.RegexStringLengthCostFactor
-
-
-def type_name(value: Any) -> str:
-    if value is None:
-        return "null_type"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, UInt):
-        return "uint"
-    if isinstance(value, int):
-        return "int"
-    names = {float: "double", str: "string", bytes: "bytes", list: "list", dict: "map"}
-    for python_type, name in names.items():
-        if isinstance(value, python_type):
-            return name
-    if isinstance(value, TypeValue):
-        return "type"
-    return str(getattr(value, "cel_type_name", type(value).__name__))
 
 
 def _size(value: Any) -> int:

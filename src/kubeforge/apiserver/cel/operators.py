@@ -27,6 +27,7 @@ from kubeforge.apiserver.cel.values import (
     UInt,
     check_int,
     check_uint,
+    type_name,
 )  # fmt: skip
 
 __all__ = ["OPERATORS", "cel_equal"]
@@ -238,8 +239,6 @@ def _show(value: Any) -> str:
 
 
 def _type_of(value: Any) -> TypeValue:
-    from kubeforge.apiserver.cel.functions import type_name
-
     return TypeValue(type_name(value))
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "UInt",
     "check_int",
     "check_uint",
+    "type_name",
 ]
 
 INT64_MIN = -(2**63)
@@ -130,3 +131,21 @@ class TypeValue:
 
     def __str__(self) -> str:
         return self.name
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "null_type"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, UInt):
+        return "uint"
+    if isinstance(value, int):
+        return "int"
+    names = {float: "double", str: "string", bytes: "bytes", list: "list", dict: "map"}
+    for python_type, name in names.items():
+        if isinstance(value, python_type):
+            return name
+    if isinstance(value, TypeValue):
+        return "type"
+    return str(getattr(value, "cel_type_name", type(value).__name__))
