@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from kubeforge.apiserver.cel.program import CompileError, compile_expression
 from kubeforge.apiserver.cel.types import DYN, INT, STRING, list_of, map_of, optional_of
 

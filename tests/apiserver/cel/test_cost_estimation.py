@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from kubeforge.apiserver.cel.crd_rules import compile_rules, cost_message, schema_errors
 
 CASES = json.loads((Path(__file__).parent / "vectors" / "cost_estimation.json").read_text())

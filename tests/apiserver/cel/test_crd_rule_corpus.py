@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from kubeforge.apiserver.cel.crd_rules import compile_rules, schema_errors
 from kubeforge.apiserver.cel.schema_types import to_cel
 from kubeforge.apiserver.cel.values import NONE, EvalError, Optional

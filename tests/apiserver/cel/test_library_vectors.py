@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from kubeforge.apiserver.cel.admission_env import declarations
 from kubeforge.apiserver.cel.lib_authz import Authorizer
 from kubeforge.apiserver.cel.program import CompileError, compile_expression
