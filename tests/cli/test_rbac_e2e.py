@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import yaml
+
 from kubeforge.testing import LocalApiServer
 
 from .kf_cli import BIN, FRIGATE, FRIGATE_API, kubeforge_process
@@ -126,3 +128,30 @@ def test_run_as_generated_rbac_reconciles_with_what_config_rbac_grants(
         output = stop(manager)
     assert waited.returncode == 0, waited.stderr + output
     assert "forbidden" not in output
+
+
+def test_a_namespaced_operator_gets_roles_only_and_runs_under_them(tmp_path: Path) -> None:
+    project = tmp_path / "frigate"
+    project.mkdir()
+    for step in (("init", "--domain", "example.com"), ("create", "api", *FRIGATE_API)):
+        assert kubeforge_process(*step, cwd=project).returncode == 0
+    own_config_maps(project)
+    package = project / "frigate/__init__.py"
+    package.write_text(
+        package.read_text() + "\nfrom kubeforge.cache import CacheOptions\n\n"
+        'cache_options = CacheOptions(default_namespaces=["fleet-a"])\n'
+    )
+
+    assert kubeforge_process("generate", cwd=project).returncode == 0
+
+    roles = list(yaml.safe_load_all((project / "config/rbac/role.yaml").read_text()))
+    assert [(r["kind"], r["metadata"].get("namespace")) for r in roles] == [("Role", "fleet-a")]
+    granted = {res for rule in roles[0]["rules"] for res in rule["resources"]}
+    assert {"configmaps", "frigates", "frigates/status", "frigates/finalizers"} <= granted
+    bindings = list(yaml.safe_load_all((project / "config/rbac/role_binding.yaml").read_text()))
+    assert [(b["kind"], b["metadata"]["namespace"]) for b in bindings] == [
+        ("RoleBinding", "fleet-a")
+    ]
+    assert kubeforge_process("check", "rbac", cwd=project).returncode == 0
+    passed = project_tests(project)  # the manager runs with no cluster-wide permission
+    assert passed.returncode == 0, passed.stdout[-3000:] + passed.stderr[-3000:]

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from kubeforge import Builder, Manager, ManagerOptions, Request, Result
+from kubeforge.cache import CacheOptions
 from kubeforge.crd import Rule, merge_rules
 from kubeforge.crd.needs import Need, inspect_setup, required_rules
 from kubeforge.crd.rbac_check import grants_for, missing
 from kubeforge.models.apps_v1 import Deployment
-from kubeforge.models.core_v1 import ConfigMap, Pod, Secret
+from kubeforge.models.core_v1 import ConfigMap, Node, Pod, Secret
 from kubeforge.runtime import LeaderElectionOptions
 
 
@@ -143,3 +144,15 @@ def test_secure_metrics_need_token_and_access_reviews() -> None:
         {"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"],
          "verbs": ["create"]},
     ]  # fmt: skip
+
+
+def test_a_cache_restricted_to_namespaces_needs_its_watches_only_there() -> None:
+    def namespaced(mgr: Manager) -> None:
+        Builder(mgr).for_(ConfigMap).watches(Node, lambda obj: []).complete(reconcile)
+
+    options = ManagerOptions(cache=CacheOptions(default_namespaces=["a", "b"]))
+    needs = required_rules(inspect_setup(namespaced, options))
+
+    watched = {(n.rule.resources[0], n.namespace) for n in needs}
+    # one Role's worth per namespace for the namespaced kind; Nodes are cluster-scoped
+    assert watched == {("configmaps", "a"), ("configmaps", "b"), ("nodes", None)}

@@ -24,6 +24,8 @@ from kubeforge.cache.indexers import (
 )
 from kubeforge.cache.informer import CacheSyncTimeout, HandlerRegistration, Informer, wait_for_sync
 from kubeforge.cache.metadata import PartialObjectMetadata, metadata_kind
+from kubeforge.cache.multinamespace import MultiNamespaceInformer, OutsideCacheScope
+from kubeforge.cache.options import ByObject, CacheOptions
 from kubeforge.cache.reader import CacheReader, Lister
 from kubeforge.cache.store import Change, Store, Transform, Writer, store
 from kubeforge.cache.transforms import drop_managed_fields
@@ -32,6 +34,8 @@ __all__ = [
     "NAMESPACE_INDEX",
     "OWNER_UID_INDEX",
     "ApiSource",
+    "ByObject",
+    "CacheOptions",
     "CacheReader",
     "CacheSyncTimeout",
     "CachedClient",
@@ -42,6 +46,8 @@ __all__ = [
     "InformerFactory",
     "Kind",
     "Lister",
+    "MultiNamespaceInformer",
+    "OutsideCacheScope",
     "PartialObjectMetadata",
     "Store",
     "Transform",

@@ -3,7 +3,9 @@
 Every controller that watches Pods in a namespace shares one watch and one cache,
 as with client-go's ``SharedInformerFactory`` and controller-runtime's cache.
 Metadata-only informers (``metadata_only=True``) are separate informers of the
-kind's ``metadata_kind`` class.
+kind's ``metadata_kind`` class. ``CacheOptions`` narrow the whole cache (namespaces,
+selectors, transforms per kind); a namespaced kind restricted to several namespaces
+is a ``MultiNamespaceInformer`` over one informer per namespace.
 """
 
 from __future__ import annotations
@@ -15,19 +17,18 @@ from typing import Any, Literal, Protocol, TypeAlias, TypeVar, overload
 
 from kubeforge.cache.informer import Informer, wait_for_sync
 from kubeforge.cache.metadata import PartialObjectMetadata, is_metadata_kind, metadata_kind
+from kubeforge.cache.multinamespace import MultiNamespaceInformer, OutsideCacheScope
+from kubeforge.cache.options import ByObject, CacheOptions, Kind, and_selectors
 from kubeforge.cache.store import Store, Transform
 from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.watch.watcher import ListWatch, WatcherConfig
 
-__all__ = ["ApiSource", "InformerFactory", "Kind"]
+__all__ = ["ApiSource", "CacheOptions", "InformerFactory", "Kind"]
 
 log = logging.getLogger("kubeforge.cache")
 
 R = TypeVar("R", bound=Resource)
-
-Kind: TypeAlias = type[Resource] | ResourceInfo
-"""A typed resource class, or a ``ResourceInfo`` for the dynamic (``dict``) face."""
 
 
 class ApiSource(Protocol):
@@ -63,8 +64,11 @@ class InformerFactory:
         default_transform: Transform | None = None,
         transforms: Mapping[Kind, Transform] | None = None,
         clock: Clock | None = None,
+        options: CacheOptions | None = None,
     ) -> None:
         self._source = source
+        self.options = options or CacheOptions()
+        self._composites: dict[_Key, MultiNamespaceInformer[Any]] = {}
         self.resync_period = resync_period
         self.default_transform = default_transform
         self._transforms: dict[Kind, Transform] = dict(transforms or {})
@@ -120,16 +124,53 @@ class InformerFactory:
         objects carry only ``apiVersion``, ``kind`` and ``metadata``; the server
         is asked for ``PartialObjectMetadata``, so nothing else crosses the wire.
         """
+        settings = self._settings(kind)
         if metadata_only:
             kind = metadata_kind(_info(kind))
-        key: _Key = (kind, namespace, label_selector, field_selector)
+        namespaces = settings.namespaces if _info(kind).namespaced else None
+        labels = and_selectors(settings.label_selector, label_selector)
+        fields = and_selectors(settings.field_selector, field_selector)
+        if namespaces is not None and namespace is not None and namespace not in namespaces:
+            raise OutsideCacheScope.for_list(namespace, tuple(namespaces))
+        if namespaces is not None and namespace is None:
+            return self._multi(kind, tuple(namespaces), labels, fields, settings.transform)
+        return self._single((kind, namespace, labels, fields), settings.transform)
+
+    def _settings(self, kind: Kind) -> ByObject:
+        settings = self.options.for_kind(kind)
+        transform = self._transforms.get(kind) or settings.transform or self.default_transform
+        return ByObject(
+            namespaces=settings.namespaces,
+            label_selector=settings.label_selector,
+            field_selector=settings.field_selector,
+            transform=transform,
+        )
+
+    def _single(self, key: _Key, transform: Transform | None) -> Informer[Any]:
         informer = self._informers.get(key)
         if informer is None:
-            informer = self._create(key)
+            informer = self._create(key, transform)
             self._informers[key] = informer
             if self._started:
                 informer.start()
         return informer
+
+    def _multi(
+        self,
+        kind: Kind,
+        namespaces: tuple[str, ...],
+        labels: str | None,
+        fields: str | None,
+        transform: Transform | None,
+    ) -> Informer[Any]:
+        key: _Key = (kind, None, labels, fields)
+        found = self._composites.get(key)
+        if found is None:
+            parts = {ns: self._single((kind, ns, labels, fields), transform) for ns in namespaces}
+            name = f"{_info(kind).group_resource} in {', '.join(namespaces)}"
+            found = MultiNamespaceInformer(parts, name=name, clock=self._clock)
+            self._composites[key] = found
+        return found
 
     @overload
     def store(
@@ -176,7 +217,16 @@ class InformerFactory:
         field_selector: str | None = None,
     ) -> Informer[Any] | None:
         """The shared informer for exactly this request if one exists; never creates one."""
-        return self._informers.get((kind, namespace, label_selector, field_selector))
+        settings = self._settings(kind)
+        key: _Key = (
+            kind,
+            namespace,
+            and_selectors(settings.label_selector, label_selector),
+            and_selectors(settings.field_selector, field_selector),
+        )
+        if namespace is None and key in self._composites:
+            return self._composites[key]
+        return self._informers.get(key)
 
     @property
     def started(self) -> bool:
@@ -201,7 +251,7 @@ class InformerFactory:
         self._started = False
         await asyncio.gather(*(informer.stop() for informer in self._informers.values()))
 
-    def _create(self, key: _Key) -> Informer[Any]:
+    def _create(self, key: _Key, transform: Transform | None) -> Informer[Any]:
         kind, namespace, label_selector, field_selector = key
         api: ListWatch[Any]
         if isinstance(kind, ResourceInfo):
@@ -218,7 +268,7 @@ class InformerFactory:
             api,
             config,
             resync_period=self.resync_period,
-            transform=self._transforms.get(kind, self.default_transform),
+            transform=transform,
             clock=self._clock,
             name=name,
         )

@@ -24,6 +24,7 @@ import click
 
 from kubeforge.cli._project import Project
 from kubeforge.cli._rbac import rbac_manifests
+from kubeforge.cli._targets import cache_options_of
 from kubeforge.cli._webhook_manifests import webhook_files
 from kubeforge.core.resource import Resource
 from kubeforge.crd import (
@@ -43,8 +44,8 @@ __all__ = [
     "ROLE_FILE",
     "collect_resources",
     "collect_rules",
-    "derived_needs",
     "import_project",
+    "project_needs",
     "write_crds",
     "write_manifests",
     "write_rbac",
@@ -99,33 +100,39 @@ def write_crds(project: Project) -> list[Path]:
 def write_rbac(project: Project) -> list[Path]:
     """``config/rbac/role.yaml`` and ``role_binding.yaml``: the RBAC the manager's
     controllers need (derived from ``setup(mgr)``) plus their declared ``rbac`` rules."""
-    declared = collect_rules(project)
-    needs = derived_needs(project)
+    needs = project_needs(project)
     with _generation_errors():
-        roles, bindings = rbac_manifests(project, declared, needs)
+        roles, bindings = rbac_manifests(project, needs)
     _write(project.root / ROLE_FILE, render_yaml(roles))
     _write(project.root / ROLE_BINDING_FILE, render_yaml(bindings))
     return [ROLE_FILE, ROLE_BINDING_FILE]
 
 
-def derived_needs(project: Project) -> list[Need]:
-    """What the project's manager needs, from its package's ``setup(mgr)``, run as deployed
-    (``--leader-elect`` on a Lease in the project's namespace, ``--metrics-secure``); none
-    without a ``setup``."""
-    setup = getattr(import_project(project), "setup", None)
-    if not callable(setup):
-        return []
-    election = LeaderElectionOptions(
-        lease_name=project.leader_election_id, namespace=project.namespace
-    )
-    try:
-        deployed = ManagerOptions(leader_election=election, metrics_secure=True)
-        manager = inspect_setup(setup, deployed)
-    except Exception as exc:
-        raise click.ClickException(
-            f"{_origin(exc, project.package)}: setup(mgr) failed: {type(exc).__name__}: {exc}"
-        ) from exc
-    return required_rules(manager)
+def project_needs(project: Project) -> list[Need]:
+    """Everything the project's manager needs: what its package's ``setup(mgr)`` builds,
+    run as deployed (``--leader-elect`` on a Lease in the project's namespace,
+    ``--metrics-secure``, the package's ``cache_options``), and the declared ``rbac``
+    rules, granted in each of the cache's namespaces when it is restricted to some."""
+    declared = collect_rules(project)
+    package = import_project(project)
+    cache = cache_options_of(package)
+    setup = getattr(package, "setup", None)
+    needs: list[Need] = []
+    if callable(setup):
+        election = LeaderElectionOptions(
+            lease_name=project.leader_election_id, namespace=project.namespace
+        )
+        deployed = ManagerOptions(leader_election=election, metrics_secure=True, cache=cache)
+        try:
+            manager = inspect_setup(setup, deployed)
+        except Exception as exc:
+            raise click.ClickException(
+                f"{_origin(exc, project.package)}: setup(mgr) failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        needs = required_rules(manager)
+    scopes: tuple[str | None, ...] = tuple(cache.default_namespaces) or (None,)
+    reason = "declared in an rbac list"
+    return [*needs, *(Need(rule, reason, namespace=ns) for rule in declared for ns in scopes)]
 
 
 def collect_resources(project: Project) -> list[type[Resource]]:

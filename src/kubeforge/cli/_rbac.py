@@ -1,12 +1,12 @@
 """A project's manager RBAC: the roles it needs, as manifests, and what its config lacks.
 
-Entry points: ``rbac_manifests(project, declared, needs)`` -> the manager's roles
-and bindings (``config/rbac/role.yaml`` and ``role_binding.yaml``), and
-``rbac_gaps(project, declared, needs)`` -> one line per permission the
-manifests in ``config/rbac`` do not grant the manager's ServiceAccount (what
-``kubeforge check rbac`` prints). Cluster-wide needs and the declared rules go into
-a ClusterRole; needs restricted to a namespace go into a Role there (kubebuilder's
-``+kubebuilder:rbac:...,namespace=``), each bound to the manager's ServiceAccount.
+Entry points: ``rbac_manifests(project, needs)`` -> the manager's roles and
+bindings (``config/rbac/role.yaml`` and ``role_binding.yaml``), and
+``rbac_gaps(project, needs)`` -> one line per permission the manifests in
+``config/rbac`` do not grant the manager's ServiceAccount (what ``kubeforge check
+rbac`` prints). Cluster-wide needs go into a ClusterRole; needs restricted to a
+namespace go into a Role there (kubebuilder's ``+kubebuilder:rbac:...,namespace=``),
+each bound to the manager's ServiceAccount.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from kubeforge.cli._project import Project
-from kubeforge.crd import Rule, generate_rbac
+from kubeforge.crd import generate_rbac
 from kubeforge.crd.needs import Need
 from kubeforge.crd.rbac_check import grants_for, missing
 
@@ -35,11 +35,11 @@ def _labels(project: Project) -> dict[str, str]:
 
 
 def rbac_manifests(
-    project: Project, declared: list[Rule], needs: list[Need]
+    project: Project, needs: list[Need]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The manager's (cluster) roles and their bindings to its ServiceAccount."""
     mine = [n for n in needs if n.role == "manager"]
-    cluster = [*declared, *(n.rule for n in mine if n.namespace is None)]
+    cluster = [n.rule for n in mine if n.namespace is None]
     namespaces = sorted({n.namespace for n in mine if n.namespace is not None})
     name = f"{project.project_name}-manager-role"
     roles: list[dict[str, Any]] = []
@@ -91,14 +91,13 @@ def rbac_objects(project: Project) -> list[dict[str, Any]]:
     return found
 
 
-def rbac_gaps(project: Project, declared: list[Rule], needs: list[Need]) -> list[str]:
+def rbac_gaps(project: Project, needs: list[Need]) -> list[str]:
     """One line per permission ``config/rbac`` does not grant the manager."""
-    everything = [*needs, *(Need(rule, "declared in an rbac list") for rule in declared)]
     grants = grants_for(
         rbac_objects(project), namespace=project.namespace, name=project.manager_name
     )
     lines = []
-    for need, verbs in missing(everything, grants):
+    for need, verbs in missing(needs, grants):
         rule = need.rule
         what = ", ".join(rule.resources or rule.urls)
         group = ", ".join(g or "core" for g in rule.groups) or "non-resource"

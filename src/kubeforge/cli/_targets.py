@@ -5,7 +5,8 @@ directory holding a package (``examples/podtoip``), or a project directory made 
 ``kubeforge init`` (``examples/frigate``: its ``PROJECT`` file names the package,
 imported with the project root on ``sys.path`` so the project's absolute imports
 work from any working directory). It must define ``setup(manager)``, which
-registers its controllers.
+registers its controllers, and may define ``cache_options`` (a ``CacheOptions``)
+for the manager's cache.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from typing import Any
 
 import click
 
+from kubeforge.cache.options import CacheOptions
 from kubeforge.cli._project import PROJECT_FILE, Project
 
-__all__ = ["load_module", "load_setup"]
+__all__ = ["cache_options_of", "load_module", "load_setup"]
 
 
 def load_setup(target: str) -> Callable[[Any], None]:
@@ -32,6 +34,18 @@ def load_setup(target: str) -> Callable[[Any], None]:
     if not callable(setup):
         raise click.ClickException(f"{target}: defines no setup(manager) function")
     return setup  # type: ignore[no-any-return]
+
+
+def cache_options_of(module: ModuleType) -> CacheOptions:
+    """The module's ``cache_options`` (beside ``setup``), or the default: cache everything."""
+    options = getattr(module, "cache_options", None)
+    if options is None:
+        return CacheOptions()
+    if not isinstance(options, CacheOptions):
+        raise click.ClickException(
+            f"{module.__name__}.cache_options is a {type(options).__name__}, not a CacheOptions"
+        )
+    return options
 
 
 def load_module(target: str) -> ModuleType:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import click
 
 from kubeforge.cli._errors import EXIT_CODES, readable_errors
-from kubeforge.cli._generate import collect_rules, derived_needs
+from kubeforge.cli._generate import project_needs
 from kubeforge.cli._project import Project
 from kubeforge.cli._rbac import RBAC_DIR, rbac_gaps
 
@@ -39,7 +39,7 @@ def rbac_command() -> None:
     """
     with readable_errors():
         project = Project.find()
-        gaps = rbac_gaps(project, collect_rules(project), derived_needs(project))
+        gaps = rbac_gaps(project, project_needs(project))
         if gaps:
             for line in gaps:
                 click.echo(f"  missing: {line}")

@@ -23,7 +23,7 @@ import click
 from kubeforge.cli._as_rbac import as_manager_account
 from kubeforge.cli._errors import readable_errors
 from kubeforge.cli._project import Project
-from kubeforge.cli._targets import load_setup
+from kubeforge.cli._targets import cache_options_of, load_module, load_setup
 from kubeforge.client import Client
 from kubeforge.config import ClientConfig, load_config
 from kubeforge.runtime import LeaderElectionOptions, Manager, ManagerOptions
@@ -269,6 +269,7 @@ def run_command(
     install_log_context(json=log_format == "json")
     with readable_errors():
         setup = load_setup(target)
+        options = replace(options, cache=cache_options_of(load_module(target)))
         config = load_config(kubeconfig, context)
         if as_generated_rbac:
             project = Project.find(Path(target) if Path(target).is_dir() else None)

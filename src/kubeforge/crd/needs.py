@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from kubeforge.config import ClientConfig
+from kubeforge.controller.blueprint import Blueprint
 from kubeforge.core.resource import ResourceInfo
 from kubeforge.crd.rbac import Rule
 from kubeforge.runtime import Manager, ManagerOptions
@@ -78,7 +79,10 @@ def required_rules(manager: Manager) -> list[Need]:
     if manager.event_recorders:
         components = ", ".join(sorted(r.source.component or "" for r in manager.event_recorders))
         rule = Rule(groups=[""], resources=["events"], verbs=["create", "patch"])
-        needs.append(Need(rule, f"records Events (event_recorder {components})"))
+        why = f"records Events (event_recorder {components})"
+        # Events go to the namespaces of the objects reconciled: the cache's, if restricted.
+        scopes = tuple(manager.cache.options.default_namespaces) or (None,)
+        needs += [Need(rule, why, namespace=namespace) for namespace in scopes]
     elector = manager.elector
     if elector is not None:
         rule = Rule(
@@ -144,21 +148,33 @@ def _controller_needs(manager: Manager) -> list[Need]:
         plan = controller.blueprint
         if plan is None or plan.for_ is None:
             continue
-        info, name = plan.for_, controller.name
-        group, plural = info.group, info.plural
-        if plan.writes_status:
-            rule = Rule(groups=[group], resources=[f"{plural}/status"], verbs=_STATUS)
-            needs.append(Need(rule, f"controller {name} writes {info.kind} status"))
-        if plan.finalizers:
-            listed = ", ".join(plan.finalizers)
-            rule = Rule(groups=[group], resources=[plural], verbs=["update", "patch"])
-            needs.append(Need(rule, f"controller {name} keeps finalizers {listed}"))
-        if plan.finalizers or plan.owns:
-            why = (
-                f"controller {name} keeps finalizers on {info.kind}"
-                if plan.finalizers
-                else f"controller {name} owns objects with blockOwnerDeletion references"
-            )
-            rule = Rule(groups=[group], resources=[f"{plural}/finalizers"], verbs=["update"])
-            needs.append(Need(rule, why))
+        info = plan.for_
+        # Writes to the for_ object happen where it is cached: in the cache's namespaces.
+        scopes = manager.cache.options.for_kind(info).namespaces if info.namespaced else None
+        for need in _writes(plan, controller.name):
+            needs += [Need(need.rule, need.reason, namespace=ns) for ns in scopes or (None,)]
+    return needs
+
+
+def _writes(plan: Blueprint, name: str) -> list[Need]:
+    """What ``plan``'s reconciler writes on its ``for_`` object, wherever that lives."""
+    assert plan.for_ is not None
+    info = plan.for_
+    group, plural = info.group, info.plural
+    needs: list[Need] = []
+    if plan.writes_status:
+        rule = Rule(groups=[group], resources=[f"{plural}/status"], verbs=_STATUS)
+        needs.append(Need(rule, f"controller {name} writes {info.kind} status"))
+    if plan.finalizers:
+        listed = ", ".join(plan.finalizers)
+        rule = Rule(groups=[group], resources=[plural], verbs=["update", "patch"])
+        needs.append(Need(rule, f"controller {name} keeps finalizers {listed}"))
+    if plan.finalizers or plan.owns:
+        why = (
+            f"controller {name} keeps finalizers on {info.kind}"
+            if plan.finalizers
+            else f"controller {name} owns objects with blockOwnerDeletion references"
+        )
+        rule = Rule(groups=[group], resources=[f"{plural}/finalizers"], verbs=["update"])
+        needs.append(Need(rule, why))
     return needs

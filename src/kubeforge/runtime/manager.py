@@ -104,6 +104,7 @@ class Manager:
             default_transform=self.options.default_transform,
             transforms=self.options.transforms,
             clock=self._clock,
+            options=self.options.cache,
         )
         # Reads from the shared cache, writes to the server: controller-runtime's
         # mgr.GetClient(). self.client is the direct one (GetAPIReader() and more).

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kubeforge.cache.factory import Kind
+from kubeforge.cache.options import CacheOptions
 from kubeforge.cache.store import Transform
 from kubeforge.runtime.leader import LeaderElectionOptions
 from kubeforge.webhook.server import WebhookServerOptions
@@ -65,6 +66,12 @@ class ManagerOptions:
 
     transforms: Mapping[Kind, Transform] = field(default_factory=dict)
     """Per-kind transforms; they replace ``default_transform`` for their kind."""
+
+    cache: CacheOptions = field(default_factory=CacheOptions)
+    """What the shared cache holds (controller-runtime's ``cache.Options``): default
+    namespaces, selectors and transforms, per kind in ``by_object``. Defaults to
+    everything, in every namespace. ``kubeforge run`` takes it from a ``cache_options``
+    attribute of the target module, beside ``setup``."""
 
     webhook: WebhookServerOptions = field(default_factory=WebhookServerOptions)
     """Where ``Manager.webhook_server`` listens and finds its certificate: port 9443 and

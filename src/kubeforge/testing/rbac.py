@@ -26,7 +26,7 @@ from typing import Any
 
 from kubeforge.cli._as_rbac import as_manager_account
 from kubeforge.cli._project import Project
-from kubeforge.cli._targets import load_setup
+from kubeforge.cli._targets import cache_options_of, load_module, load_setup
 from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.core.errors import Forbidden
@@ -118,9 +118,12 @@ class ManagerUnderRbac:
         election = LeaderElectionOptions(
             lease_name=self.project.leader_election_id, namespace=self.project.namespace
         )
-        manager = Manager(config, options=ManagerOptions(leader_election=election))
+        target = str(self.project.root)
+        cache = cache_options_of(load_module(target))
+        options = ManagerOptions(leader_election=election, cache=cache)
+        manager = Manager(config, options=options)
         self.manager = manager
-        setup = self._setup or load_setup(str(self.project.root))
+        setup = self._setup or load_setup(target)
         setup(manager)
         self._task = asyncio.create_task(manager.run(), name="manager under RBAC")
         async with asyncio.timeout(self._sync_timeout):
