@@ -44,7 +44,9 @@ class LocalApiServer:
     picked on the first start and reused by every restart, so a kubeconfig stays
     valid (same CA and token too, when ``data_dir`` is set). ``authorization="RBAC"``
     enforces RBAC for every identity but the admin kubeconfig's; ``kubeconfig_for``
-    and ``service_account_kubeconfig`` make the restricted ones.
+    and ``service_account_kubeconfig`` make the restricted ones. ``nodes`` and
+    ``controllers`` are the server's ``--nodes`` and ``--controllers`` (``"-*"`` runs no
+    kube-controller-manager controller, as under envtest; ``"*,-deployment"`` all but one).
     """
 
     def __init__(
@@ -53,11 +55,15 @@ class LocalApiServer:
         data_dir: Path | None = None,
         simulate_node: bool = True,
         authorization: str = "AlwaysAllow",
+        nodes: int = 1,
+        controllers: str = "*",
         extra_args: Sequence[str] = (),
         startup_timeout: float = 30.0,
     ) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else None
         self.simulate_node = simulate_node
+        self.nodes = nodes
+        self.controllers = controllers
         self.authorization = authorization
         self.extra_args = tuple(extra_args)
         self.startup_timeout = startup_timeout
@@ -85,6 +91,10 @@ class LocalApiServer:
             command.append("--in-memory")
         if not self.simulate_node:
             command.append("--no-simulate-node")
+        if self.nodes != 1:
+            command += ["--nodes", str(self.nodes)]
+        if self.controllers != "*":
+            command += ["--controllers", self.controllers]
         if self.authorization != "AlwaysAllow":
             command += ["--authorization", self.authorization]
         return [*command, *self.extra_args]

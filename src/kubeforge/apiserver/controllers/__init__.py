@@ -1,8 +1,11 @@
-"""The simulated control plane: a node with a kubelet, the namespace finalizer, garbage collection.
+"""The simulated control plane: nodes and their kubelets, a scheduler, and the controllers.
 
-Entry points: ``node.NodeSimulator``, ``namespaces.NamespaceFinalizer``,
-``garbage.GarbageCollector``, ``serviceaccounts`` (the default ServiceAccount of each
-namespace); loops driven by storage events share ``loop.StorageLoop``.
+Entry point: ``controlplane.build_control_plane`` (what runs, from ``--nodes``,
+``--node-config`` and ``--controllers``). Nodes are registered by ``nodes``; ``scheduler``
+binds pods (filters in ``scheduling``); ``kubelet`` runs them (statuses in ``podstatus``,
+``kubeforge.dev/`` behaviours in ``behaviour``); kube-controller-manager's controllers
+each have a module (``namespaces``, ``garbage``, ``serviceaccounts``, ...). Per-object
+loops share ``loop.KeyedLoop``; reads and writes go through ``cluster.Cluster``.
 
 May import: the kinds' layer and what is below it; never ``endpoints`` or ``admission``.
 """

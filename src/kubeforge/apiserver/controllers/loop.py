@@ -1,20 +1,27 @@
-"""``StorageLoop``: the skeleton of a control loop that runs inside the server.
+"""``StorageLoop`` and ``KeyedLoop``: the skeletons of the control loops inside the server.
 
-It wakes on storage events that matter to it (``wants``), and however many
+``StorageLoop`` wakes on storage events that matter to it (``wants``), and however many
 arrive, runs one ``reconcile()`` pass later: never from inside the storage
-listener, so it never writes in the middle of another write.
+listener, so it never writes in the middle of another write. ``KeyedLoop`` is the per-object
+loop the workload controllers, scheduler and kubelets share (see its docstring).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
 
+from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import Registry
+from kubeforge.apiserver.storage.journal import ResourceKey
 from kubeforge.apiserver.storage.sqlite import Event
 
-__all__ = ["StorageLoop"]
+__all__ = ["Key", "KeyedLoop", "StorageLoop", "key_of"]
+
+log = logging.getLogger("kubeforge.apiserver.controllers")
 
 
 class StorageLoop:
@@ -58,3 +65,88 @@ class StorageLoop:
     def _pass(self) -> None:
         self._pending = False
         self.reconcile()
+
+
+Key = tuple[str, str]
+"""``(namespace, name)`` of the object a keyed loop reconciles."""
+
+_RETRY_CONFLICT = 0.05
+_RETRY_FAILURE = 1.0
+
+
+class KeyedLoop:
+    """The informer-and-workqueue shape of a kube-controller-manager controller, in-process.
+
+    Subclasses map storage events to keys (``keys_for``) and reconcile one key at a time
+    (``sync``), which may ask to be called again after some seconds (its return value):
+    the level-triggered loop of the real controllers, with ``requeue_after``. A key is
+    queued once however many events name it; a sync that meets a conflict or a racing
+    delete runs again shortly, as a real controller's rate-limited requeue does.
+    """
+
+    resource: ResourceKey = ("", "")
+    """The kind whose objects are the keys; ``start()`` queues each existing one."""
+
+    def __init__(self, engine: Engine, registry: Registry) -> None:
+        self._engine = engine
+        self._registry = registry
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._timers: dict[Key, tuple[float, asyncio.TimerHandle]] = {}
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._unsubscribe = self._engine.storage.subscribe(self._on_event)
+        for obj in self._engine.storage.objects(self.resource):
+            self.enqueue(key_of(obj))
+
+    def stop(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        for _, timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+
+    def keys_for(self, event: Event) -> Iterable[Key]:
+        """Keys an event concerns; by default the event's own object if it is a key."""
+        if event.resource == self.resource:
+            return (key_of(event.object),)
+        return ()
+
+    def sync(self, key: Key) -> float | None:
+        """Reconcile ``key``; return seconds after which to look again, or None."""
+        raise NotImplementedError
+
+    def enqueue(self, key: Key, delay: float = 0.0) -> None:
+        """Reconcile ``key`` after ``delay`` seconds, or sooner if already due sooner."""
+        if self._loop is None:
+            return
+        due = self._loop.time() + max(delay, 0.0)
+        queued = self._timers.get(key)
+        if queued is not None:
+            if queued[0] <= due:
+                return
+            queued[1].cancel()
+        self._timers[key] = (due, self._loop.call_at(due, self._run, key))
+
+    def _on_event(self, event: Event) -> None:
+        for key in self.keys_for(event):
+            self.enqueue(key)
+
+    def _run(self, key: Key) -> None:
+        self._timers.pop(key, None)
+        try:
+            again = self.sync(key)
+        except StatusError:
+            again = _RETRY_CONFLICT  # a racing write: read the new state and try again
+        except Exception:  # a bug must not stop the control plane; say so and retry later
+            log.exception("%s: sync of %s/%s failed", type(self).__name__, *key)
+            again = _RETRY_FAILURE
+        if again is not None:
+            self.enqueue(key, again)
+
+
+def key_of(obj: dict[str, Any]) -> Key:
+    meta = obj["metadata"]
+    return (meta.get("namespace") or "", meta["name"])

@@ -22,7 +22,7 @@ import gc
 import importlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +35,13 @@ from kubeforge.apiserver.apiextensions.crds import CRDController
 from kubeforge.apiserver.authn.authenticator import Authenticator
 from kubeforge.apiserver.authz.bootstrap import ClusterRoleAggregator, install_bootstrap_policy
 from kubeforge.apiserver.authz.rbac import RBAC, AlwaysAllow, Authorizer
-from kubeforge.apiserver.controllers.garbage import GarbageCollector
-from kubeforge.apiserver.controllers.node import NamespaceFinalizer, NodeSimulator
-from kubeforge.apiserver.controllers.serviceaccounts import DefaultServiceAccounts
+from kubeforge.apiserver.controllers.cluster import Cluster
+from kubeforge.apiserver.controllers.controlplane import (
+    ControlPlane,
+    PlaneOptions,
+    Runnable,
+    build_control_plane,
+)
 from kubeforge.apiserver.endpoints import reviews
 from kubeforge.apiserver.endpoints.access import Access
 from kubeforge.apiserver.endpoints.handlers import ResourceHandlers
@@ -69,7 +73,9 @@ class ServerOptions:
     token: str
     data_dir: Path | None = None
     simulate_node: bool = True
-    """Run the simulated node, namespace finalizer and garbage collector (off: like envtest)."""
+    """Run the simulated control plane: nodes, kubelets, scheduler, controllers (off: envtest)."""
+    plane: PlaneOptions = field(default_factory=PlaneOptions)
+    """How many nodes, which controllers (``controllers.controlplane``)."""
     watch_history: int = DEFAULT_HISTORY
     """Events kept so watches can resume from an older resourceVersion."""
     bookmark_interval: float = 5.0
@@ -108,13 +114,7 @@ class LocalServer:
         )
         self.webhooks = Webhooks(self.storage)
         self.handlers.admission = Admission(self.engine, self.access, self.webhooks)
-        self._controllers: list[
-            NodeSimulator
-            | NamespaceFinalizer
-            | GarbageCollector
-            | ClusterRoleAggregator
-            | DefaultServiceAccounts
-        ] = []
+        self._plane: ControlPlane | None = None
         self._bootstrap()
 
     def _bootstrap(self) -> None:
@@ -136,20 +136,19 @@ class LocalServer:
         if self.options.tune_garbage_collector:
             _tune_collector()
         if self.options.simulate_node:
-            self._controllers = [
-                NodeSimulator(self.engine, self.registry),
-                NamespaceFinalizer(self.engine, self.registry),
-                GarbageCollector(self.engine, self.registry),
-                ClusterRoleAggregator(self.engine, self.registry),
-                DefaultServiceAccounts(self.engine, self.registry),
-            ]
-            for controller in self._controllers:
-                controller.start()
+            aggregator: dict[str, Callable[[Cluster], Runnable]] = {
+                "clusterrole-aggregation-controller": lambda c: ClusterRoleAggregator(
+                    c.engine, c.registry
+                )
+            }
+            cluster = Cluster(self.engine, self.registry)
+            self._plane = build_control_plane(cluster, self.options.plane, aggregator)
+            self._plane.start()
 
     async def stop(self) -> None:
         """End watches and controllers; call before the app's cleanup, then ``close``."""
-        for controller in self._controllers:
-            controller.stop()
+        if self._plane is not None:
+            self._plane.stop()
         self.hub.close_all()
         await self.webhooks.close()
 

@@ -27,9 +27,12 @@ from pathlib import Path
 from typing import Any
 
 import click
+import yaml
 from aiohttp import web
 
 from kubeforge.apiserver.authn.authenticator import user_token
+from kubeforge.apiserver.controllers.controlplane import PlaneOptions, enabled_controllers
+from kubeforge.apiserver.controllers.nodes import load_node_specs
 from kubeforge.apiserver.server import httplog
 from kubeforge.apiserver.server.app import LocalServer, ServerOptions
 from kubeforge.apiserver.server.tls import Credentials, write_kubeconfig
@@ -58,6 +61,7 @@ async def serve(
     user_kubeconfigs: tuple[tuple[str, tuple[str, ...], Path], ...] = (),
     request_log: bool = False,
     repair_data_dir: bool = False,
+    plane: PlaneOptions | None = None,
 ) -> None:
     """Run until SIGTERM/SIGINT; every acknowledged write is already durable when it returns.
 
@@ -80,6 +84,7 @@ async def serve(
                 token=credentials.token,
                 data_dir=data_dir,
                 simulate_node=simulate_node,
+                plane=plane or PlaneOptions(),
                 watch_history=watch_history,
                 bookmark_interval=bookmark_interval,
                 authorization=authorization,
@@ -177,6 +182,32 @@ async def _run(
     help="Run a simulated node (pods get Running and IPs); off behaves like envtest.",
 )
 @click.option(
+    "--nodes",
+    type=click.IntRange(0),
+    default=1,
+    show_default=True,
+    help="How many simulated nodes (kubeforge-node-0, ...).",
+)
+@click.option(
+    "--node-config",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="YAML/JSON file describing the simulated nodes (names, labels, taints, capacity).",
+)
+@click.option(
+    "--controllers",
+    default="*",
+    show_default=True,
+    help="kube-controller-manager's list: '*' all, 'name' on, '-name' off (e.g. '*,-job').",
+)
+@click.option(
+    "--job-pod-run-time",
+    type=click.FloatRange(min=0),
+    default=0.5,
+    show_default=True,
+    help="Seconds a Job's pod runs before it exits 0 (unless its kubeforge.dev/ annotations "
+    "say otherwise).",
+)
+@click.option(
     "--watch-history",
     type=click.IntRange(1),
     default=DEFAULT_HISTORY,
@@ -217,6 +248,10 @@ def apiserver_command(
     repair_data_dir: bool,
     kubeconfig: Path | None,
     simulate_node: bool,
+    nodes: int,
+    node_config: Path | None,
+    controllers: str,
+    job_pod_run_time: float,
     watch_history: int,
     bookmark_interval: float,
     authorization: str,
@@ -237,6 +272,7 @@ def apiserver_command(
     if in_memory == (data_dir is not None):
         raise click.UsageError("give exactly one of --data-dir DIR or --in-memory")
     users = tuple(_user_kubeconfig(value) for value in user_kubeconfigs)
+    plane = _plane_options(nodes, node_config, controllers, job_pod_run_time)
     verbose += _inherited_verbosity()
     # force: the kubeforge group may have set up logging already, for its own level.
     logging.basicConfig(
@@ -258,6 +294,7 @@ def apiserver_command(
                 user_kubeconfigs=users,
                 request_log=verbose >= 1,
                 repair_data_dir=repair_data_dir,
+                plane=plane,
             )
         )
     except DataDirError as error:
@@ -266,6 +303,19 @@ def apiserver_command(
         raise click.ClickException(
             f"cannot serve on {_HOST}:{port}: {error.strerror or error}"
         ) from None
+
+
+def _plane_options(
+    nodes: int, node_config: Path | None, controllers: str, job_pod_run_time: float
+) -> PlaneOptions:
+    """The simulated control plane's flags, checked before anything starts."""
+    try:
+        enabled_controllers([controllers])
+        if node_config is not None:
+            load_node_specs(node_config, nodes)
+    except (ValueError, OSError, yaml.YAMLError) as error:
+        raise click.UsageError(str(error)) from None
+    return PlaneOptions(nodes, node_config, (controllers,), job_pod_run_time)
 
 
 def _inherited_verbosity() -> int:

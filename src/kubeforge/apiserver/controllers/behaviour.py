@@ -1,0 +1,88 @@
+"""What a simulated pod does, chosen by ``kubeforge.dev/`` annotations on it or its template.
+
+==================================  ===================================================
+``kubeforge.dev/behavior: fail``         every container exits 1 as soon as it starts
+``kubeforge.dev/behavior: crash-loop``   exits 1 shortly after each start; with
+                                         ``restartPolicy: Always`` that is CrashLoopBackOff
+``kubeforge.dev/behavior: never-ready``  runs, but readiness never succeeds
+``kubeforge.dev/behavior: oom-killed``   exits 137 with reason ``OOMKilled``
+``kubeforge.dev/behavior: image-pull-backoff``  the pull fails: ErrImagePull, then
+                                         ImagePullBackOff, forever
+``kubeforge.dev/exit-after: "2.5"``      containers exit after that many seconds ...
+``kubeforge.dev/exit-code: "3"``         ... with that code (default 0)
+==================================  ===================================================
+
+A pod a Job owns exits 0 after the server's ``--job-pod-run-time`` unless told otherwise;
+any other pod runs until deleted. Entry point: ``behaviour_of(pod, job_run_time)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["PREFIX", "Behaviour", "behaviour_of"]
+
+PREFIX = "kubeforge.dev/"
+_CRASH_AFTER = 0.05
+_OOM_CODE = 137
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """``exit_after`` None: the containers run until the pod is deleted."""
+
+    exit_after: float | None = None
+    exit_code: int = 0
+    oom_killed: bool = False
+    never_ready: bool = False
+    image_pull_fails: bool = False
+
+    @property
+    def exit_reason(self) -> str:
+        if self.oom_killed:
+            return "OOMKilled"
+        return "Completed" if self.exit_code == 0 else "Error"
+
+
+def behaviour_of(pod: dict[str, Any], job_run_time: float) -> Behaviour:
+    annotations = pod["metadata"].get("annotations") or {}
+    chosen = str(annotations.get(PREFIX + "behavior") or "")
+    exit_after = _seconds(annotations.get(PREFIX + "exit-after"))
+    exit_code = _integer(annotations.get(PREFIX + "exit-code"))
+    if exit_after is None and exit_code is not None:
+        exit_after = 0.0
+    if exit_after is None and _owned_by_job(pod):
+        exit_after = job_run_time
+    if chosen == "fail":
+        return Behaviour(exit_after=0.0, exit_code=1)
+    if chosen == "crash-loop":
+        return Behaviour(exit_after=_CRASH_AFTER, exit_code=1)
+    if chosen == "oom-killed":
+        return Behaviour(exit_after=exit_after or 0.0, exit_code=_OOM_CODE, oom_killed=True)
+    if chosen == "never-ready":
+        return Behaviour(exit_after=exit_after, exit_code=exit_code or 0, never_ready=True)
+    if chosen == "image-pull-backoff":
+        return Behaviour(image_pull_fails=True)
+    return Behaviour(exit_after=exit_after, exit_code=exit_code or 0)
+
+
+def _owned_by_job(pod: dict[str, Any]) -> bool:
+    return any(
+        isinstance(ref, dict) and ref.get("kind") == "Job" and ref.get("controller")
+        for ref in pod["metadata"].get("ownerReferences") or []
+    )
+
+
+def _seconds(value: Any) -> float | None:
+    try:
+        return max(float(value), 0.0) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _integer(value: Any) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None

@@ -1,0 +1,181 @@
+"""``Cluster``: how the simulated control plane reads and writes objects, and records Events.
+
+The real controllers talk to the API server through client-go; these run inside it, so
+they go through the ``Engine`` (strategies, defaults, resourceVersions, watch events) and
+never around it. Writes are "trusted" where the real component writes a subresource
+this server does not expose (a scheduler's ``binding``).
+
+Entry point: ``Cluster(engine, registry)``; ``record(obj, type, reason, message, ...)``
+writes a ``v1`` Event as client-go's recorder does (``<name>.<hex>``, involvedObject,
+source, first/last timestamps, count).
+
+>>> # cluster.create("apps", "v1", "replicasets", "default", body)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import time
+from typing import Any
+
+from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.registry import deletion
+from kubeforge.apiserver.registry.engine import Engine, format_time
+from kubeforge.apiserver.registry.served import Registry, ServedResource
+from kubeforge.apiserver.storage.journal import ResourceKey
+from kubeforge.apiserver.storage.sqlite import clone
+
+__all__ = ["Cluster", "controller_of", "copy", "now_micro", "owner_reference"]
+
+
+class Cluster:
+    """Reads from storage, writes through the engine."""
+
+    def __init__(self, engine: Engine, registry: Registry) -> None:
+        self.engine = engine
+        self.registry = registry
+
+    def wall_time(self) -> float:
+        return self.engine.wall_clock()
+
+    def now(self) -> str:
+        return self.engine.now()
+
+    def served(self, resource: ResourceKey) -> ServedResource:
+        group, plural = resource
+        found = self.registry.lookup(group, "v1", plural)
+        assert found is not None, resource  # built-in kinds are always served
+        return found
+
+    # --- reads ------------------------------------------------------------------------------
+
+    def get(self, resource: ResourceKey, namespace: str, name: str) -> dict[str, Any] | None:
+        return self.engine.storage.get(resource, namespace, name)
+
+    def list(self, resource: ResourceKey, namespace: str | None = None) -> list[dict[str, Any]]:
+        return self.engine.storage.objects(resource, namespace)
+
+    # --- writes -----------------------------------------------------------------------------
+
+    def create(self, resource: ResourceKey, namespace: str, body: dict[str, Any]) -> dict[str, Any]:
+        return self.engine.create(self.served(resource), namespace, body)
+
+    def update(self, resource: ResourceKey, body: dict[str, Any]) -> dict[str, Any]:
+        namespace, name = _ns_name(body)
+        stored, _ = self.engine.update(self.served(resource), namespace, name, body, trusted=True)
+        return stored
+
+    def update_status(self, resource: ResourceKey, body: dict[str, Any]) -> dict[str, Any]:
+        namespace, name = _ns_name(body)
+        stored, _ = self.engine.update(
+            self.served(resource), namespace, name, body, subresource="status", trusted=True
+        )
+        return stored
+
+    def delete(
+        self,
+        resource: ResourceKey,
+        namespace: str,
+        name: str,
+        *,
+        uid: str = "",
+        grace: int | None = None,
+        propagation: str | None = None,
+    ) -> bool:
+        """Delete as a controller does (with a uid precondition); False if already gone."""
+        options = deletion.DeleteOptions(
+            grace_period_seconds=grace, precondition_uid=uid or None, propagation_policy=propagation
+        )
+        try:
+            deletion.delete(self.engine, self.served(resource), namespace, name, options)
+        except StatusError as error:
+            if error.code in (404, 409):
+                return False
+            raise
+        return True
+
+    def finish_pod(self, namespace: str, name: str) -> None:
+        deletion.finish_deletion(self.engine, self.served(("", "pods")), namespace, name)
+
+    # --- events -----------------------------------------------------------------------------
+
+    def record(
+        self,
+        obj: dict[str, Any],
+        event_type: str,
+        reason: str,
+        message: str,
+        *,
+        component: str,
+        host: str = "",
+        field_path: str = "",
+        action: str = "",
+    ) -> None:
+        """One Event about ``obj``, as the component's recorder writes it."""
+        meta = obj["metadata"]
+        namespace = meta.get("namespace") or "default"
+        involved = {
+            "kind": obj.get("kind"),
+            "namespace": meta.get("namespace") or None,
+            "name": meta["name"],
+            "uid": meta.get("uid"),
+            "apiVersion": obj.get("apiVersion"),
+            "resourceVersion": meta.get("resourceVersion"),
+            "fieldPath": field_path or None,
+        }
+        now = self.now()
+        event: dict[str, Any] = {
+            "apiVersion": "v1",
+            "kind": "Event",
+            "metadata": {"name": f"{meta['name']}.{secrets.token_hex(8)}", "namespace": namespace},
+            "involvedObject": {k: v for k, v in involved.items() if v},
+            "reason": reason,
+            "message": message,
+            "source": {"component": component, **({"host": host} if host else {})},
+            "firstTimestamp": now,
+            "lastTimestamp": now,
+            "count": 1,
+            "type": event_type,
+            "reportingComponent": component,
+            "reportingInstance": host,
+        }
+        if action:
+            event["action"] = action
+        # A terminating namespace refuses Events; the real recorder drops them too.
+        with contextlib.suppress(StatusError):
+            self.create(("", "events"), namespace, event)
+
+
+def owner_reference(owner: dict[str, Any]) -> dict[str, Any]:
+    """The controller reference a workload controller puts on what it creates."""
+    return {
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": owner["metadata"]["name"],
+        "uid": owner["metadata"]["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def controller_of(obj: dict[str, Any]) -> dict[str, Any] | None:
+    for ref in obj["metadata"].get("ownerReferences") or []:
+        if isinstance(ref, dict) and ref.get("controller"):
+            return ref
+    return None
+
+
+def now_micro(seconds: float | None = None) -> str:
+    """A MicroTime, as Lease renewTime and Event eventTime carry."""
+    value = time.time() if seconds is None else seconds
+    return format_time(value).replace("Z", f".{int(value % 1 * 1_000_000):06d}Z")
+
+
+def copy(obj: dict[str, Any]) -> dict[str, Any]:
+    return clone(obj)
+
+
+def _ns_name(body: dict[str, Any]) -> tuple[str, str]:
+    meta = body["metadata"]
+    return meta.get("namespace") or "", meta["name"]

@@ -1,0 +1,144 @@
+"""Which parts of the simulated control plane run: kube-controller-manager's ``--controllers``.
+
+``--controllers`` takes kube-controller-manager's list: ``*`` turns on every controller
+that is on by default, ``name`` turns one on, ``-name`` turns one off (``*,-deployment``;
+an empty list or ``-*`` runs none, as under envtest). The names are the real ones
+(``deployment``, ``replicaset``, ``job``, ``namespace``, ``garbage-collector``, ...).
+The scheduler and the kubelets are not kube-controller-manager's: they run whenever the
+node is simulated (``--no-simulate-node`` turns everything off).
+
+Entry points: ``CONTROLLER_NAMES``, ``enabled_controllers(spec)`` (raises ``ValueError``
+for an unknown name), ``ControlPlane``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from kubeforge.apiserver.controllers.cluster import Cluster
+from kubeforge.apiserver.controllers.garbage import GarbageCollector
+from kubeforge.apiserver.controllers.kubelet import Kubelets
+from kubeforge.apiserver.controllers.namespaces import NamespaceFinalizer
+from kubeforge.apiserver.controllers.nodes import NodeRegistration, load_node_specs
+from kubeforge.apiserver.controllers.scheduler import Scheduler
+from kubeforge.apiserver.controllers.serviceaccounts import DefaultServiceAccounts
+
+__all__ = [
+    "CONTROLLER_NAMES",
+    "ControlPlane",
+    "PlaneOptions",
+    "Runnable",
+    "build_control_plane",
+    "enabled_controllers",
+]
+
+CONTROLLER_NAMES = (
+    "clusterrole-aggregation-controller",
+    "cronjob-controller",
+    "daemonset-controller",
+    "deployment-controller",
+    "endpoints-controller",
+    "endpointslice-controller",
+    "garbage-collector-controller",
+    "job-controller",
+    "namespace-controller",
+    "node-lifecycle-controller",
+    "persistentvolume-binder-controller",
+    "replicaset-controller",
+    "replicationcontroller-controller",
+    "serviceaccount-controller",
+    "statefulset-controller",
+    "ttl-after-finished-controller",
+)
+"""kube-controller-manager 1.32's names; the short forms without ``-controller`` work too."""
+
+
+class Runnable(Protocol):
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class PlaneOptions:
+    """The simulated control plane's knobs (``kubeforge apiserver`` flags)."""
+
+    nodes: int = 1
+    node_config: Path | None = None
+    controllers: tuple[str, ...] = ("*",)
+    job_pod_run_time: float = 0.5
+
+
+def _canonical(name: str) -> str:
+    return name if name.endswith("-controller") else f"{name}-controller"
+
+
+def enabled_controllers(spec: Iterable[str]) -> frozenset[str]:
+    """The controllers a ``--controllers`` list turns on (kube-controller-manager's rules)."""
+    names = [part.strip() for item in spec for part in item.split(",") if part.strip()]
+    star = "*" in names
+    chosen: set[str] = set(CONTROLLER_NAMES) if star else set()
+    for name in names:
+        if name in ("*", "-*"):
+            continue
+        off = name.startswith("-")
+        canonical = _canonical(name[1:] if off else name)
+        if canonical not in CONTROLLER_NAMES:
+            known = ", ".join(n.removesuffix("-controller") for n in CONTROLLER_NAMES)
+            raise ValueError(f'"{name}" is not in the list of known controllers ({known})')
+        if off:
+            chosen.discard(canonical)
+        else:
+            chosen.add(canonical)
+    if "-*" in names:
+        return frozenset()
+    return frozenset(chosen)
+
+
+class ControlPlane:
+    """Starts and stops what ``factories`` names, for the controllers that are enabled."""
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        enabled: frozenset[str],
+        factories: dict[str, Callable[[Cluster], Runnable]],
+    ) -> None:
+        self.cluster = cluster
+        self.running: list[Runnable] = [
+            factory(cluster)
+            for name, factory in factories.items()
+            if name in enabled or not name.endswith("-controller")
+        ]
+
+    def start(self) -> None:
+        for part in self.running:
+            part.start()
+
+    def stop(self) -> None:
+        for part in reversed(self.running):
+            part.stop()
+
+
+def build_control_plane(
+    cluster: Cluster,
+    options: PlaneOptions,
+    extra: dict[str, Callable[[Cluster], Runnable]] | None = None,
+) -> ControlPlane:
+    """Everything the simulated cluster runs, in start order: nodes, kubelets, scheduler,
+    then the controllers ``options.controllers`` enables (``extra`` adds ones built above
+    this package, such as the ClusterRole aggregator)."""
+    specs = load_node_specs(options.node_config, options.nodes)
+    factories: dict[str, Callable[[Cluster], Runnable]] = {
+        "nodes": lambda c: NodeRegistration(c, specs),
+        "kubelets": lambda c: Kubelets(c, specs, options.job_pod_run_time),
+        "scheduler": Scheduler,
+        "namespace-controller": lambda c: NamespaceFinalizer(c.engine, c.registry),
+        "garbage-collector-controller": lambda c: GarbageCollector(c.engine, c.registry),
+        "serviceaccount-controller": lambda c: DefaultServiceAccounts(c.engine, c.registry),
+        **(extra or {}),
+    }
+    return ControlPlane(cluster, enabled_controllers(options.controllers), factories)

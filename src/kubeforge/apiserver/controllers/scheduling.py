@@ -1,0 +1,306 @@
+"""Whether a pod fits a node: the default scheduler's filter plugins, in its words.
+
+Each node is tried with the plugins in the order kube-scheduler runs them
+(NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodeResourcesFit,
+PodTopologySpread, InterPodAffinity: the pod's affinity, its anti-affinity, then the
+anti-affinity of the pods already placed) and the first that rejects it gives its reasons,
+as ``framework.RunFilterPlugins`` does. ``failure_message`` then writes the
+``FailedScheduling`` text: the reasons counted over all nodes, sorted, and the
+preemption verdict (``Preemption is not helpful`` for what no eviction could change).
+
+Entry points: ``filter_node(pod, node, placed)`` -> ``Verdict``; ``failure_message``;
+``pod_requests(pod)``; ``matches_node_affinity(pod, node)``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from kubeforge.apiserver.controllers.nodes import quantity
+from kubeforge.apiserver.meta.labelselector import selector_matches
+
+__all__ = ["Verdict", "failure_message", "filter_node", "pod_requests", "tolerates"]
+
+AFFINITY_MISMATCH = "node(s) didn't match Pod's node affinity/selector"
+_UNSCHEDULABLE = "node(s) were unschedulable"
+_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+_AFFINITY = "node(s) didn't match pod affinity rules"
+_SPREAD = "node(s) didn't match pod topology spread constraints"
+_SPREAD_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
+_NOT_HELPFUL = "Preemption is not helpful for scheduling"
+_NO_VICTIMS = "No preemption victims found for incoming pod"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """``reasons`` empty: the pod fits. ``resolvable``: evicting pods could make it fit."""
+
+    reasons: tuple[str, ...] = ()
+    resolvable: bool = True
+
+    @property
+    def fits(self) -> bool:
+        return not self.reasons
+
+
+def filter_node(
+    pod: dict[str, Any],
+    node: dict[str, Any],
+    placed: list[dict[str, Any]],
+    nodes: list[dict[str, Any]],
+) -> Verdict:
+    """Run the filters for ``pod`` on ``node``; ``placed`` are the live pods bound anywhere."""
+    spec = pod.get("spec") or {}
+    node_spec = node.get("spec") or {}
+    taints = node_spec.get("taints") or []
+    if node_spec.get("unschedulable") and not tolerates(
+        spec, {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+    ):
+        return Verdict((_UNSCHEDULABLE,), resolvable=False)
+    for taint in taints:
+        if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(spec, taint):
+            text = f"node(s) had untolerated taint {{{taint.get('key')}: {taint.get('value', '')}}}"
+            return Verdict((text,), resolvable=False)
+    if not matches_node_affinity(spec, node):
+        return Verdict((AFFINITY_MISMATCH,), resolvable=False)
+    name = node["metadata"]["name"]
+    on_node = [p for p in placed if (p.get("spec") or {}).get("nodeName") == name]
+    short = _insufficient(pod, node, on_node)
+    if short:
+        return Verdict(short)
+    spread = _spread(pod, node, placed, nodes)
+    if spread is not None:
+        return spread
+    return _inter_pod(pod, node, placed, nodes)
+
+
+def tolerates(spec: dict[str, Any], taint: dict[str, Any]) -> bool:
+    for toleration in spec.get("tolerations") or []:
+        if not isinstance(toleration, dict):
+            continue
+        effect = toleration.get("effect")
+        if effect and effect != taint.get("effect"):
+            continue
+        key = toleration.get("key")
+        if toleration.get("operator") == "Exists":
+            if not key or key == taint.get("key"):
+                return True
+        elif key == taint.get("key") and (toleration.get("value") or "") == (
+            taint.get("value") or ""
+        ):
+            return True
+    return False
+
+
+def matches_node_affinity(spec: dict[str, Any], node: dict[str, Any]) -> bool:
+    labels = node["metadata"].get("labels") or {}
+    for key, value in (spec.get("nodeSelector") or {}).items():
+        if labels.get(key) != value:
+            return False
+    affinity = ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    )
+    if not affinity:
+        return True
+    fields = {"metadata.name": node["metadata"]["name"]}
+    return any(
+        all(_expression(e, labels) for e in term.get("matchExpressions") or [])
+        and all(_expression(e, fields) for e in term.get("matchFields") or [])
+        and (term.get("matchExpressions") or term.get("matchFields"))
+        for term in affinity.get("nodeSelectorTerms") or []
+    )
+
+
+def _expression(expression: dict[str, Any], labels: dict[str, str]) -> bool:
+    key, operator = expression.get("key"), expression.get("operator")
+    values = expression.get("values") or []
+    present = key in labels
+    value = labels.get(str(key))
+    if operator == "In":
+        return present and value in values
+    if operator == "NotIn":
+        return not present or value not in values
+    if operator == "Exists":
+        return present
+    if operator == "DoesNotExist":
+        return not present
+    if operator in ("Gt", "Lt") and present and values:
+        try:
+            have, bound = int(str(value)), int(values[0])
+        except ValueError:
+            return False
+        return have > bound if operator == "Gt" else have < bound
+    return False
+
+
+def pod_requests(pod: dict[str, Any]) -> dict[str, Fraction]:
+    """What a pod asks for: its containers summed, at least each init container, plus overhead."""
+    spec = pod.get("spec") or {}
+    total: dict[str, Fraction] = {}
+    for container in spec.get("containers") or []:
+        for name, amount in _container_requests(container).items():
+            total[name] = total.get(name, Fraction(0)) + amount
+    for container in spec.get("initContainers") or []:
+        for name, amount in _container_requests(container).items():
+            total[name] = max(total.get(name, Fraction(0)), amount)
+    for name, amount in (spec.get("overhead") or {}).items():
+        total[name] = total.get(name, Fraction(0)) + quantity(amount)
+    return total
+
+
+def _container_requests(container: Any) -> dict[str, Fraction]:
+    resources = (container or {}).get("resources") or {}
+    asked = {**(resources.get("limits") or {}), **(resources.get("requests") or {})}
+    return {name: quantity(amount) for name, amount in asked.items()}
+
+
+def _insufficient(
+    pod: dict[str, Any], node: dict[str, Any], on_node: list[dict[str, Any]]
+) -> tuple[str, ...]:
+    allocatable = (node.get("status") or {}).get("allocatable") or {}
+    reasons = []
+    if len(on_node) + 1 > int(quantity(allocatable.get("pods", "110"))):
+        reasons.append("Too many pods")
+    used: dict[str, Fraction] = {}
+    for other in on_node:
+        for name, amount in pod_requests(other).items():
+            used[name] = used.get(name, Fraction(0)) + amount
+    for name, amount in sorted(pod_requests(pod).items()):
+        if amount > 0 and used.get(name, Fraction(0)) + amount > quantity(
+            allocatable.get(name, "0")
+        ):
+            reasons.append(f"Insufficient {name}")
+    return tuple(reasons)
+
+
+def _domain_pods(
+    pods: list[dict[str, Any]], nodes: list[dict[str, Any]], key: str, value: str
+) -> list[dict[str, Any]]:
+    in_domain = {
+        n["metadata"]["name"]
+        for n in nodes
+        if (n["metadata"].get("labels") or {}).get(key) == value
+    }
+    return [p for p in pods if (p.get("spec") or {}).get("nodeName") in in_domain]
+
+
+def _term_matches(term: dict[str, Any], owner: dict[str, Any], other: dict[str, Any]) -> bool:
+    namespaces = term.get("namespaces") or []
+    if not namespaces and term.get("namespaceSelector") is None:
+        namespaces = [owner["metadata"].get("namespace")]
+    if namespaces and other["metadata"].get("namespace") not in namespaces:
+        return False
+    return (
+        selector_matches(
+            term.get("labelSelector") or {"matchLabels": {}}, other["metadata"].get("labels") or {}
+        )
+        if term.get("labelSelector")
+        else False
+    )
+
+
+def _inter_pod(
+    pod: dict[str, Any],
+    node: dict[str, Any],
+    placed: list[dict[str, Any]],
+    nodes: list[dict[str, Any]],
+) -> Verdict:
+    labels = node["metadata"].get("labels") or {}
+    affinity = (pod.get("spec") or {}).get("affinity") or {}
+    for term in _required(affinity, "podAffinity"):
+        key = term.get("topologyKey", "")
+        if key not in labels:
+            return Verdict((_AFFINITY,), resolvable=False)
+        if any(_term_matches(term, pod, p) for p in _domain_pods(placed, nodes, key, labels[key])):
+            continue
+        # The first pod of a group that selects itself may go anywhere (as the plugin allows).
+        if any(_term_matches(term, pod, p) for p in placed) or not _term_matches(term, pod, pod):
+            return Verdict((_AFFINITY,), resolvable=False)
+    for term in _required(affinity, "podAntiAffinity"):
+        key = term.get("topologyKey", "")
+        if key in labels and any(
+            _term_matches(term, pod, p) for p in _domain_pods(placed, nodes, key, labels[key])
+        ):
+            return Verdict((_ANTI_AFFINITY,))
+    for other in placed:
+        other_terms = _required((other.get("spec") or {}).get("affinity"), "podAntiAffinity")
+        for term in other_terms:
+            key = term.get("topologyKey", "")
+            other_node = _node_labels(nodes, (other.get("spec") or {}).get("nodeName"))
+            if (
+                key in labels
+                and other_node.get(key) == labels[key]
+                and _term_matches(term, other, pod)
+            ):
+                return Verdict((_EXISTING_ANTI_AFFINITY,))
+    return Verdict()
+
+
+def _required(affinity: Any, kind: str) -> list[dict[str, Any]]:
+    rules = ((affinity or {}).get(kind) or {}).get("requiredDuringSchedulingIgnoredDuringExecution")
+    return [t for t in rules or [] if isinstance(t, dict)]
+
+
+def _node_labels(nodes: list[dict[str, Any]], name: Any) -> dict[str, str]:
+    for node in nodes:
+        if node["metadata"]["name"] == name:
+            return node["metadata"].get("labels") or {}
+    return {}
+
+
+def _spread(
+    pod: dict[str, Any],
+    node: dict[str, Any],
+    placed: list[dict[str, Any]],
+    nodes: list[dict[str, Any]],
+) -> Verdict | None:
+    spec = pod.get("spec") or {}
+    labels = node["metadata"].get("labels") or {}
+    namespace = pod["metadata"].get("namespace")
+    for constraint in spec.get("topologySpreadConstraints") or []:
+        if constraint.get("whenUnsatisfiable") != "DoNotSchedule":
+            continue
+        key = constraint.get("topologyKey", "")
+        if key not in labels:
+            return Verdict((_SPREAD_LABEL,), resolvable=False)
+        selector = constraint.get("labelSelector") or {}
+        eligible = [
+            n
+            for n in nodes
+            if key in (n["metadata"].get("labels") or {}) and matches_node_affinity(spec, n)
+        ]
+        counts: Counter[str] = Counter({n["metadata"]["labels"][key]: 0 for n in eligible})
+        by_node = {n["metadata"]["name"]: n["metadata"]["labels"][key] for n in eligible}
+        for other in placed:
+            domain = by_node.get((other.get("spec") or {}).get("nodeName"))
+            if (
+                domain is not None
+                and other["metadata"].get("namespace") == namespace
+                and selector_matches(selector, other["metadata"].get("labels") or {})
+            ):
+                counts[domain] += 1
+        smallest = min(counts.values()) if counts else 0
+        if counts[labels[key]] + 1 - smallest > int(constraint.get("maxSkew") or 1):
+            return Verdict((_SPREAD,))
+    return None
+
+
+def failure_message(verdicts: list[Verdict], node_count: int) -> str:
+    """``0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are ...``."""
+    reasons: Counter[str] = Counter()
+    for verdict in verdicts:
+        reasons.update(verdict.reasons)
+    if node_count == 0:
+        return "no nodes available to schedule pods"
+    message = f"0/{node_count} nodes are available: {_histogram(reasons)}."
+    outcomes = Counter(_NO_VICTIMS if v.resolvable else _NOT_HELPFUL for v in verdicts)
+    return f"{message} preemption: 0/{node_count} nodes are available: {_histogram(outcomes)}."
+
+
+def _histogram(counts: Counter[str]) -> str:
+    # The scheduler sorts the "<count> <reason>" strings themselves, count first.
+    return ", ".join(sorted(f"{count} {reason}" for reason, count in counts.items()))
