@@ -135,7 +135,8 @@ def test_models_from_a_crd_file_are_importable_and_typed(tmp_path: Path) -> None
 
     assert outcome.code == 0, outcome
     written = sorted(p.name for p in (tmp_path / "fleet/models").iterdir())
-    assert written == ["__init__.py", "frigate_v1beta1.py"]
+    # the example CRD serves v1beta1 and v1 (one module each)
+    assert written == ["__init__.py", "frigate_v1.py", "frigate_v1beta1.py"]
     (tmp_path / "fleet/__init__.py").write_text("")
     probe = subprocess.run(
         [

@@ -56,6 +56,7 @@ def test_there_are_docs_for_every_layer() -> None:
         "local-server",
         "testing",
         "concepts",
+        "webhooks",
     } <= names
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from kubeforge import Manager
 
 from .controllers import frigate_controller
+from .webhooks import frigate_v1_webhook, frigate_v1beta1_webhook
 
 # kubeforge:scaffold:imports
 
@@ -32,4 +33,6 @@ __all__ = ["setup"]
 def setup(mgr: Manager) -> None:
     """Register every controller of the project with ``mgr``."""
     frigate_controller.setup(mgr)
+    frigate_v1beta1_webhook.setup(mgr)
+    frigate_v1_webhook.setup(mgr)
     # kubeforge:scaffold:controllers

@@ -171,7 +171,7 @@ def _files(
         spoke_values = {**values, "version": spoke.version}
         path = package / "api" / spoke.version / f"{res.module}_conversion.py"
         files[path] = header + render("webhook/conversion.py", spoke_values)
-    test = _test_source(values, project, defaulting, validation, spokes)
+    test = _test_source(values, defaulting, validation, spokes)
     files[Path("tests") / f"test_{_webhook_module(res)}.py"] = header + test
     return files
 
@@ -239,21 +239,37 @@ def _conversion_arg(kind: str, spokes: list[ApiResource]) -> str:
 
 
 def _test_source(
-    values: dict[str, str],
-    project: Project,
-    defaulting: bool,
-    validation: bool,
-    spokes: list[ApiResource],
+    values: dict[str, str], defaulting: bool, validation: bool, spokes: list[ApiResource]
 ) -> str:
-    checks = {
-        "defaulting": defaulting,
-        "validation": validation,
-        "conversion": bool(spokes),
-    }
-    return render(
-        "webhook/test_webhook.py",
-        {**values, **{k: str(v) for k, v in checks.items()}},
-    )
+    kind = values["kind"]
+    paths = [f"mutate_path({kind}.info)"] * defaulting + [
+        f"validate_path({kind}.info)"
+    ] * validation
+    kubeforge = ["ObjectMeta"]
+    project = [
+        from_import(f"{values['package']}.api.{values['version']}.{values['module']}_types", [kind])
+    ]
+    hooks = ["setup"] if paths else []
+    tests = ""
+    blocks: list[list[str]] = [[], []]
+    if paths:
+        blocks[0].append("from typing import Any")
+        kubeforge.append("Client")
+        blocks[1].append(from_import("kubeforge.webhook", [p.split("(")[0] for p in paths]))
+        tests += render("webhook/test_admission.py", {**values, "paths": _tuple(paths)})
+    if spokes:
+        hooks.append("webhooks")
+        blocks[1].append(from_import("kubeforge.client", ["to_dict"]))
+        tests += render("webhook/test_conversion.py", values)
+    blocks[1].append(from_import("kubeforge", kubeforge))
+    project.append(from_import(f"{values['package']}.webhooks.{values['webhook_module']}", hooks))
+    imports = import_blocks([*blocks, project])
+    return render("webhook/test_webhook.py", {**values, "imports": imports, "tests": tests})
+
+
+def _tuple(items: list[str]) -> str:
+    # A trailing comma only where Python needs one: ruff would otherwise split the line.
+    return f"{items[0]}," if len(items) == 1 else ", ".join(items)
 
 
 def register_webhook(source: str, module: str) -> str:

@@ -55,7 +55,8 @@ class Frigate(Resource):
         namespaced=True,
         singular="frigate",
     )
-    crd = CRDOptions(subresources=Subresources(status=True))
+    # Stored as v1beta1, the version the controller reads; v1 is served by conversion.
+    crd = CRDOptions(subresources=Subresources(status=True), storage=True)
 
     spec: FrigateSpec = msgspec.field(default_factory=FrigateSpec)
     status: FrigateStatus = msgspec.field(default_factory=FrigateStatus)
