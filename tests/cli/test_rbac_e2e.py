@@ -64,6 +64,8 @@ def run_as_generated_rbac(target: str, server: LocalApiServer, cwd: Path) -> sub
             sys.executable, "-m", "kubeforge.cli", "run", target, "--as-generated-rbac",
             "--kubeconfig", str(server.kubeconfig),
             "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
+            # the example's webhooks, served with a generated certificate
+            "--local-webhooks", "--webhook-port", "0",
         ],
         cwd=cwd,
         stdout=subprocess.PIPE,

@@ -70,3 +70,23 @@ def test_run_serves_and_installs_the_webhooks_until_it_stops(
             process.kill()
             process.wait()
     _wait_for(kubectl, "get", VALIDATING, present=False)
+
+
+def test_run_without_a_certificate_says_where_it_looked_in_one_line(
+    kube_apiserver: LocalApiServer, tmp_path: Path
+) -> None:
+    command = [
+        sys.executable, "-m", "kubeforge.cli", "run", str(TARGET),
+        "--kubeconfig", str(kube_apiserver.kubeconfig),
+        "--metrics-bind-address", "0",
+        "--health-probe-bind-address", "0",
+        "--webhook-port", "0",
+        "--webhook-cert-dir", str(tmp_path),
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        f"Error: the webhook server has no {tmp_path / 'tls.crt'}: serving webhooks needs "
+        f"tls.crt and tls.key in {tmp_path} (give --webhook-cert-dir, or --local-webhooks to "
+        "generate one)"
+    ]

@@ -71,7 +71,7 @@ def test_v1beta1_keeps_the_crew_in_an_annotation() -> None:
     "remove this mark once it does"
 )
 async def test_a_v1beta1_frigate_is_read_as_v1_through_kubectl(
-    client: Client, namespace: str, kube_apiserver: LocalApiServer, kube_webhooks: Any
+    client: Client, namespace: str, kube_rbac_apiserver: LocalApiServer, kube_webhooks: Any
 ) -> None:
     kube_webhooks(setup)
     old = FrigateV1beta1(
@@ -82,7 +82,13 @@ async def test_a_v1beta1_frigate_is_read_as_v1_through_kubectl(
     )
     await client.api(FrigateV1beta1, namespace=namespace).create(old)
     done = kubectl(
-        kube_apiserver, "-n", namespace, "get", "frigates.v1.ship.example.com", "veteran", "-o=json"
+        kube_rbac_apiserver,
+        "-n",
+        namespace,
+        "get",
+        "frigates.v1.ship.example.com",
+        "veteran",
+        "-o=json",
     )
     assert done.returncode == 0, done.stderr
     read = json.loads(done.stdout)

@@ -58,11 +58,11 @@ def manifest(name: str, namespace: str, **spec: str) -> str:
 
 
 async def test_kubectl_create_of_a_bad_frigate_is_denied_with_the_validator_s_message(
-    client: Client, namespace: str, kube_apiserver: LocalApiServer, kube_webhooks: Any
+    client: Client, namespace: str, kube_rbac_apiserver: LocalApiServer, kube_webhooks: Any
 ) -> None:
     kube_webhooks(setup)
     bad = manifest("chatty", namespace, demo="x" * (DEMO_LIMIT + 1))
-    done = kubectl(kube_apiserver, "create", "-f", "-", stdin=bad)
+    done = kubectl(kube_rbac_apiserver, "create", "-f", "-", stdin=bad)
     assert done.returncode == 1
     assert f'The Frigate "chatty" is invalid: spec.demo: Invalid value: "{"x" * 64}": ' in (
         done.stderr
@@ -71,10 +71,10 @@ async def test_kubectl_create_of_a_bad_frigate_is_denied_with_the_validator_s_me
 
 
 async def test_kubectl_create_gets_the_default_and_the_warning(
-    client: Client, namespace: str, kube_apiserver: LocalApiServer, kube_webhooks: Any
+    client: Client, namespace: str, kube_rbac_apiserver: LocalApiServer, kube_webhooks: Any
 ) -> None:
     mgr = kube_webhooks(setup)
-    done = kubectl(kube_apiserver, "create", "-f", "-", stdin=manifest("plain", namespace))
+    done = kubectl(kube_rbac_apiserver, "create", "-f", "-", stdin=manifest("plain", namespace))
     assert done.returncode == 0, done.stderr
     assert "Warning: spec.demo is empty: the controller will log nothing" in done.stderr
     stored = await client.api(Frigate, namespace=namespace).get("plain")
@@ -85,7 +85,7 @@ async def test_kubectl_create_gets_the_default_and_the_warning(
 
 
 async def test_spec_foo_cannot_change_once_set(
-    client: Client, namespace: str, kube_apiserver: LocalApiServer, kube_webhooks: Any
+    client: Client, namespace: str, kube_rbac_apiserver: LocalApiServer, kube_webhooks: Any
 ) -> None:
     kube_webhooks(setup)
     frigate = Frigate(
@@ -95,7 +95,15 @@ async def test_spec_foo_cannot_change_once_set(
     await client.api(Frigate, namespace=namespace).create(frigate)
     patch = '{"spec": {"foo": "mast"}}'
     done = kubectl(
-        kube_apiserver, "-n", namespace, "patch", "frigate", "steady", "--type=merge", "-p", patch
+        kube_rbac_apiserver,
+        "-n",
+        namespace,
+        "patch",
+        "frigate",
+        "steady",
+        "--type=merge",
+        "-p",
+        patch,
     )
     assert done.returncode == 1
     assert 'spec.foo: Invalid value: "mast": field is immutable' in done.stderr

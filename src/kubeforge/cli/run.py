@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import tempfile
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -29,8 +28,9 @@ from kubeforge.config import ClientConfig, load_config
 from kubeforge.runtime import LeaderElectionOptions, Manager, ManagerOptions
 from kubeforge.runtime.logs import install_log_context
 from kubeforge.runtime.serving import parse_bind_address
-from kubeforge.webhook import DEFAULT_CERT_DIR, DEFAULT_PORT, ServingCert, WebhookServerOptions
-from kubeforge.webhook.local import local_webhooks
+from kubeforge.webhook import DEFAULT_CERT_DIR, DEFAULT_PORT, WebhookServerOptions
+from kubeforge.webhook.local import local_serving, local_webhooks
+from kubeforge.webhook.server import CertificateMissing
 
 __all__ = ["default_leader_election_id", "parse_duration", "run_command"]
 
@@ -270,12 +270,17 @@ def run_command(
     with readable_errors():
         setup = load_setup(target)
         options = replace(options, cache=cache_options_of(load_module(target)))
-        config = load_config(kubeconfig, context)
+        config = admin = load_config(kubeconfig, context)
         if as_generated_rbac:
             project = Project.find(Path(target) if Path(target).is_dir() else None)
             config = asyncio.run(_as_manager_account(config, project))
+        # The webhook configurations are installed with the user's own credentials.
+        installer = admin if local_webhooks else None
         try:
-            asyncio.run(_run(setup, config, options, local_webhooks=local_webhooks))
+            asyncio.run(_run(setup, config, options, local_webhooks=installer))
+        except CertificateMissing as err:
+            hint = "give --webhook-cert-dir, or --local-webhooks to generate one"
+            raise click.ClickException(f"{err} ({hint})") from err
         except OSError as err:
             # Typically a bind address already in use.
             raise click.ClickException(str(err)) from err
@@ -291,10 +296,12 @@ async def _run(
     config: ClientConfig,
     options: ManagerOptions,
     *,
-    local_webhooks: bool = False,
+    local_webhooks: ClientConfig | None = None,
 ) -> None:
-    if local_webhooks:
-        await _run_with_local_webhooks(setup, config, options)
+    """Run the manager; with ``local_webhooks`` (the installer's credentials) its webhooks
+    are served locally and installed into the cluster while it runs."""
+    if local_webhooks is not None:
+        await _run_with_local_webhooks(setup, config, options, local_webhooks)
         return
     manager = Manager(config, options=options)
     setup(manager)
@@ -309,13 +316,15 @@ async def _run(
 
 
 async def _run_with_local_webhooks(
-    setup: Callable[[Any], None], config: ClientConfig, options: ManagerOptions
+    setup: Callable[[Any], None],
+    config: ClientConfig,
+    options: ManagerOptions,
+    installer: ClientConfig,
 ) -> None:
-    with tempfile.TemporaryDirectory(prefix="kubeforge-webhook-") as cert_dir:
-        cert = ServingCert.generate(["127.0.0.1", "localhost"])
-        cert.write(Path(cert_dir))
-        webhook = replace(options.webhook, host="127.0.0.1", cert_dir=cert_dir)
+    with local_serving() as (serving, cert):
+        # The flags' port is kept (0 picks one); the certificate is the generated one.
+        webhook = replace(serving, port=options.webhook.port)
         manager = Manager(config, options=replace(options, webhook=webhook))
         setup(manager)
-        async with local_webhooks(manager.webhook_server, config, cert):
+        async with local_webhooks(manager.webhook_server, installer, cert):
             await manager.run_until_signal()

@@ -6,7 +6,8 @@
   of the test's own (persistent in a fresh temporary ``data_dir`` unless one is
   given), for tests that restart or kill it; all are stopped after the test.
 * ``kube_webhooks`` — ``kube_webhooks(setup)`` serves the webhooks that ``setup(mgr)``
-  registers to the session's server (``kubeforge.testing.webhooks``) until the test ends.
+  registers to the test's server (``kubeforge.testing.webhooks``) until the test ends:
+  ``kube_rbac_apiserver`` if the test uses it, else ``kube_apiserver``, or ``server=``.
 * ``kube_rbac_apiserver`` — one in-memory server per session that enforces RBAC
   (its admin kubeconfig may still do anything).
 * ``kube_manager`` — the project's manager (found from pytest's rootdir, the
@@ -77,15 +78,24 @@ def kube_apiserver_factory(tmp_path: Path) -> Iterator[Callable[..., LocalApiSer
 
 
 @pytest.fixture
-def kube_webhooks(kube_apiserver: LocalApiServer) -> Iterator[Callable[..., Any]]:
-    """``kube_webhooks(setup, **kwargs)`` serves ``setup``'s webhooks to ``kube_apiserver``."""
+def kube_webhooks(request: pytest.FixtureRequest) -> Iterator[Callable[..., Any]]:
+    """``kube_webhooks(setup, server=None, **kwargs)`` serves ``setup``'s webhooks to the
+    server the test's other fixtures use (see the module doc) until the test ends."""
     # Imported here: the plugin loads in every pytest run and must stay cheap.
     from kubeforge.testing.webhooks import WebhookThread
 
     threads: list[WebhookThread] = []
 
-    def serve(setup: Callable[..., None], **kwargs: Any) -> Any:
-        thread = WebhookThread(kube_apiserver.kubeconfig, setup, **kwargs)
+    def serve(
+        setup: Callable[..., None], *, server: LocalApiServer | None = None, **kwargs: Any
+    ) -> Any:
+        if server is None:
+            # The RBAC server when the test's client is on it: the webhooks must be
+            # installed where the test writes.
+            rbac = "kube_rbac_apiserver" in request.fixturenames
+            name = "kube_rbac_apiserver" if rbac else "kube_apiserver"
+            server = cast(LocalApiServer, request.getfixturevalue(name))
+        thread = WebhookThread(server.kubeconfig, setup, **kwargs)
         threads.append(thread)
         return thread.start().manager
 

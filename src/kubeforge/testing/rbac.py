@@ -32,6 +32,7 @@ from kubeforge.config import load_config
 from kubeforge.core.errors import Forbidden
 from kubeforge.runtime import LeaderElectionOptions, Manager, ManagerOptions
 from kubeforge.testing.server import LocalApiServer
+from kubeforge.webhook.local import local_serving
 
 __all__ = ["ManagerUnderRbac", "PermissionMissing"]
 
@@ -81,6 +82,7 @@ class ManagerUnderRbac:
         self.admin: Client = Client(load_config(server.kubeconfig))
         """A client of the server's admin (for creating what the manager should see)."""
         self.manager: Manager | None = None
+        self._serving = contextlib.ExitStack()  # the webhook server's generated certificate
 
     async def __aenter__(self) -> ManagerUnderRbac:
         logging.getLogger("kubeforge").addHandler(self._refusals)
@@ -120,7 +122,9 @@ class ManagerUnderRbac:
         )
         target = str(self.project.root)
         cache = cache_options_of(load_module(target))
-        options = ManagerOptions(leader_election=election, cache=cache)
+        # Webhooks the project registers are served with a generated certificate.
+        webhook, _ = self._serving.enter_context(local_serving())
+        options = ManagerOptions(leader_election=election, cache=cache, webhook=webhook)
         manager = Manager(config, options=options)
         self.manager = manager
         setup = self._setup or load_setup(target)
@@ -142,6 +146,7 @@ class ManagerUnderRbac:
             with contextlib.suppress(Exception):
                 await task
         await self.admin.close()
+        self._serving.close()
 
     def _running(self) -> Manager:
         if self.manager is None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -32,8 +31,7 @@ from typing import Any
 
 from kubeforge.config import load_config
 from kubeforge.runtime import Manager, ManagerOptions
-from kubeforge.webhook import ServingCert, WebhookServerOptions
-from kubeforge.webhook.local import local_webhooks
+from kubeforge.webhook.local import local_serving, local_webhooks
 
 __all__ = ["WebhookThread", "serve_webhooks"]
 
@@ -51,12 +49,8 @@ async def serve_webhooks(
 ) -> AsyncIterator[Manager]:
     """Run ``setup``'s webhooks (and controllers) against the cluster of ``kubeconfig``."""
     prefix = name_prefix or f"kubeforge-test-{next(_prefixes)}-"
-    with tempfile.TemporaryDirectory(prefix="kubeforge-webhook-") as cert_dir:
-        cert = ServingCert.generate(["127.0.0.1", "localhost"])
-        cert.write(Path(cert_dir))
-        options = ManagerOptions(
-            webhook=WebhookServerOptions(port=0, host="127.0.0.1", cert_dir=cert_dir)
-        )
+    with local_serving() as (webhook, cert):
+        options = ManagerOptions(webhook=webhook)
         config = load_config(str(kubeconfig))
         manager = Manager(config, options=options)
         setup(manager)

@@ -8,8 +8,9 @@ and sets ``spec.conversion`` of the CRD of every kind with a conversion to call
 and what cert-manager's CA injection and a Service do in a cluster.
 ``uninstall_local_webhooks`` deletes the configurations again (the CRDs keep their
 conversion until they are replaced). ``local_webhooks(server, config, cert)`` does
-both around a block, for the webhooks registered on a server: what the pytest
-fixture and ``kubeforge run --local-webhooks`` use.
+both around a block, for the webhooks registered on a server, and
+``local_serving()`` makes the certificate and options for such a server: what the
+pytest fixtures and ``kubeforge run --local-webhooks`` use.
 
 Example::
 
@@ -23,8 +24,10 @@ Example::
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+import tempfile
+from collections.abc import AsyncIterator, Iterable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
 from typing import Any
 
 from kubeforge.client import Client
@@ -39,9 +42,25 @@ from kubeforge.webhook.declare import (
     conversion_spec,
     url_client_config,
 )
-from kubeforge.webhook.server import WebhookServer
+from kubeforge.webhook.server import WebhookServer, WebhookServerOptions
 
-__all__ = ["install_local_webhooks", "local_webhooks", "uninstall_local_webhooks"]
+__all__ = [
+    "install_local_webhooks",
+    "local_serving",
+    "local_webhooks",
+    "uninstall_local_webhooks",
+]
+
+
+@contextmanager
+def local_serving() -> Iterator[tuple[WebhookServerOptions, ServingCert]]:
+    """Options serving on a free port of 127.0.0.1 with a certificate generated for it
+    (in a temporary directory, removed at the end), and that certificate."""
+    with tempfile.TemporaryDirectory(prefix="kubeforge-webhook-") as cert_dir:
+        cert = ServingCert.generate(["127.0.0.1", "localhost"])
+        cert.write(Path(cert_dir))
+        yield WebhookServerOptions(port=0, host="127.0.0.1", cert_dir=cert_dir), cert
+
 
 _GROUP = "admissionregistration.k8s.io"
 _INFOS = {

@@ -47,7 +47,13 @@ from kubeforge.webhook.certwatcher import CertWatcher
 from kubeforge.webhook.conversion import CONVERT_PATH, ConversionWebhook
 from kubeforge.webhook.metrics import WebhookMetrics
 
-__all__ = ["DEFAULT_CERT_DIR", "DEFAULT_PORT", "WebhookServer", "WebhookServerOptions"]
+__all__ = [
+    "DEFAULT_CERT_DIR",
+    "DEFAULT_PORT",
+    "CertificateMissing",
+    "WebhookServer",
+    "WebhookServerOptions",
+]
 
 log = logging.getLogger("kubeforge.webhook")
 
@@ -56,6 +62,10 @@ DEFAULT_CERT_DIR = str(Path(tempfile.gettempdir()) / "k8s-webhook-server" / "ser
 """controller-runtime's default; kubebuilder's manifests mount the Secret here."""
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class CertificateMissing(FileNotFoundError):
+    """The webhook server's certificate or key file does not exist."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,10 +145,17 @@ class WebhookServer:
         self.metrics.panics.inc()
 
     async def start(self) -> None:
-        """Read the certificate, bind, and serve; ``OSError``/``SSLError`` if either fails."""
+        """Read the certificate, bind, and serve; ``CertificateMissing``, ``OSError`` or
+        ``SSLError`` if that fails."""
         if self._runner is not None:
             return
         directory = Path(self.options.cert_dir)
+        for name in (self.options.cert_name, self.options.key_name):
+            if not (directory / name).is_file():
+                raise CertificateMissing(
+                    f"the webhook server has no {directory / name}: serving webhooks needs "
+                    f"{self.options.cert_name} and {self.options.key_name} in {directory}"
+                )
         watcher = CertWatcher(
             directory / self.options.cert_name,
             directory / self.options.key_name,
