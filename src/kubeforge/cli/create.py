@@ -285,7 +285,10 @@ def _controller_files(project: Project, target: _Target, header: str) -> dict[Pa
     if own:
         test_module = f"{project.package}.api.{res.version}.{res.module}_types"
         test_blocks = [
-            [from_import("kubeforge", test_kubeforge)],
+            [
+                from_import("kubeforge", test_kubeforge),
+                from_import("kubeforge.testing.rbac", ["ManagerUnderRbac"]),
+            ],
             [from_import(test_module, [res.kind]), reconciler],
         ]
     else:

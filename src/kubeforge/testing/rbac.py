@@ -9,9 +9,9 @@ on as in ``config/manager``. A permission missing from ``config/rbac`` therefore
 fails with the server's own 403, as it would in a cluster: at once when a cache
 cannot list or watch, and when leaving the block if a reconcile was refused::
 
-    async with ManagerUnderRbac(server, Path("."), ) as running:
+    async with ManagerUnderRbac(server, Path(".")) as running:
         await running.admin.api(Frigate, namespace="default").create(frigate)
-        await running.settle()          # every controller idle; raises on a 403
+        await running.reconciled("default", "sample")  # raises on a 403
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from kubeforge.cli._project import Project
 from kubeforge.cli._targets import cache_options_of, load_module, load_setup
 from kubeforge.client import Client
 from kubeforge.config import load_config
+from kubeforge.controller import Controller
 from kubeforge.core.errors import Forbidden
+from kubeforge.reconcile import Request, Result
 from kubeforge.runtime import LeaderElectionOptions, Manager, ManagerOptions
 from kubeforge.testing.server import LocalApiServer
 from kubeforge.webhook.local import local_serving
@@ -79,6 +81,7 @@ class ManagerUnderRbac:
         self._sync_timeout = sync_timeout
         self._refusals = _Refusals()
         self._task: asyncio.Task[None] | None = None
+        self._done: set[Request] = set()
         self.admin: Client = Client(load_config(server.kubeconfig))
         """A client of the server's admin (for creating what the manager should see)."""
         self.manager: Manager | None = None
@@ -115,6 +118,33 @@ class ManagerUnderRbac:
                 quiet = quiet + 1 if _idle(manager) else 0
         self._raise_refusals()
 
+    async def reconciled(self, namespace: str, name: str, timeout: float = 30.0) -> None:
+        """Wait until a controller finished reconciling ``namespace/name`` (``""`` for a
+        cluster-scoped object) and all are idle; ``PermissionMissing`` on any refusal."""
+        wanted = Request(namespace, name)
+        try:
+            async with asyncio.timeout(timeout):
+                while wanted not in self._done:
+                    self._raise_refusals()
+                    await asyncio.sleep(_POLL)
+        except TimeoutError:
+            raise AssertionError(
+                f"no controller reconciled {wanted} within {timeout:g}s "
+                "(does a controller watch it, in a namespace the cache holds?)"
+            ) from None
+        await self.settle(timeout)
+
+    def _record(self, controller: Controller) -> None:
+        inner = controller.reconciler
+
+        async def recorded(request: Request) -> Result | None:
+            try:
+                return await inner(request)
+            finally:
+                self._done.add(request)
+
+        controller.reconciler = recorded
+
     async def _start(self) -> None:
         config = await as_manager_account(self.admin, self.project)
         election = LeaderElectionOptions(
@@ -129,6 +159,8 @@ class ManagerUnderRbac:
         self.manager = manager
         setup = self._setup or load_setup(target)
         setup(manager)
+        for controller in manager.controllers:
+            self._record(controller)
         self._task = asyncio.create_task(manager.run(), name="manager under RBAC")
         async with asyncio.timeout(self._sync_timeout):
             while not manager.started:
