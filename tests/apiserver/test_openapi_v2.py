@@ -41,6 +41,8 @@ def _refs(node: Any) -> set[str]:
 
 def _without_proto3_defaults(node: Any, key: str = "") -> Any:
     """What survives proto3: a false, 0, "" or [] scalar field is the same as no field."""
+    if key == "additionalProperties" and isinstance(node, dict):
+        return _without_proto3_defaults(node)  # a schema: its own scalars are proto3 fields
     if key in _KEPT or key.startswith("x-"):
         return node
     if isinstance(node, dict):
