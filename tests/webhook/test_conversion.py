@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from pathlib import Path
 from typing import Any
@@ -9,9 +10,19 @@ from typing import Any
 import msgspec
 import pytest
 
+from kubeforge.apiserver.apiextensions.conversion_webhook import (
+    ConversionFailed,
+    WebhookConverter,
+)
 from kubeforge.core.meta import Model
 from kubeforge.core.resource import Resource, ResourceInfo
-from kubeforge.webhook import CONVERT_PATH, Conversion, TypeWebhooks
+from kubeforge.webhook import (
+    CONVERT_PATH,
+    Conversion,
+    TypeWebhooks,
+    conversion_spec,
+    url_client_config,
+)
 
 from .helpers import Ship, ShipSpec, post, running_server
 
@@ -196,3 +207,37 @@ def test_conversion_works_without_a_server_too() -> None:
     out = CONVERSION.convert(_obj("v1", {"size": 1}), "fleet.example.com/v3")
     assert out["apiVersion"] == "fleet.example.com/v3"
     assert out["spec"] == {"length": 10}
+
+
+async def test_the_local_server_s_conversion_client_accepts_the_answers(tmp_path: Path) -> None:
+    """The API server side (``apiserver.apiextensions.conversion_webhook``, written from
+    apiextensions-apiserver 1.32) checks uid, count, apiVersion, kind, name and uid of
+    every converted object, and that only labels and annotations changed."""
+    async with running_server(tmp_path) as (server, cert):
+        TypeWebhooks(Ship, conversion=CONVERSION).register(server)
+        await server.start()
+        client_config = url_client_config(
+            f"https://127.0.0.1:{server.port}", CONVERT_PATH, cert.ca_bundle
+        )
+        crd = {
+            "spec": {
+                "group": "fleet.example.com",
+                "names": {"kind": "Ship"},
+                "conversion": conversion_spec(client_config),
+            }
+        }
+        converter = WebhookConverter(crd)
+        objects = [_obj("v2", {"length": 4, "paint": "red"}), _obj("v1", {"size": 1})]
+        converted = await asyncio.to_thread(converter.convert, objects, "fleet.example.com/v3")
+        assert [o["spec"] for o in converted] == [
+            {"length": 40, "paint": "red"},
+            {"length": 10},
+        ]
+        with pytest.raises(ConversionFailed) as failed:
+            await asyncio.to_thread(
+                converter.convert, [_obj("v2", {"length": -1})], "fleet.example.com/v1"
+            )
+    assert str(failed.value) == (
+        "conversion webhook for fleet.example.com/v2, Kind=Ship failed: "
+        "Ship v2 failed to convert to hub version v1: a ship has no negative length"
+    )

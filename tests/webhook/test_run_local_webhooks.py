@@ -25,6 +25,17 @@ TARGET = Path(__file__).parent / "boats.py"
 VALIDATING = "validatingwebhookconfiguration/kubeforge-local-validating-webhook-configuration"
 
 
+def _run(server: LocalApiServer, *flags: str) -> list[str]:
+    return [
+        sys.executable, "-m", "kubeforge.cli", "run", str(TARGET),
+        "--kubeconfig", str(server.kubeconfig),
+        "--metrics-bind-address", "0",
+        "--health-probe-bind-address", "0",
+        "--webhook-port", "0",
+        *flags,
+    ]  # fmt: skip
+
+
 def _wait_for(kubectl: Kubectl, *args: str, present: bool) -> None:
     for _ in range(600):
         found = kubectl.complete(*args, namespaced=False).returncode == 0
@@ -42,14 +53,7 @@ def test_run_serves_and_installs_the_webhooks_until_it_stops(
     kubectl.run(
         "wait", "--for=condition=Established", "crd/boats.harbor.example.com", namespaced=False
     )
-    command = [
-        sys.executable, "-m", "kubeforge.cli", "run", str(TARGET),
-        "--kubeconfig", str(kube_apiserver.kubeconfig),
-        "--metrics-bind-address", "0",
-        "--health-probe-bind-address", "0",
-        "--webhook-port", "0",
-        "--local-webhooks",
-    ]  # fmt: skip
+    command = _run(kube_apiserver, "--local-webhooks")
     log = tmp_path / "run.log"
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
@@ -75,14 +79,7 @@ def test_run_serves_and_installs_the_webhooks_until_it_stops(
 def test_run_without_a_certificate_says_where_it_looked_in_one_line(
     kube_apiserver: LocalApiServer, tmp_path: Path
 ) -> None:
-    command = [
-        sys.executable, "-m", "kubeforge.cli", "run", str(TARGET),
-        "--kubeconfig", str(kube_apiserver.kubeconfig),
-        "--metrics-bind-address", "0",
-        "--health-probe-bind-address", "0",
-        "--webhook-port", "0",
-        "--webhook-cert-dir", str(tmp_path),
-    ]  # fmt: skip
+    command = _run(kube_apiserver, "--webhook-cert-dir", str(tmp_path))
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines() == [

@@ -155,20 +155,19 @@ class Conversion:
         return self.hub if version == self.hub.info.version else self.spokes[version].cls
 
     def _to_hub(self, version: str, obj: Resource) -> Resource:
-        try:
-            return self.spokes[version].to_hub(obj)
-        except Exception as error:
-            raise ConversionError(
-                f"{self.kind} {version} failed to convert to hub version "
-                f"{self.hub.info.version}: {error}"
-            ) from error
+        return self._step(version, obj, self.spokes[version].to_hub, "to")
 
     def _from_hub(self, version: str, hub: Resource) -> Resource:
+        return self._step(version, hub, self.spokes[version].from_hub, "from")
+
+    def _step(
+        self, version: str, obj: Resource, step: Callable[[Any], Resource], direction: str
+    ) -> Resource:
         try:
-            return self.spokes[version].from_hub(hub)
+            return step(obj)
         except Exception as error:
             raise ConversionError(
-                f"{self.kind} {version} failed to convert from hub version "
+                f"{self.kind} {version} failed to convert {direction} hub version "
                 f"{self.hub.info.version}: {error}"
             ) from error
 
