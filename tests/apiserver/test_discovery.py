@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubeforge.apiserver.builtin.resources import BUILTIN_RESOURCES
 from kubeforge.apiserver.endpoints import discovery
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.core.resource import ResourceInfo
@@ -37,7 +38,7 @@ def _podtoip(version: str = "v1", *, storage: bool = True) -> ServedResource:
 
 
 def _registry_with_crd(*served: ServedResource) -> Registry:
-    registry = Registry()
+    registry = Registry(BUILTIN_RESOURCES)
     registry.add_crd("podtoips.example.com", list(served) or [_podtoip()])
     return registry
 
@@ -108,7 +109,7 @@ def test_a_crd_group_disappears_from_discovery_when_its_crd_is_removed() -> None
 
 
 def test_core_resource_list_describes_pods_and_their_status_subresource() -> None:
-    body = discovery.api_resource_list(Registry(), "", "v1")
+    body = discovery.api_resource_list(Registry(BUILTIN_RESOURCES), "", "v1")
     assert body is not None
     assert body["groupVersion"] == "v1"
     pods = _by_name(body["resources"], "pods")
@@ -131,7 +132,7 @@ def test_core_resource_list_describes_pods_and_their_status_subresource() -> Non
 
 
 def test_resources_are_listed_in_plural_order() -> None:
-    body = discovery.api_resource_list(Registry(), "", "v1")
+    body = discovery.api_resource_list(Registry(BUILTIN_RESOURCES), "", "v1")
     assert body is not None
     names = [r["name"] for r in body["resources"] if "/" not in r["name"]]
     assert names == sorted(names)
@@ -149,8 +150,8 @@ def test_crd_resource_list_carries_short_names_categories_and_scale_as_autoscali
 
 
 def test_unknown_group_version_has_no_resource_list() -> None:
-    assert discovery.api_resource_list(Registry(), "example.com", "v1") is None
-    assert discovery.api_resource_list(Registry(), "", "v2") is None
+    assert discovery.api_resource_list(Registry(BUILTIN_RESOURCES), "example.com", "v1") is None
+    assert discovery.api_resource_list(Registry(BUILTIN_RESOURCES), "", "v2") is None
 
 
 def test_every_served_version_reports_the_storage_versions_hash() -> None:
@@ -163,7 +164,7 @@ def test_every_served_version_reports_the_storage_versions_hash() -> None:
 
 
 def test_aggregated_core_document_has_one_unnamed_group() -> None:
-    body = discovery.aggregated_discovery(Registry(), core=True, version="v2")
+    body = discovery.aggregated_discovery(Registry(BUILTIN_RESOURCES), core=True, version="v2")
     assert body["kind"] == "APIGroupDiscoveryList"
     assert body["apiVersion"] == "apidiscovery.k8s.io/v2"
     [core] = body["items"]

@@ -6,6 +6,7 @@ from typing import Any
 
 import orjson
 
+from kubeforge.apiserver.builtin.resources import BUILTIN_RESOURCES
 from kubeforge.apiserver.openapi import documents as openapi
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.core.resource import ResourceInfo
@@ -47,7 +48,7 @@ def _podtoip(schema: dict[str, Any] | None = None) -> ServedResource:
 
 
 def _registry(*served: ServedResource) -> Registry:
-    registry = Registry()
+    registry = Registry(BUILTIN_RESOURCES)
     if served:
         registry.add_crd("podtoips.example.com", list(served))
     return registry
@@ -130,7 +131,7 @@ def test_every_patchable_resource_advertises_server_side_field_validation() -> N
 
 
 def test_namespaces_get_a_patch_operation_kubectl_can_fall_back_to() -> None:
-    doc = _document(Registry(), "api/v1")
+    doc = _document(Registry(BUILTIN_RESOURCES), "api/v1")
     gvk = {"group": "", "kind": "Namespace", "version": "v1"}
     patch = doc["paths"]["/api/v1/namespaces/{name}"]["patch"]
     assert patch in _patch_operations_for(doc, gvk)
@@ -163,7 +164,7 @@ def test_explain_finds_the_crd_schema_with_its_spec_fields_and_descriptions() ->
 
 
 def test_explain_finds_built_in_kinds_too() -> None:
-    registry = Registry()
+    registry = Registry(BUILTIN_RESOURCES)
     for served in registry.resources():
         doc = _document(registry, _gv_path(served.info))
         schema = _explain_schema(doc, served.info)
@@ -230,7 +231,7 @@ def test_a_removed_crd_has_no_document_any_more() -> None:
 
 
 def test_built_in_schema_names_follow_the_real_servers_packages() -> None:
-    registry = Registry()
+    registry = Registry(BUILTIN_RESOURCES)
     pods = registry.lookup("", "v1", "pods")
     crds = registry.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions")
     leases = registry.lookup("coordination.k8s.io", "v1", "leases")

@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 from kf_http import Api
 
+from kubeforge.apiserver.builtin.resources import BUILTIN_RESOURCES
 from kubeforge.apiserver.openapi import generate
 from kubeforge.apiserver.openapi.documents import OpenApiDocuments
 from kubeforge.apiserver.registry.served import Registry
@@ -149,7 +150,7 @@ async def test_v2_definitions_are_the_real_schemas_with_v2_references(api: Api) 
 
 
 def test_building_every_v3_document_is_cached_per_group_version() -> None:
-    documents = OpenApiDocuments(Registry())
+    documents = OpenApiDocuments(Registry(BUILTIN_RESOURCES))
     first = {path: body for path, body, _ in documents.documents()}
     again = {path: body for path, body, _ in documents.documents()}
     assert all(again[path] is body for path, body in first.items())

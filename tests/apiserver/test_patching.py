@@ -15,8 +15,8 @@ from kubeforge.apiserver.patch.formats import (
     apply_json_patch,
     apply_merge_patch,
     apply_strategic_merge_patch,
-    json_equal,
 )
+from kubeforge.apiserver.smd.value import json_equal
 
 VECTORS = Path(__file__).parent / "vectors"
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import make_mocked_request
 
+from kubeforge.apiserver.builtin.resources import BUILTIN_RESOURCES
 from kubeforge.apiserver.endpoints import tables
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.printers.core import human_duration
@@ -33,7 +34,7 @@ def _widget(columns: tuple[dict[str, Any], ...] = ()) -> ServedResource:
 
 
 def _builtin(group: str, plural: str) -> ServedResource:
-    served = Registry().lookup(group, "v1", plural)
+    served = Registry(BUILTIN_RESOURCES).lookup(group, "v1", plural)
     assert served is not None
     return served
 

@@ -26,16 +26,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from aiohttp import web
-
 from kubeforge.apiserver.admission.webhooks import AdmissionRequest, Webhooks
 from kubeforge.apiserver.authn.authenticator import UserInfo
-from kubeforge.apiserver.authz.rbac import RBAC, Attributes, aggregated_rules
+from kubeforge.apiserver.authz.rbac import RBAC, Attributes, Authorizer, aggregated_rules
 from kubeforge.apiserver.authz.rules import compact, uncovered
-from kubeforge.apiserver.endpoints.access import Access, request_user
-from kubeforge.apiserver.endpoints.bodies import dry_run_requested
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.registry.engine import Engine, storage_key
+from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.core.status import failure
 
@@ -52,14 +48,15 @@ Attempt = Callable[[bool], dict[str, Any]]
 class Admission:
     """What runs between a decoded write and its storage."""
 
-    def __init__(self, engine: Engine, access: Access, webhooks: Webhooks) -> None:
+    def __init__(self, engine: Engine, authorizer: Authorizer, webhooks: Webhooks) -> None:
         self._engine = engine
-        self._access = access
+        self._authorizer = authorizer
         self._webhooks = webhooks
 
     def _request(
         self,
-        request: web.Request,
+        user: UserInfo,
+        dry_run: bool,
         served: ServedResource,
         operation: str,
         namespace: str,
@@ -77,14 +74,14 @@ class Admission:
             namespace=namespace,
             name=name,
             namespaced=info.namespaced,
-            user=request_user(request).to_dict(),
-            dry_run=dry_run_requested(request),
+            user=user.to_dict(),
+            dry_run=dry_run,
         )
 
     def _guards_escalation(self, user: UserInfo, served: ServedResource) -> bool:
         info = served.info
         return (
-            isinstance(self._access.authorizer, RBAC)
+            isinstance(self._authorizer, RBAC)
             and not user.privileged
             and info.group == _RBAC
             and (info.plural in _ROLE_KINDS or info.plural in _BINDINGS)
@@ -92,7 +89,8 @@ class Admission:
 
     async def write(
         self,
-        request: web.Request,
+        user: UserInfo,
+        dry_run: bool,
         served: ServedResource,
         operation: str,
         namespace: str,
@@ -101,24 +99,23 @@ class Admission:
         attempt: Attempt,
         warnings: list[str],
     ) -> dict[str, Any]:
-        """Run ``attempt`` (a CREATE or UPDATE, patches included) with admission around it."""
-        user = request_user(request)
-        dry_run = dry_run_requested(request)
+        """Run ``attempt`` (a CREATE or UPDATE, patches included) with admission around it,
+        on behalf of ``user``; ``dry_run`` is the request's (webhooks are told of it)."""
         guarded = self._guards_escalation(user, served)
         if not guarded and not self._webhooks.configured:
             return attempt(dry_run)  # the usual case: no webhooks, no escalation check
-        req = self._request(request, served, operation, namespace, name, subresource)
+        req = self._request(user, dry_run, served, operation, namespace, name, subresource)
         hooked = self._webhooks.may_match(req)
         if not hooked and not guarded:
             return attempt(dry_run)
         old = None
         if operation == "UPDATE":
-            stored = self._engine.storage.get(storage_key(served.info), namespace, name)
+            stored = self._engine.storage.get(served.storage_key, namespace, name)
             old = self._engine.view(served, stored) if stored is not None else None
         candidate = attempt(True)
         if old is None:
             operation = "CREATE"  # an update that creates (Leases, Events) is admitted so
-            req = self._request(request, served, operation, namespace, name, subresource)
+            req = self._request(user, dry_run, served, operation, namespace, name, subresource)
         req = _named(req, candidate)
         final = candidate
         if hooked:
@@ -140,15 +137,15 @@ class Admission:
         return obj
 
     async def delete(
-        self, request: web.Request, served: ServedResource, namespace: str, name: str
+        self, user: UserInfo, dry_run: bool, served: ServedResource, namespace: str, name: str
     ) -> None:
         """Admit the DELETE of one object (webhooks see it as ``oldObject``)."""
         if not self._webhooks.configured:
             return
-        req = self._request(request, served, "DELETE", namespace, name, "")
+        req = self._request(user, dry_run, served, "DELETE", namespace, name, "")
         if not self._webhooks.may_match(req):
             return
-        stored = self._engine.storage.get(storage_key(served.info), namespace, name)
+        stored = self._engine.storage.get(served.storage_key, namespace, name)
         if stored is None:
             return  # the delete itself answers 404
         old = self._engine.view(served, stored)
@@ -178,9 +175,9 @@ class Admission:
             bypass = Attributes(
                 "bind", api_group=_RBAC, resource=plural, namespace=namespace, name=role
             )
-        if self._access.authorizer.authorize(user, bypass).allowed:
+        if self._authorizer.authorize(user, bypass).allowed:
             return
-        owned, errors = self._access.authorizer.rules_for(user, namespace)
+        owned, errors = self._authorizer.rules_for(user, namespace)
         missing = uncovered(owned, granted)
         if not missing:
             return

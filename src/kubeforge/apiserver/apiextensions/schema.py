@@ -26,35 +26,15 @@ from typing import Any
 
 from kubeforge.apiserver.apiextensions import formats
 from kubeforge.apiserver.failures import FieldError, go_quote
+from kubeforge.apiserver.meta.fields import prune_metadata
 
 __all__ = [
-    "OBJECT_META_FIELDS",
     "apply_defaults",
     "prune",
-    "prune_metadata",
     "validate",
     "validate_value",
 ]
 
-OBJECT_META_FIELDS = frozenset(
-    {
-        "name",
-        "generateName",
-        "namespace",
-        "selfLink",
-        "uid",
-        "resourceVersion",
-        "generation",
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "labels",
-        "annotations",
-        "ownerReferences",
-        "finalizers",
-        "managedFields",
-    }
-)
 _ROOT_KEEP = ("apiVersion", "kind", "metadata")
 
 
@@ -70,17 +50,6 @@ def prune(obj: dict[str, Any], schema: dict[str, Any]) -> list[str]:
     """Remove undeclared fields in place; returns their paths (``.spec.foo`` style)."""
     dropped = prune_metadata(obj)
     _prune_object(obj, schema, "", dropped, root=True)
-    return dropped
-
-
-def prune_metadata(obj: dict[str, Any]) -> list[str]:
-    """Drop ``metadata`` fields ObjectMeta does not have; returns their paths."""
-    dropped: list[str] = []
-    meta = obj.get("metadata")
-    if isinstance(meta, dict):
-        for key in [k for k in meta if k not in OBJECT_META_FIELDS]:
-            del meta[key]
-            dropped.append(f"metadata.{key}")
     return dropped
 
 

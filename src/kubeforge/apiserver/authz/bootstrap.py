@@ -1,4 +1,4 @@
-"""The RBAC objects a fresh cluster has, and the controller that fills aggregated ClusterRoles.
+"""The RBAC objects a fresh cluster has.
 
 ``bootstrap_policy()`` gives the default roles a real server creates at start-up,
 reduced to the ones clients rely on: ``cluster-admin`` (bound to ``system:masters``),
@@ -9,28 +9,24 @@ the user-facing ``admin``/``edit``/``view`` (aggregated from the
 every authenticated user, so a restricted kubeconfig can still run discovery and
 ``kubectl auth can-i``). They are created when missing and never overwritten.
 
-``ClusterRoleAggregator`` writes each aggregated ClusterRole's ``rules`` (the
-controller-manager's job), so ``kubectl get clusterrole view -o yaml`` shows them; the
-authorizer does not wait for it (``rbac.aggregated_rules``).
+The aggregated ClusterRoles' ``rules`` are written by
+``controllers.roles.ClusterRoleAggregator``; the authorizer does not wait for it
+(``rbac.aggregated_rules``).
 
-Entry points: ``bootstrap_policy``, ``ClusterRoleAggregator``.
+Entry points: ``bootstrap_policy``, ``install_bootstrap_policy``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kubeforge.apiserver.authz.rbac import aggregated_rules
-from kubeforge.apiserver.controllers.loop import StorageLoop
-from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import Registry
-from kubeforge.apiserver.storage.sqlite import Event, clone
+from kubeforge.apiserver.storage.sqlite import clone
 
-__all__ = ["ClusterRoleAggregator", "bootstrap_policy"]
+__all__ = ["bootstrap_policy", "install_bootstrap_policy"]
 
 _GROUP = "rbac.authorization.k8s.io"
-_CLUSTER_ROLES = (_GROUP, "clusterroles")
 _READ = ["get", "list", "watch"]
 _WRITE = ["create", "delete", "deletecollection", "patch", "update"]
 _BOOTSTRAP_META = {
@@ -246,27 +242,3 @@ def install_bootstrap_policy(engine: Engine, registry: Registry) -> None:
         for obj in objects:
             if engine.storage.get((_GROUP, plural), "", obj["metadata"]["name"]) is None:
                 engine.create(served, "", obj)
-
-
-class ClusterRoleAggregator(StorageLoop):
-    """Keeps the ``rules`` of every ClusterRole with an ``aggregationRule`` up to date."""
-
-    def wants(self, event: Event) -> bool:
-        return event.resource == _CLUSTER_ROLES
-
-    def reconcile(self) -> None:
-        served = self._registry.lookup(_GROUP, "v1", "clusterroles")
-        assert served is not None  # built-in
-        stored = {o["metadata"]["name"]: o for o in self._engine.storage.objects(_CLUSTER_ROLES)}
-        for name, role in stored.items():
-            if not role.get("aggregationRule"):
-                continue
-            rules = aggregated_rules(stored, name)
-            if rules == (role.get("rules") or []):
-                continue
-            body = clone(role)
-            body["rules"] = rules
-            try:
-                self._engine.update(served, "", name, body, trusted=True)
-            except StatusError:
-                self._schedule()  # raced with a client's write; look again

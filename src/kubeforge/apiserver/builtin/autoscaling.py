@@ -14,11 +14,12 @@ Entry points: ``AUTOSCALING_STRATEGIES`` and ``AUTOSCALING_REPRESENTATIONS``.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.catalog_strategies import CatalogStrategy, spec_of
-from kubeforge.apiserver.builtin.core import Representation
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.registry.served import Representation
 from kubeforge.apiserver.registry.strategy import Strategy
 
 __all__ = [
@@ -196,6 +197,7 @@ def to_v2(served: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+@dataclass(frozen=True)
 class HpaV1Representation(Representation):
     """``autoscaling/v1`` over the stored v2 objects."""
 

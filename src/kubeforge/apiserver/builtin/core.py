@@ -21,8 +21,8 @@ from typing import Any
 
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.validation import dns1123_subdomain, is_qualified_name
+from kubeforge.apiserver.registry.served import Representation
 from kubeforge.apiserver.registry.strategy import Strategy, nested_str
-from kubeforge.apiserver.storage.sqlite import ResourceKey
 
 __all__ = [
     "CORE_STRATEGIES",
@@ -30,7 +30,6 @@ __all__ = [
     "EndpointsStrategy",
     "EventsRepresentation",
     "EventsV1Strategy",
-    "Representation",
     "ServiceAccountStrategy",
 ]
 
@@ -142,20 +141,6 @@ _TO_SERVED = {core: served for served, core in _RENAMED.items()}
 
 
 @dataclass(frozen=True)
-class Representation:
-    """A served resource whose objects are stored as another resource's (converted both ways)."""
-
-    storage_key: ResourceKey
-    api_version: str
-    kind: str
-
-    def to_served(self, stored: dict[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def to_stored(self, served: dict[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
-
-
 class EventsRepresentation(Representation):
     """``events.k8s.io/v1`` Events over stored core/v1 Events."""
 

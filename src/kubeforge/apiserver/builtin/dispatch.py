@@ -1,9 +1,8 @@
-"""Which strategy (and which storage representation) each built-in resource uses.
+"""Which strategy each built-in resource uses.
 
-Entry points: ``builtin_strategy(served, used_service_ips)``, called by the engine the
-first time it meets a resource, and ``representation(group, version, plural)`` for the
-few resources that are stored as another resource's objects (``events.k8s.io``
-Events). Kinds without an entry here fall back to ``workloads``/``strategies``.
+Entry point: ``builtin_strategy(served, used_service_ips)``, given to the ``Engine`` when
+the server is assembled; the engine calls it the first time it meets a resource. Kinds
+without an entry here fall back to ``pods_services``/``registry.strategy``.
 """
 
 from __future__ import annotations
@@ -13,19 +12,16 @@ from collections.abc import Callable
 from kubeforge.apiserver.builtin import pods_services
 from kubeforge.apiserver.builtin.admissionregistration import ADMISSION_STRATEGIES
 from kubeforge.apiserver.builtin.apps import APPS_STRATEGIES
-from kubeforge.apiserver.builtin.autoscaling import (
-    AUTOSCALING_REPRESENTATIONS,
-    AUTOSCALING_STRATEGIES,
-)
+from kubeforge.apiserver.builtin.autoscaling import AUTOSCALING_STRATEGIES
 from kubeforge.apiserver.builtin.batch import BATCH_STRATEGIES
 from kubeforge.apiserver.builtin.catalog import MORE_RESOURCES
 from kubeforge.apiserver.builtin.catalog_strategies import MORE_STRATEGIES, CatalogStrategy
-from kubeforge.apiserver.builtin.core import CORE_STRATEGIES, REPRESENTATIONS, Representation
+from kubeforge.apiserver.builtin.core import CORE_STRATEGIES
 from kubeforge.apiserver.builtin.rbac import RBAC_GROUP, RBAC_STRATEGIES
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy
 
-__all__ = ["builtin_strategy", "representation"]
+__all__ = ["builtin_strategy"]
 
 _STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
     **CORE_STRATEGIES,
@@ -40,10 +36,6 @@ _STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
 }
 # The rest of the catalogued kinds follow the generic catalogue rules.
 _CATALOGUED = frozenset((entry.group, entry.plural) for entry in MORE_RESOURCES)
-_REPRESENTATIONS: dict[tuple[str, str, str], Representation] = {
-    **REPRESENTATIONS,
-    **AUTOSCALING_REPRESENTATIONS,
-}
 
 
 def builtin_strategy(served: ServedResource, used_service_ips: Callable[[], set[str]]) -> Strategy:
@@ -56,8 +48,3 @@ def builtin_strategy(served: ServedResource, used_service_ips: Callable[[], set[
     if cls is not None and served.builtin:
         return cls(served)
     return pods_services.builtin_strategy(served, used_service_ips)
-
-
-def representation(group: str, version: str, plural: str) -> Representation | None:
-    """How a served resource's objects are converted to and from what is stored, if they are."""
-    return _REPRESENTATIONS.get((group, version, plural))

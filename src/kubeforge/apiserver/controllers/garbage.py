@@ -33,7 +33,6 @@ from kubeforge.apiserver.controllers.loop import StorageLoop
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.deletion import DeleteOptions
-from kubeforge.apiserver.registry.engine import storage_key
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.storage.sqlite import Event, clone
 
@@ -103,7 +102,7 @@ class GarbageCollector(StorageLoop):
     def _items(self) -> Iterator[_Item]:
         for served in self._registry.resources():
             if served.storage:
-                for obj in self._engine.storage.objects(storage_key(served.info)):
+                for obj in self._engine.storage.objects(served.storage_key):
                     yield _Item(served, obj)
 
     def reconcile(self) -> None:
@@ -159,7 +158,7 @@ class GarbageCollector(StorageLoop):
 
     def _current(self, item: _Item) -> dict[str, Any] | None:
         meta = item.obj["metadata"]
-        key = storage_key(item.served.info)
+        key = item.served.storage_key
         return self._engine.storage.get(key, meta.get("namespace") or "", meta["name"])
 
     def _delete(self, item: _Item, policy: str) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.deletion import DeleteOptions
-from kubeforge.apiserver.registry.engine import Engine, storage_key
+from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import Registry
 from kubeforge.apiserver.storage.sqlite import Event, clone
 
@@ -147,7 +147,7 @@ class NamespaceFinalizer:
         for served in self._registry.resources():
             if not served.info.namespaced or not served.storage:
                 continue
-            for obj in list(self._engine.storage.objects(storage_key(served.info), name)):
+            for obj in list(self._engine.storage.objects(served.storage_key, name)):
                 if not obj["metadata"].get("deletionTimestamp"):
                     # Gone meanwhile or refused: counted below, and the next pass sees it.
                     with contextlib.suppress(StatusError):
@@ -159,7 +159,7 @@ class NamespaceFinalizer:
                             DeleteOptions(propagation_policy="Background"),
                         )
                 current = self._engine.storage.get(
-                    storage_key(served.info), name, obj["metadata"]["name"]
+                    served.storage_key, name, obj["metadata"]["name"]
                 )
                 if current is not None:
                     remaining[served.info.group_resource] += 1

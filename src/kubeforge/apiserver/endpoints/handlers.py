@@ -9,8 +9,6 @@ List pagination, resourceVersion semantics and selectors live in ``listing``.
 
 from __future__ import annotations
 
-import functools
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +18,7 @@ from aiohttp import web
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.admission.chain import Admission
-from kubeforge.apiserver.endpoints import partial
+from kubeforge.apiserver.endpoints import partial, tables
 from kubeforge.apiserver.endpoints.access import request_user
 from kubeforge.apiserver.endpoints.bodies import (
     APPLY_PATCH,
@@ -30,6 +28,7 @@ from kubeforge.apiserver.endpoints.bodies import (
     field_validation,
     read_body,
 )
+from kubeforge.apiserver.endpoints.deleteoptions import parse_options
 from kubeforge.apiserver.endpoints.listing import Lister
 from kubeforge.apiserver.endpoints.responses import add_warnings, json_response, table_response
 from kubeforge.apiserver.fieldmanager.apply import (
@@ -49,7 +48,7 @@ from kubeforge.apiserver.patch.formats import (
 )
 from kubeforge.apiserver.protobuf import wire
 from kubeforge.apiserver.registry import deletion
-from kubeforge.apiserver.registry.engine import Engine, storage_key
+from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.scale import ScalePaths, apply_scale, to_scale
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.apiserver.storage.sqlite import clone
@@ -74,16 +73,6 @@ class Target:
     name: str
     subresource: str
     legacy_watch: bool
-
-
-@functools.cache
-def _tables() -> Any:
-    """Table rendering (a teammate's module); absent means kubectl prints client-side.
-    Looked up once: every request asks."""
-    try:
-        return importlib.import_module("kubeforge.apiserver.endpoints.tables")
-    except ImportError:
-        return None
 
 
 def resolve(registry: Registry, path: str) -> Target:
@@ -143,7 +132,8 @@ class ResourceHandlers:
         if self.admission is None:
             return attempt(dry_run_requested(request))
         return await self.admission.write(
-            request,
+            request_user(request),
+            dry_run_requested(request),
             target.served,
             operation,
             target.namespace or "",
@@ -163,7 +153,7 @@ class ResourceHandlers:
             return await self._subresource(request, target)
         if not target.name:
             if method == "GET":
-                return await self.lister.list_or_watch(request, target, _tables())
+                return await self.lister.list_or_watch(request, target, tables)
             if method == "POST":
                 return await self._create(request, target)
             if method == "DELETE":
@@ -171,7 +161,7 @@ class ResourceHandlers:
         else:
             if method == "GET":
                 if target.legacy_watch or request.query.get("watch") in ("true", "1"):
-                    return await self.lister.list_or_watch(request, target, _tables())
+                    return await self.lister.list_or_watch(request, target, tables)
                 self._verb(target, "get")
                 obj = self.engine.get(target.served, target.namespace or "", target.name)
                 return self._object_response(request, target, obj)
@@ -194,8 +184,7 @@ class ResourceHandlers:
         conversion = partial.negotiate(request)  # metadata only, when asked for first
         if conversion is not None:
             return partial.object_response(conversion, target.served, obj, status)
-        tables = _tables()
-        if tables is not None and tables.wants_table(request):
+        if tables.wants_table(request):
             include = request.query.get("includeObject", "Metadata")
             body = tables.to_table(target.served, [obj], {"resourceVersion": ""}, include)
             return table_response(tables, body, status)
@@ -355,7 +344,7 @@ class ResourceHandlers:
             return obj
 
         exists = self.engine.storage.get(
-            storage_key(target.served.info), target.namespace or "", target.name
+            target.served.storage_key, target.namespace or "", target.name
         )
         operation = "UPDATE" if exists is not None else "CREATE"
         obj = await self._admitted(request, target, operation, target.name, attempt, warnings)
@@ -422,9 +411,15 @@ class ResourceHandlers:
 
     async def _delete(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "delete")
-        options = await deletion.parse_options(request)
+        options = await parse_options(request)
         if self.admission is not None:
-            await self.admission.delete(request, target.served, target.namespace or "", target.name)
+            await self.admission.delete(
+                request_user(request),
+                dry_run_requested(request),
+                target.served,
+                target.namespace or "",
+                target.name,
+            )
         obj, gone = deletion.delete(
             self.engine, target.served, target.namespace or "", target.name, options
         )
@@ -443,14 +438,18 @@ class ResourceHandlers:
         self._verb(target, "deletecollection")
         if target.served.info.namespaced and target.namespace is None:
             raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
-        options = await deletion.parse_options(request)
+        options = await parse_options(request)
         selected = self.lister.select(request, target)
         deleted: list[dict[str, Any]] = []
         for obj in selected:
             meta = obj["metadata"]
             if self.admission is not None:
                 await self.admission.delete(
-                    request, target.served, meta.get("namespace") or "", meta["name"]
+                    request_user(request),
+                    dry_run_requested(request),
+                    target.served,
+                    meta.get("namespace") or "",
+                    meta["name"],
                 )
             try:
                 last, _ = deletion.delete(

@@ -28,7 +28,7 @@ from kubeforge.apiserver.endpoints import partial
 from kubeforge.apiserver.endpoints.responses import table_response
 from kubeforge.apiserver.endpoints.watch import WatchHub, WatchRequest, stream_watch
 from kubeforge.apiserver.failures import FieldError, StatusError
-from kubeforge.apiserver.registry.engine import Engine, storage_key
+from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.strategy import Strategy
 from kubeforge.apiserver.storage.pages import (
     EXPIRED_CONTINUE,
@@ -105,7 +105,7 @@ class Lister:
 
     def select(self, request: web.Request, target: Target) -> list[dict[str, Any]]:
         matches = self.matcher(request, target)
-        objects = self.storage.objects(storage_key(target.served.info), target.namespace)
+        objects = self.storage.objects(target.served.storage_key, target.namespace)
         return [obj for obj in objects if matches(obj)]
 
     # --- entry point ---------------------------------------------------------------------------
@@ -202,7 +202,7 @@ class Lister:
         except ValueError:
             raise failures.bad_request(f"invalid limit: {query.get('limit')}") from None
         matches = self.matcher(request, target)
-        key = storage_key(target.served.info)
+        key = target.served.storage_key
 
         start = ""
         if token:
@@ -374,7 +374,7 @@ class Lister:
             kind, api_version = partial.OBJECT_KIND, conversion.api_version
             cache_key = f"{served.info.api_version};{rules};as={kind};{api_version}"
         watch = WatchRequest(
-            resource=storage_key(served.info),
+            resource=served.storage_key,
             kind=kind,
             api_version=api_version,
             matches=self.matcher(request, target),

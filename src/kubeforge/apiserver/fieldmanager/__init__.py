@@ -1,6 +1,6 @@
 """Field management: ``managedFields`` and server-side apply.
 
-Entry points: ``apply.server_side_apply`` and ``apply.FieldTracker`` (what a write records
+Entry points: ``apply.server_side_apply`` and ``apply.ManagedFieldsTracker`` (what a write records
 into ``managedFields``), over ``managed`` (the Update and Apply operations) and
 ``entries`` (the ``managedFields`` wire format).
 

@@ -4,7 +4,7 @@ Entry points:
 
 * ``server_side_apply(engine, served, namespace, name, raw, options)`` -- a PATCH with
   ``application/apply-patch+yaml``: decode the configuration (YAML or JSON), check it,
-  merge it with ``ssa.managed.apply`` and store it through the ``Engine`` (create when
+  merge it with ``managed.apply`` and store it through the ``Engine`` (create when
   the object is missing: 201). Returns ``(object, created)``.
 * ``tracker(engine, served, manager)`` -- what the ``Engine`` calls on create, update
   and non-apply patch to record the manager's ``Update`` entry in managedFields.
@@ -19,7 +19,7 @@ without reason (``failed to create typed patch object ...``), conflicts are 409 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 from aiohttp import web
@@ -28,6 +28,7 @@ from kubeforge.apiserver import failures
 from kubeforge.apiserver.failures import FieldError, StatusError
 from kubeforge.apiserver.fieldmanager import managed
 from kubeforge.apiserver.meta.fieldvalidation import yaml_duplicates
+from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.smd.fieldpath import FieldSet, field_element
 from kubeforge.apiserver.smd.schema import Atom, builtin_root, crd_root
@@ -35,12 +36,9 @@ from kubeforge.apiserver.smd.typed import TypedError
 from kubeforge.apiserver.storage.sqlite import clone
 from kubeforge.core.status import failure
 
-if TYPE_CHECKING:
-    from kubeforge.apiserver.registry.engine import Engine
-
 __all__ = [
     "ApplyOptions",
-    "FieldTracker",
+    "ManagedFieldsTracker",
     "field_manager",
     "root_atom",
     "server_side_apply",
@@ -92,7 +90,7 @@ def _ignored(status_subresource: bool, subresource: str, *objects: dict[str, Any
 
 
 @dataclass
-class FieldTracker:
+class ManagedFieldsTracker:
     """Records one write's ``Update`` entry; ``precomputed`` carries an apply's result."""
 
     manager: str
@@ -128,8 +126,8 @@ class FieldTracker:
             managed.keep_timestamps(old, new)
 
 
-def tracker(engine: Engine, served: ServedResource, manager: str) -> FieldTracker:
-    return FieldTracker(
+def tracker(engine: Engine, served: ServedResource, manager: str) -> ManagedFieldsTracker:
+    return ManagedFieldsTracker(
         manager,
         served.info.api_version,
         root_atom(served),
@@ -229,12 +227,11 @@ def server_side_apply(
     warnings: list[str] | None = None,
 ) -> tuple[dict[str, Any], bool]:
     """Apply the configuration in ``raw``; returns ``(stored object, created)``."""
-    from kubeforge.apiserver.registry.engine import storage_key
 
     info = served.info
     config = _decode(raw)
     _check(served, config, namespace, name)
-    old = engine.storage.get(storage_key(info), namespace, name)
+    old = engine.storage.get(served.storage_key, namespace, name)
     if old is None and options.subresource:
         raise failures.not_found(info, name)
     live = (
@@ -267,7 +264,7 @@ def server_side_apply(
         raise StatusError(status) from None
     _strict_yaml(raw, options.field_validation, warnings)
     body = result.object
-    fields = FieldTracker(
+    fields = ManagedFieldsTracker(
         options.manager,
         info.api_version,
         atom,

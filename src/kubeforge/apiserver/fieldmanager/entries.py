@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from kubeforge.apiserver.patch.formats import json_equal
 from kubeforge.apiserver.smd.fieldpath import FieldSet, field_element
+from kubeforge.apiserver.smd.value import json_equal
 
 __all__ = [
     "STRIP",

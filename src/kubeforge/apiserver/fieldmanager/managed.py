@@ -40,7 +40,6 @@ from kubeforge.apiserver.fieldmanager.entries import (
     keep_timestamps,
     without_managed,
 )
-from kubeforge.apiserver.patch.formats import json_equal
 from kubeforge.apiserver.smd.fieldpath import FieldSet, Path, path_string
 from kubeforge.apiserver.smd.schema import Atom
 from kubeforge.apiserver.smd.typed import (
@@ -50,6 +49,7 @@ from kubeforge.apiserver.smd.typed import (
     remove_items,
     to_field_set,
 )
+from kubeforge.apiserver.smd.value import json_equal
 
 __all__ = [
     "LAST_APPLIED",

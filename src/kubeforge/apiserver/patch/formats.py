@@ -22,6 +22,7 @@ import orjson
 
 from kubeforge.apiserver.patch.strategic import strategic_merge
 from kubeforge.apiserver.smd.schema import ANY, Atom, builtin_root
+from kubeforge.apiserver.smd.value import json_equal
 
 __all__ = [
     "JSON_PATCH",
@@ -33,7 +34,6 @@ __all__ = [
     "apply_merge_patch",
     "apply_patch",
     "apply_strategic_merge_patch",
-    "json_equal",
 ]
 
 JSON_PATCH = "application/json-patch+json"
@@ -53,19 +53,6 @@ class PatchApplyError(ValueError):
 
 def _copy(value: Any) -> Any:
     return orjson.loads(orjson.dumps(value))
-
-
-def json_equal(a: Any, b: Any) -> bool:
-    """JSON equality: ``1 == 1.0`` but ``true != 1``, recursively."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and a == b
 
 
 # --- JSON patch (RFC 6902, evanphx flavour) -----------------------------------------------

@@ -15,23 +15,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from aiohttp import web
-
 from kubeforge.apiserver import failures
-from kubeforge.apiserver.endpoints.bodies import (
-    body_content_type,
-    decode_body,
-    dry_run_requested,
-    read_body,
-)
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.registry.engine import Engine, format_time, storage_key
+from kubeforge.apiserver.registry.engine import Engine, format_time
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.storage.sqlite import clone
 from kubeforge.core.resource import ResourceInfo
 from kubeforge.core.status import failure
 
-__all__ = ["DeleteOptions", "delete", "finalize_namespace", "finish_deletion", "parse_options"]
+__all__ = ["DeleteOptions", "delete", "finalize_namespace", "finish_deletion"]
 
 
 @dataclass
@@ -53,7 +45,7 @@ def delete(
     or a grace period keep the object (it then carries a deletionTimestamp)."""
     info = served.info
     strategy = engine.strategy(served)
-    key = storage_key(info)
+    key = served.storage_key
     old = engine.storage.get(key, namespace, name)
     if old is None:
         raise failures.not_found(info, name)
@@ -172,63 +164,3 @@ def _gc_finalizers(finalizers: list[str], options: DeleteOptions) -> list[str]:
     elif policy == "Foreground":
         kept.append("foregroundDeletion")
     return kept
-
-
-async def parse_options(request: web.Request) -> DeleteOptions:
-    """``DeleteOptions`` from the body (JSON or YAML) and the query string."""
-    raw = await read_body(request)
-    body: dict[str, Any] = {}
-    if raw.strip():
-        decoded = decode_body(raw, body_content_type(request))
-        if not isinstance(decoded, dict):
-            raise failures.bad_request("the body of a delete must be a DeleteOptions object")
-        body = decoded
-    query = request.query
-    errors: list[failures.FieldError] = []
-    dry_run = dry_run_requested(request)
-    body_dry_run = body.get("dryRun") or []
-    if not isinstance(body_dry_run, list):
-        raise failures.bad_request("DeleteOptions.dryRun must be a list of strings")
-    for value in body_dry_run:
-        if value != "All":
-            errors.append(
-                failures.FieldError("NotSupported", "dryRun", 'supported values: "All"', value)
-            )
-    options = DeleteOptions(dry_run=dry_run or bool(body_dry_run))
-    grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
-    if grace is not None:
-        try:
-            options.grace_period_seconds = int(grace)
-        except (TypeError, ValueError):
-            raise failures.bad_request(f"invalid gracePeriodSeconds: {grace}") from None
-    policy = body.get("propagationPolicy", query.get("propagationPolicy"))
-    orphan = body.get("orphanDependents", query.get("orphanDependents"))
-    if policy is not None:
-        if policy not in ("Orphan", "Background", "Foreground"):
-            errors.append(
-                failures.FieldError(
-                    "NotSupported",
-                    "propagationPolicy",
-                    'supported values: "Foreground", "Background", "Orphan", "nil"',
-                    policy,
-                )
-            )
-        elif orphan is not None:
-            errors.append(
-                failures.FieldError(
-                    "Invalid",
-                    "propagationPolicy",
-                    "orphanDependents and deletionPropagation cannot be both set",
-                    policy,
-                )
-            )
-        options.propagation_policy = policy
-    if orphan is not None:
-        options.orphan_dependents = orphan in (True, "true", "1")
-    if errors:
-        raise failures.invalid("DeleteOptions", "meta.k8s.io", "", errors)
-    preconditions = body.get("preconditions") or {}
-    if isinstance(preconditions, dict):
-        options.precondition_uid = preconditions.get("uid")
-        options.precondition_rv = preconditions.get("resourceVersion")
-    return options

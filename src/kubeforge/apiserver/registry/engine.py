@@ -9,7 +9,7 @@ Metadata rules (``rest.BeforeCreate``/``BeforeUpdate``, ``store.go``): the serve
 owns uid, creationTimestamp, resourceVersion, generation, deletionTimestamp and
 deletionGracePeriodSeconds; a no-op update neither bumps the resourceVersion nor
 emits an event; removing the last finalizer of a deleting object deletes it.
-``managedFields`` are recorded by the ``FieldTracker`` a request passes in (``apply``);
+``managedFields`` are recorded by the ``FieldTracker`` a request passes in (``options``);
 writes without one (the built-in controllers') keep the stored entries.
 """
 
@@ -21,24 +21,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kubeforge.apiserver import failures
-from kubeforge.apiserver.builtin.dispatch import builtin_strategy, representation
 from kubeforge.apiserver.failures import FieldError, StatusError
 from kubeforge.apiserver.meta.fieldvalidation import strict_patch_failure
 from kubeforge.apiserver.meta.validation import validate_meta_update, validate_object_meta
 from kubeforge.apiserver.patch.formats import PatchApplyError, PatchDecodeError, apply_patch
+from kubeforge.apiserver.registry.options import FieldTracker
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy, non_metadata
-from kubeforge.apiserver.storage.sqlite import ResourceKey, Storage, clone
+from kubeforge.apiserver.storage.sqlite import Storage, clone
 from kubeforge.core.resource import ResourceInfo
 from kubeforge.core.status import failure
 
-if TYPE_CHECKING:
-    from kubeforge.apiserver.fieldmanager.apply import FieldTracker
-
-__all__ = ["Engine", "format_time", "storage_key"]
+__all__ = ["Engine", "StrategyFactory", "format_time"]
 
 # Alphabet and length of generateName suffixes (apiserver storage/names): no vowels,
 # no look-alike characters, so generated names never spell words.
@@ -63,9 +60,8 @@ def format_time(seconds: float) -> str:
 _formatted: tuple[int, str] | None = None
 
 
-def storage_key(info: ResourceInfo) -> ResourceKey:
-    converted = representation(info.group, info.version, info.plural)
-    return converted.storage_key if converted is not None else (info.group, info.plural)
+StrategyFactory = Callable[[ServedResource, Callable[[], set[str]]], Strategy]
+"""``(served, used_service_ips) -> Strategy``: how the kinds are registered into the store."""
 
 
 @dataclass
@@ -74,6 +70,8 @@ class Engine:
 
     storage: Storage
     registry: Registry
+    strategy_for: StrategyFactory
+    """The strategy of a resource met for the first time (CRDs set theirs: ``set_strategy``)."""
     wall_clock: Callable[[], float] = time.time
     _strategies: dict[ResourceInfo, Strategy] = field(default_factory=dict)
     _rules_versions: dict[ResourceInfo, int] = field(default_factory=dict)
@@ -83,7 +81,7 @@ class Engine:
     def strategy(self, served: ServedResource) -> Strategy:
         strategy = self._strategies.get(served.info)
         if strategy is None:
-            strategy = builtin_strategy(served, self._service_ips)
+            strategy = self.strategy_for(served, self._service_ips)
             self._strategies[served.info] = strategy
         return strategy
 
@@ -117,7 +115,7 @@ class Engine:
         info = served.info
         if obj.get("apiVersion") == info.api_version:
             return obj
-        converted = representation(info.group, info.version, info.plural)
+        converted = served.representation
         if converted is not None:  # stored as another resource (events.k8s.io Events)
             return converted.to_served(obj)
         return {**obj, "apiVersion": info.api_version}
@@ -128,7 +126,7 @@ class Engine:
     # --- reads ----------------------------------------------------------------------------
 
     def get(self, served: ServedResource, namespace: str, name: str) -> dict[str, Any]:
-        obj = self.storage.get(storage_key(served.info), namespace, name)
+        obj = self.storage.get(served.storage_key, namespace, name)
         if obj is None:
             raise failures.not_found(served.info, name)
         return self.view(served, obj)
@@ -211,7 +209,7 @@ class Engine:
         if fields is not None:
             fields.track(None, obj, sent_fields, "")
         attempts = _GENERATE_ATTEMPTS if not meta.get("name") and meta.get("generateName") else 1
-        key = storage_key(info)
+        key = served.storage_key
         for _ in range(attempts):
             if not meta.get("name") and meta.get("generateName"):
                 meta["name"] = _generated_name(str(meta["generateName"]))
@@ -254,8 +252,7 @@ class Engine:
             )
 
     def _to_storage(self, served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
-        info = served.info
-        converted = representation(info.group, info.version, info.plural)
+        converted = served.representation
         if converted is not None:
             return converted.to_stored(obj)
         target = self.registry.storage_version_of(served.info.group, served.info.plural)
@@ -323,7 +320,7 @@ class Engine:
         ``binding`` that this server does not expose)."""
         info = served.info
         strategy = self.strategy(served)
-        key = storage_key(info)
+        key = served.storage_key
         new = clone(body)
         meta = new.setdefault("metadata", {})
         if not isinstance(meta, dict):
@@ -420,7 +417,7 @@ class Engine:
         *,
         dry_run: bool,
     ) -> dict[str, Any]:
-        key = storage_key(served.info)
+        key = served.storage_key
         new = self._to_storage(served, new)
         new["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
         if new == old:
@@ -449,7 +446,7 @@ class Engine:
         warnings: list[str] | None = None,
         fields: FieldTracker | None = None,
     ) -> dict[str, Any]:
-        old = self.storage.get(storage_key(served.info), namespace, name)
+        old = self.storage.get(served.storage_key, namespace, name)
         if old is None:
             raise failures.not_found(served.info, name)
         current = self.view(served, old)
@@ -505,7 +502,7 @@ class Engine:
         gone: bool,
     ) -> dict[str, Any]:
         """Store a deletion step: the final DELETE (``gone``) or the marked object."""
-        key = storage_key(served.info)
+        key = served.storage_key
         write = self.storage.delete if gone else self.storage.update
         stored = write(key, new, old)
         strategy.committed(stored, gone)

@@ -5,19 +5,21 @@ URL up here), discovery and OpenAPI (which list everything) and Table output (wh
 reads printer columns). CRD create/delete calls ``add_crd``/``remove_crd`` so a
 custom resource is served, and advertised, the moment its CRD exists.
 
-Entry point: ``Registry()`` (built-ins only), then ``lookup(group, version, plural)``.
+Entry point: ``Registry(builtins)`` (the kinds it serves from the start: the server gives it
+``builtin.resources.BUILTIN_RESOURCES``), then ``lookup(group, version, plural)``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kubeforge.apiserver.builtin.catalog import MORE_RESOURCES, Entry
+from kubeforge.apiserver.storage.sqlite import ResourceKey
 from kubeforge.core.resource import ResourceInfo
 
-__all__ = ["ALL_VERBS", "BUILTIN_RESOURCES", "Registry", "ServedResource"]
+__all__ = ["ALL_VERBS", "Registry", "Representation", "ServedResource"]
 
 ALL_VERBS: tuple[str, ...] = (
     "create",
@@ -47,153 +49,37 @@ class ServedResource:
     crd_name: str = ""
     # A CRD version marked deprecated: every response carries this as a Warning header.
     deprecation_warning: str | None = None
+    # Set when the objects are stored as another resource's (events.k8s.io Events).
+    representation: Representation | None = None
+
+    @property
+    def storage_key(self) -> ResourceKey:
+        """Where the objects are stored: under this resource, or under the one it converts to."""
+        if self.representation is not None:
+            return self.representation.storage_key
+        return (self.info.group, self.info.plural)
 
 
-def _builtin(
-    group: str,
-    kind: str,
-    plural: str,
-    *,
-    namespaced: bool = True,
-    short: tuple[str, ...] = (),
-    subresources: tuple[str, ...] = (),
-    categories: tuple[str, ...] = (),
-    verbs: tuple[str, ...] = ALL_VERBS,
-    storage: bool = True,
-    version: str = "v1",
-) -> ServedResource:
-    info = ResourceInfo(
-        group=group,
-        version=version,
-        kind=kind,
-        plural=plural,
-        namespaced=namespaced,
-        short_names=short,
-        singular=kind.lower(),
-    )
-    return ServedResource(
-        info=info,
-        verbs=verbs,
-        subresources=subresources,
-        categories=categories,
-        storage=storage,
-    )
+@dataclass(frozen=True)
+class Representation:
+    """A served resource whose objects are stored as another resource's (converted both ways)."""
 
+    storage_key: ResourceKey
+    api_version: str
+    kind: str
 
-# Namespaces cannot be deleted as a collection on a real server; keep the verb set honest.
-_NS_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
-# Reviews and token requests are answered, never stored: POST is all they take.
-_CREATE_ONLY = ("create",)
-_WORKLOAD = ("status", "scale")
-_ADMISSION = "admissionregistration.k8s.io"
+    def to_served(self, stored: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
 
-
-def _apps(kind: str, plural: str, short: str, subresources: tuple[str, ...]) -> ServedResource:
-    return _builtin(
-        "apps", kind, plural, short=(short,), subresources=subresources, categories=("all",)
-    )
-
-
-def _review(group: str, kind: str, *, namespaced: bool = False) -> ServedResource:
-    plural = kind.lower() + "s"
-    return _builtin(group, kind, plural, namespaced=namespaced, verbs=_CREATE_ONLY, storage=False)
-
-
-def _catalogued(entry: Entry) -> ServedResource:
-    return _builtin(
-        entry.group,
-        entry.kind,
-        entry.plural,
-        namespaced=entry.namespaced,
-        short=entry.short,
-        subresources=entry.subresources,
-        categories=entry.categories,
-        storage=entry.storage,
-        version=entry.version,
-    )
-
-
-_MORE_CORE = tuple(_catalogued(e) for e in MORE_RESOURCES if not e.group)
-_MORE_GROUPS = tuple(_catalogued(e) for e in MORE_RESOURCES if e.group)
-
-BUILTIN_RESOURCES: tuple[ServedResource, ...] = (
-    _builtin("", "ConfigMap", "configmaps", short=("cm",)),
-    _builtin("", "Event", "events", short=("ev",)),
-    _builtin(
-        "",
-        "Namespace",
-        "namespaces",
-        namespaced=False,
-        short=("ns",),
-        subresources=("status",),
-        verbs=_NS_VERBS,
-    ),
-    _builtin("", "Node", "nodes", namespaced=False, short=("no",), subresources=("status",)),
-    _builtin("", "Pod", "pods", short=("po",), subresources=("status",), categories=("all",)),
-    _builtin("", "Secret", "secrets"),
-    _builtin(
-        "",
-        "Service",
-        "services",
-        short=("svc",),
-        subresources=("status",),
-        categories=("all",),
-    ),
-    _builtin("", "ServiceAccount", "serviceaccounts", short=("sa",), subresources=("token",)),
-    _builtin("", "Endpoints", "endpoints", short=("ep",)),
-    *_MORE_CORE,
-    _apps("Deployment", "deployments", "deploy", _WORKLOAD),
-    _apps("ReplicaSet", "replicasets", "rs", _WORKLOAD),
-    _apps("StatefulSet", "statefulsets", "sts", _WORKLOAD),
-    _apps("DaemonSet", "daemonsets", "ds", ("status",)),
-    # Stored as core/v1 Events (see builtins_core), so not a storage resource of its own.
-    _builtin("events.k8s.io", "Event", "events", short=("ev",), storage=False),
-    _review("authentication.k8s.io", "TokenReview"),
-    _review("authentication.k8s.io", "SelfSubjectReview"),
-    _review("authorization.k8s.io", "LocalSubjectAccessReview", namespaced=True),
-    _review("authorization.k8s.io", "SelfSubjectAccessReview"),
-    _review("authorization.k8s.io", "SelfSubjectRulesReview"),
-    _review("authorization.k8s.io", "SubjectAccessReview"),
-    _builtin(
-        "rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", namespaced=False
-    ),
-    _builtin("rbac.authorization.k8s.io", "ClusterRole", "clusterroles", namespaced=False),
-    _builtin("rbac.authorization.k8s.io", "RoleBinding", "rolebindings"),
-    _builtin("rbac.authorization.k8s.io", "Role", "roles"),
-    _builtin(
-        _ADMISSION,
-        "MutatingWebhookConfiguration",
-        "mutatingwebhookconfigurations",
-        namespaced=False,
-        categories=("api-extensions",),
-    ),
-    _builtin(
-        _ADMISSION,
-        "ValidatingWebhookConfiguration",
-        "validatingwebhookconfigurations",
-        namespaced=False,
-        categories=("api-extensions",),
-    ),
-    _builtin("coordination.k8s.io", "Lease", "leases"),
-    _builtin(
-        "apiextensions.k8s.io",
-        "CustomResourceDefinition",
-        "customresourcedefinitions",
-        namespaced=False,
-        short=("crd", "crds"),
-        subresources=("status",),
-        categories=("api-extensions",),
-    ),
-    # Every other GA kind of Kubernetes 1.32 (see builtins_catalog).
-    *_MORE_GROUPS,
-)
+    def to_stored(self, served: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
 
 
 class Registry:
     """The mutable set of served resources (built-ins first, then CRDs in creation order)."""
 
-    def __init__(self) -> None:
-        self._builtins: list[ServedResource] = list(BUILTIN_RESOURCES)
+    def __init__(self, builtins: Iterable[ServedResource]) -> None:
+        self._builtins: list[ServedResource] = list(builtins)
         # crd name -> its served resources, one per served version (priority order)
         self._crds: dict[str, list[ServedResource]] = {}
 

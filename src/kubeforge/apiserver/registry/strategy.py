@@ -15,9 +15,9 @@ import binascii
 import re
 from typing import Any
 
-from kubeforge.apiserver.apiextensions.schema import prune_metadata
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.failures import FieldError, bad_request, forbidden
+from kubeforge.apiserver.meta.fields import prune_metadata
 from kubeforge.apiserver.meta.validation import (
     NameValidator,
     dns1123_label,

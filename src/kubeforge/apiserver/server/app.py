@@ -19,7 +19,6 @@ says why; ``/livez`` stays ok, since a restart would not make room.
 from __future__ import annotations
 
 import gc
-import importlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -33,8 +32,10 @@ from kubeforge.apiserver.admission.chain import Admission
 from kubeforge.apiserver.admission.webhooks import Webhooks
 from kubeforge.apiserver.apiextensions.crds import CRDController
 from kubeforge.apiserver.authn.authenticator import Authenticator
-from kubeforge.apiserver.authz.bootstrap import ClusterRoleAggregator, install_bootstrap_policy
+from kubeforge.apiserver.authz.bootstrap import install_bootstrap_policy
 from kubeforge.apiserver.authz.rbac import RBAC, AlwaysAllow, Authorizer
+from kubeforge.apiserver.builtin.dispatch import builtin_strategy
+from kubeforge.apiserver.builtin.resources import BUILTIN_RESOURCES
 from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.controlplane import (
     ControlPlane,
@@ -42,7 +43,8 @@ from kubeforge.apiserver.controllers.controlplane import (
     Runnable,
     build_control_plane,
 )
-from kubeforge.apiserver.endpoints import reviews
+from kubeforge.apiserver.controllers.roles import ClusterRoleAggregator
+from kubeforge.apiserver.endpoints import discovery, reviews
 from kubeforge.apiserver.endpoints.access import Access
 from kubeforge.apiserver.endpoints.handlers import ResourceHandlers
 from kubeforge.apiserver.endpoints.listing import Lister
@@ -98,8 +100,8 @@ class LocalServer:
         self.options = options
         path = options.data_dir / DB_FILE if options.data_dir is not None else None
         self.storage = Storage(path, history=options.watch_history, repair=options.repair_data_dir)
-        self.registry = Registry()
-        self.engine = Engine(self.storage, self.registry)
+        self.registry = Registry(BUILTIN_RESOURCES)
+        self.engine = Engine(self.storage, self.registry, builtin_strategy)
         self.hub = WatchHub()
         self.hub.bookmark_interval = options.bookmark_interval
         self.crds = CRDController(self.engine, self.registry, self.hub.close)
@@ -113,7 +115,7 @@ class LocalServer:
             Authenticator(options.token, service_accounts=self._service_account), authorizer
         )
         self.webhooks = Webhooks(self.storage)
-        self.handlers.admission = Admission(self.engine, self.access, self.webhooks)
+        self.handlers.admission = Admission(self.engine, authorizer, self.webhooks)
         self._plane: ControlPlane | None = None
         self._bootstrap()
 
@@ -164,9 +166,7 @@ class LocalServer:
             app.router.add_get(path, self._health)
             app.router.add_get(path + "/{check}", self._health_check)
         app.router.add_get("/", self._root)
-        discovery = _optional("kubeforge.apiserver.endpoints.discovery")
-        if discovery is not None:
-            discovery.add_routes(app, self.registry)
+        discovery.add_routes(app, self.registry)
         reviews.add_routes(app, self.access, self.engine)
         app.router.add_route("*", "/api/{tail:.*}", self.handlers.handle)
         app.router.add_route("*", "/apis/{tail:.*}", self.handlers.handle)
@@ -252,13 +252,6 @@ async def _deprecation_warning(request: web.Request, response: web.StreamRespons
     warning = getattr(served, "deprecation_warning", None)
     if warning:
         add_warnings(response, [warning])
-
-
-def _optional(module: str) -> Any:
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        return None
 
 
 def _failure_response(request: web.Request, failure: Exception) -> web.Response:

@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubeforge.apiserver.patch.formats import json_equal
 from kubeforge.apiserver.smd.fieldpath import (
     FieldSet,
     Path,
@@ -35,6 +34,7 @@ from kubeforge.apiserver.smd.fieldpath import (
     value_element,
 )
 from kubeforge.apiserver.smd.schema import ANY, Atom
+from kubeforge.apiserver.smd.value import json_equal
 
 __all__ = [
     "Comparison",

@@ -1,0 +1,83 @@
+"""``DeleteOptions`` of a DELETE request: its body (JSON or YAML) and its query string.
+
+Entry point: ``parse_options(request)``, for a single DELETE and a collection's. Invalid
+options are a 422 ``Invalid`` on ``DeleteOptions.meta.k8s.io`` (an unknown propagation
+policy, or one set together with ``orphanDependents``), as the real server answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+
+from kubeforge.apiserver import failures
+from kubeforge.apiserver.endpoints.bodies import (
+    body_content_type,
+    decode_body,
+    dry_run_requested,
+    read_body,
+)
+from kubeforge.apiserver.registry.deletion import DeleteOptions
+
+__all__ = ["parse_options"]
+
+
+async def parse_options(request: web.Request) -> DeleteOptions:
+    """``DeleteOptions`` from the body (JSON or YAML) and the query string."""
+    raw = await read_body(request)
+    body: dict[str, Any] = {}
+    if raw.strip():
+        decoded = decode_body(raw, body_content_type(request))
+        if not isinstance(decoded, dict):
+            raise failures.bad_request("the body of a delete must be a DeleteOptions object")
+        body = decoded
+    query = request.query
+    errors: list[failures.FieldError] = []
+    dry_run = dry_run_requested(request)
+    body_dry_run = body.get("dryRun") or []
+    if not isinstance(body_dry_run, list):
+        raise failures.bad_request("DeleteOptions.dryRun must be a list of strings")
+    for value in body_dry_run:
+        if value != "All":
+            errors.append(
+                failures.FieldError("NotSupported", "dryRun", 'supported values: "All"', value)
+            )
+    options = DeleteOptions(dry_run=dry_run or bool(body_dry_run))
+    grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
+    if grace is not None:
+        try:
+            options.grace_period_seconds = int(grace)
+        except (TypeError, ValueError):
+            raise failures.bad_request(f"invalid gracePeriodSeconds: {grace}") from None
+    policy = body.get("propagationPolicy", query.get("propagationPolicy"))
+    orphan = body.get("orphanDependents", query.get("orphanDependents"))
+    if policy is not None:
+        if policy not in ("Orphan", "Background", "Foreground"):
+            errors.append(
+                failures.FieldError(
+                    "NotSupported",
+                    "propagationPolicy",
+                    'supported values: "Foreground", "Background", "Orphan", "nil"',
+                    policy,
+                )
+            )
+        elif orphan is not None:
+            errors.append(
+                failures.FieldError(
+                    "Invalid",
+                    "propagationPolicy",
+                    "orphanDependents and deletionPropagation cannot be both set",
+                    policy,
+                )
+            )
+        options.propagation_policy = policy
+    if orphan is not None:
+        options.orphan_dependents = orphan in (True, "true", "1")
+    if errors:
+        raise failures.invalid("DeleteOptions", "meta.k8s.io", "", errors)
+    preconditions = body.get("preconditions") or {}
+    if isinstance(preconditions, dict):
+        options.precondition_uid = preconditions.get("uid")
+        options.precondition_rv = preconditions.get("resourceVersion")
+    return options
