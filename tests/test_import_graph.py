@@ -23,15 +23,6 @@ SRC = Path(kubeforge.__file__).parent
 # shrink and end empty: a cycle not listed fails, and so does a listed one that is
 # gone, so whoever breaks one deletes its entry.
 KNOWN_APISERVER_CYCLES: list[frozenset[str]] = [
-    frozenset({"kubeforge.apiserver.authz.rbac", "kubeforge.apiserver.authz.rules"}),
-    frozenset({"kubeforge.apiserver.fieldmanager.apply", "kubeforge.apiserver.registry.engine"}),
-    frozenset(
-        {
-            "kubeforge.apiserver.apiextensions.crds",
-            "kubeforge.apiserver.apiextensions.custom_resources",
-        }
-    ),
-    frozenset({"kubeforge.apiserver.endpoints.handlers", "kubeforge.apiserver.endpoints.listing"}),
     frozenset(
         {
             "kubeforge.apiserver.protobuf.batch_policy_networking",
@@ -41,12 +32,9 @@ KNOWN_APISERVER_CYCLES: list[frozenset[str]] = [
     ),
 ]
 
-# importlib calls as (module, enclosing function). The apiserver's two must go, like
-# the cycles above; the others stay, for the reason given.
-KNOWN_APISERVER_IMPORTLIB = {
-    ("kubeforge.apiserver.endpoints.handlers", "_tables"),
-    ("kubeforge.apiserver.server.app", "_optional"),
-}
+# importlib calls as (module, enclosing function). The apiserver has none left; the
+# others stay, for the reason given.
+KNOWN_APISERVER_IMPORTLIB: set[tuple[str, str]] = set()
 ALLOWED_IMPORTLIB = {
     # The user's own code, by the module name, file or project the user gave.
     ("kubeforge.cli._targets", "load_module"),

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from kubeforge.apiserver.authn.authenticator import Authenticator, Impersonation, user_token
-from kubeforge.apiserver.authz.rbac import Attributes, request_attributes
+from kubeforge.apiserver.authz.attributes import Attributes, request_attributes
 from kubeforge.apiserver.authz.rules import allows, compact, uncovered
 
 SECRET = "server-token"

@@ -28,7 +28,8 @@ from typing import Any
 
 from kubeforge.apiserver.admission.webhooks import AdmissionRequest, Webhooks
 from kubeforge.apiserver.authn.authenticator import UserInfo
-from kubeforge.apiserver.authz.rbac import RBAC, Attributes, Authorizer, aggregated_rules
+from kubeforge.apiserver.authz.attributes import Attributes
+from kubeforge.apiserver.authz.rbac import RBAC, Authorizer, aggregated_rules
 from kubeforge.apiserver.authz.rules import compact, uncovered
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.engine import Engine

@@ -8,7 +8,7 @@ every version's strategy shares).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.apiextensions import schema
@@ -19,10 +19,18 @@ from kubeforge.apiserver.registry.scale import ScalePaths
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy, nested_str
 
-if TYPE_CHECKING:
-    from kubeforge.apiserver.apiextensions.crds import CRDController
+__all__ = ["CRDLifecycle", "CustomResourceStrategy", "read_defaults"]
 
-__all__ = ["CustomResourceStrategy", "read_defaults"]
+
+class CRDLifecycle(Protocol):
+    """What a custom resource's rules ask of the CRD's lifecycle (``crds.CRDController``)."""
+
+    def terminating(self, crd_name: str) -> bool:
+        """The CRD is being deleted: its custom resources may not be created."""
+
+    def maybe_finish(self, crd_name: str) -> None:
+        """A custom resource of a deleted CRD is gone: remove the CRD when it was the last."""
+
 
 _NOT_CHECKED = (
     "some validation rules were not checked because the object was invalid; "
@@ -52,7 +60,7 @@ class CustomResourceStrategy(Strategy):
         self,
         served: ServedResource,
         version: dict[str, Any],
-        controller: CRDController,
+        controller: CRDLifecycle,
         read_defaults: dict[str, ReadDefaulter] | None = None,
     ) -> None:
         super().__init__(served)

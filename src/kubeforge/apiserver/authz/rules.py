@@ -9,12 +9,11 @@ them. Entry points: ``allows``, ``uncovered``, ``compact``, ``dedupe``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
-if TYPE_CHECKING:
-    from kubeforge.apiserver.authz.rbac import Attributes
+from kubeforge.apiserver.authz.attributes import Attributes
 
 __all__ = ["allows", "compact", "dedupe", "uncovered"]
 
@@ -43,7 +42,7 @@ def _resource_matches(rule: Rule, combined: str, subresource: str) -> bool:
 def allows(rule: Rule, attrs: Attributes) -> bool:
     """Whether one ``PolicyRule`` allows the request ``attrs``.
 
-    >>> from kubeforge.apiserver.authz.rbac import Attributes
+    >>> from kubeforge.apiserver.authz.attributes import Attributes
     >>> rule = {"verbs": ["get"], "apiGroups": [""], "resources": ["*/status"]}
     >>> allows(rule, Attributes("get", resource="pods", subresource="status", name="web"))
     True

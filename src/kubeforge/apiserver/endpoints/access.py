@@ -17,7 +17,8 @@ from aiohttp import web
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.authn.authenticator import ADMIN, Authenticator, Impersonation, UserInfo
 from kubeforge.apiserver.authn.authenticator import split_service_account as _split_account
-from kubeforge.apiserver.authz.rbac import Attributes, Authorizer, forbidden, request_attributes
+from kubeforge.apiserver.authz.attributes import Attributes, request_attributes
+from kubeforge.apiserver.authz.rbac import Authorizer, forbidden
 
 __all__ = ["USER_KEY", "Access", "request_user"]
 

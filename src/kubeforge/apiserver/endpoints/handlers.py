@@ -10,7 +10,6 @@ List pagination, resourceVersion semantics and selectors live in ``listing``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -30,6 +29,7 @@ from kubeforge.apiserver.endpoints.bodies import (
 )
 from kubeforge.apiserver.endpoints.deleteoptions import parse_options
 from kubeforge.apiserver.endpoints.listing import Lister
+from kubeforge.apiserver.endpoints.request import Target, resolve
 from kubeforge.apiserver.endpoints.responses import add_warnings, json_response, table_response
 from kubeforge.apiserver.fieldmanager.apply import (
     ApplyOptions,
@@ -54,59 +54,13 @@ from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.apiserver.storage.sqlite import clone
 from kubeforge.core.status import success
 
-__all__ = ["ResourceHandlers", "Target", "resolve"]
+__all__ = ["ResourceHandlers"]
 
 # In the real server's order (its 415 message lists them so).
 _PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
 _CR_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, APPLY_PATCH)
 _BODY_TYPES = ("application/json", "application/yaml")
 _PROTOBUF = "application/vnd.kubernetes.protobuf"
-_NAMESPACE_SUBRESOURCES = ("status", "finalize")
-
-
-@dataclass(frozen=True)
-class Target:
-    """What a request URL addresses."""
-
-    served: ServedResource
-    namespace: str | None  # None: not in the URL
-    name: str
-    subresource: str
-    legacy_watch: bool
-
-
-def resolve(registry: Registry, path: str) -> Target:
-    parts = [p for p in path.split("/") if p]
-    if len(parts) >= 2 and parts[0] == "api":
-        group, version, rest = "", parts[1], parts[2:]
-    elif len(parts) >= 3 and parts[0] == "apis":
-        group, version, rest = parts[1], parts[2], parts[3:]
-    else:
-        raise failures.resource_not_found()
-    legacy_watch = bool(rest) and rest[0] == "watch"
-    if legacy_watch:
-        rest = rest[1:]
-    namespace: str | None = None
-    if len(rest) >= 2 and rest[0] == "namespaces":
-        if len(rest) == 2 or rest[2] in _NAMESPACE_SUBRESOURCES:
-            pass  # the namespace object itself (or its status/finalize)
-        else:
-            namespace, rest = rest[1], rest[2:]
-    if not rest or len(rest) > 3:
-        raise failures.resource_not_found()
-    served = registry.lookup(group, version, rest[0])
-    if served is None:
-        raise failures.resource_not_found()
-    name = rest[1] if len(rest) > 1 else ""
-    subresource = rest[2] if len(rest) > 2 else ""
-    if served.info.namespaced and namespace is None and name:
-        raise failures.resource_not_found()
-    if not served.info.namespaced and namespace is not None:
-        raise failures.resource_not_found()
-    finalize = served.info.plural == "namespaces" and subresource == "finalize"
-    if subresource and subresource not in served.subresources and not finalize:
-        raise failures.resource_not_found()
-    return Target(served, namespace, name, subresource, legacy_watch)
 
 
 class ResourceHandlers:

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 from aiohttp import web
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.endpoints import partial
+from kubeforge.apiserver.endpoints.request import Target
 from kubeforge.apiserver.endpoints.responses import table_response
 from kubeforge.apiserver.endpoints.watch import WatchHub, WatchRequest, stream_watch
 from kubeforge.apiserver.failures import FieldError, StatusError
@@ -47,9 +48,6 @@ from kubeforge.core.selectors import (
     parse_label_selector,
 )
 from kubeforge.core.status import failure
-
-if TYPE_CHECKING:
-    from kubeforge.apiserver.endpoints.handlers import Target
 
 __all__ = ["Lister"]
 

@@ -25,7 +25,7 @@ from aiohttp import web
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.authn.authenticator import API_AUDIENCE, UserInfo
-from kubeforge.apiserver.authz.rbac import Attributes
+from kubeforge.apiserver.authz.attributes import Attributes
 from kubeforge.apiserver.endpoints.access import Access, request_user
 from kubeforge.apiserver.endpoints.bodies import body_content_type, decode_body, read_body
 from kubeforge.apiserver.endpoints.responses import json_response
