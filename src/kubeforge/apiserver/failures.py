@@ -8,6 +8,7 @@ Entry points: the builder functions (``not_found``, ``conflict``, ``invalid`` ..
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,6 +180,7 @@ _REASONS = {
     "Required": "FieldValueRequired",
     "Forbidden": "FieldValueForbidden",
     "NotSupported": "FieldValueNotSupported",
+    "NotFound": "FieldValueNotFound",
     "Duplicate": "FieldValueDuplicate",
     "TooLong": "FieldValueTooLong",
     "TooMany": "FieldValueTooMany",
@@ -188,12 +190,59 @@ _REASONS = {
 
 @dataclass(frozen=True)
 class FieldError:
-    """One validation problem, shaped like apimachinery's ``field.Error``."""
+    """One validation problem, shaped like apimachinery's ``field.Error``.
 
-    kind: str  # Invalid Required Forbidden NotSupported Duplicate TooLong TooMany TypeInvalid
-    field: str
+    Build one with the constructor named after apimachinery's (``field.NotSupported`` is
+    ``FieldError.not_supported``), which words the detail as Kubernetes does:
+
+    >>> str(FieldError.not_supported("spec.scope", "World", ("Cluster", "Namespaced")))
+    'spec.scope: Unsupported value: "World": supported values: "Cluster", "Namespaced"'
+    >>> str(FieldError.required("spec.selector"))
+    'spec.selector: Required value'
+    """
+
+    kind: str  # Invalid Required Forbidden NotSupported NotFound Duplicate TooLong TooMany
+    field: str  # ... or TypeInvalid
     detail: str = ""
     value: Any = _NO_VALUE
+
+    @classmethod
+    def not_supported(cls, field: str, value: Any, supported: Iterable[Any]) -> FieldError:
+        """``field.NotSupported``: ``value`` is not one of ``supported`` (each shown as
+        ``go_quote`` shows it: strings quoted)."""
+        quoted = ", ".join(go_quote(item) for item in supported)
+        return cls("NotSupported", field, f"supported values: {quoted}" if quoted else "", value)
+
+    @classmethod
+    def required(cls, field: str, detail: str = "") -> FieldError:
+        """``field.Required``: the field is missing or empty."""
+        return cls("Required", field, detail)
+
+    @classmethod
+    def invalid(cls, field: str, value: Any, detail: str) -> FieldError:
+        """``field.Invalid``: the value is malformed; ``detail`` says how."""
+        return cls("Invalid", field, detail, value)
+
+    @classmethod
+    def duplicate(cls, field: str, value: Any) -> FieldError:
+        """``field.Duplicate``: the value appears more than once where it must be unique."""
+        return cls("Duplicate", field, value=value)
+
+    @classmethod
+    def not_found(cls, field: str, value: Any) -> FieldError:
+        """``field.NotFound``: the value refers to something that does not exist."""
+        return cls("NotFound", field, value=value)
+
+    @classmethod
+    def forbidden(cls, field: str, detail: str) -> FieldError:
+        """``field.Forbidden``: the field may not be set (here, now, or by this user)."""
+        return cls("Forbidden", field, detail)
+
+    @classmethod
+    def too_long(cls, field: str, value: Any, max_length: int) -> FieldError:
+        """``field.TooLong``: longer than ``max_length`` bytes."""
+        unit = "byte" if max_length == 1 else "bytes"
+        return cls("TooLong", field, f"may not be more than {max_length} {unit}", value)
 
     def body(self) -> str:
         if self.kind == "Required":
@@ -202,6 +251,8 @@ class FieldError:
             head = "Forbidden"
         elif self.kind == "NotSupported":
             head = f"Unsupported value: {go_quote(self.value)}"
+        elif self.kind == "NotFound":
+            head = f"Not found: {go_quote(self.value)}"
         elif self.kind == "Duplicate":
             head = f"Duplicate value: {go_quote(self.value)}"
         elif self.kind == "TooLong":

@@ -193,8 +193,7 @@ def _check(value: Any, schema: dict[str, Any], path: str, errors: list[FieldErro
         return
     enum = schema.get("enum")
     if enum is not None and value not in enum:
-        supported = ", ".join(go_quote(e) for e in enum)
-        errors.append(FieldError("NotSupported", where, f"supported values: {supported}", value))
+        errors.append(FieldError.not_supported(where, value, enum))
     _check_bounds(value, schema, where, errors)
     _check_combinators(value, schema, path, errors)
     if isinstance(value, dict):

@@ -82,11 +82,7 @@ def validate_crd(obj: dict[str, Any]) -> list[FieldError]:
             )
     scope = spec.get("scope")
     if scope not in ("Namespaced", "Cluster"):
-        errors.append(
-            FieldError(
-                "NotSupported", "spec.scope", 'supported values: "Cluster", "Namespaced"', scope
-            )
-        )
+        errors.append(FieldError.not_supported("spec.scope", scope, ("Cluster", "Namespaced")))
     versions = spec.get("versions")
     if not isinstance(versions, list) or not versions:
         errors.append(
@@ -201,11 +197,8 @@ def _list_type(schema: dict[str, Any], path: str) -> list[FieldError]:
     keys = schema.get("x-kubernetes-list-map-keys")
     if list_type is not None and list_type not in _LIST_TYPES:
         errors.append(
-            FieldError(
-                "NotSupported",
-                f"{path}.x-kubernetes-list-type",
-                'supported values: "atomic", "map", "set"',
-                list_type,
+            FieldError.not_supported(
+                f"{path}.x-kubernetes-list-type", list_type, ("atomic", "map", "set")
             )
         )
     if keys and list_type != "map":
@@ -362,11 +355,10 @@ def _printer_columns(version: dict[str, Any], path: str) -> list[FieldError]:
                 errors.append(FieldError("Required", f"{where}.{key}"))
         if column.get("type") and column["type"] not in _COLUMN_TYPES:
             errors.append(
-                FieldError(
-                    "NotSupported",
+                FieldError.not_supported(
                     f"{where}.type",
-                    'supported values: "boolean", "date", "integer", "number", "string"',
                     column["type"],
+                    ("boolean", "date", "integer", "number", "string"),
                 )
             )
     return errors

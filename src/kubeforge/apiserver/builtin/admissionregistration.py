@@ -27,10 +27,6 @@ _REVIEW_VERSIONS = ("v1", "v1beta1")
 _MAX_CONDITIONS = 64
 
 
-def _quoted(values: tuple[str, ...]) -> str:
-    return "supported values: " + ", ".join(f'"{v}"' for v in values)
-
-
 def default_webhook(hook: dict[str, Any], *, mutating: bool) -> None:
     """``SetDefaults_ValidatingWebhook``/``SetDefaults_MutatingWebhook`` on one webhook."""
     hook.setdefault("failurePolicy", "Fail")
@@ -68,14 +64,10 @@ def _rule_errors(rule: Any, path: str) -> list[FieldError]:
     for i, operation in enumerate(rule.get("operations") or []):
         if operation not in _OPERATIONS:
             errors.append(
-                FieldError(
-                    "NotSupported", f"{path}.operations[{i}]", _quoted(_OPERATIONS), operation
-                )
+                FieldError.not_supported(f"{path}.operations[{i}]", operation, _OPERATIONS)
             )
     if rule.get("scope") not in _SCOPES:
-        errors.append(
-            FieldError("NotSupported", f"{path}.scope", _quoted(_SCOPES), rule.get("scope"))
-        )
+        errors.append(FieldError.not_supported(f"{path}.scope", rule.get("scope"), _SCOPES))
     return errors
 
 
@@ -136,9 +128,7 @@ def _webhook_errors(hook: Any, path: str, *, mutating: bool) -> list[FieldError]
         choices["reinvocationPolicy"] = ("Never", "IfNeeded")
     for key, allowed in choices.items():
         if hook.get(key) not in allowed:
-            errors.append(
-                FieldError("NotSupported", f"{path}.{key}", _quoted(allowed), hook.get(key))
-            )
+            errors.append(FieldError.not_supported(f"{path}.{key}", hook.get(key), allowed))
     effects = hook.get("sideEffects")
     if effects is None:
         errors.append(
@@ -146,9 +136,7 @@ def _webhook_errors(hook: Any, path: str, *, mutating: bool) -> list[FieldError]
         )
     elif effects not in ("None", "NoneOnDryRun"):
         errors.append(
-            FieldError(
-                "NotSupported", f"{path}.sideEffects", _quoted(("None", "NoneOnDryRun")), effects
-            )
+            FieldError.not_supported(f"{path}.sideEffects", effects, ("None", "NoneOnDryRun"))
         )
     timeout = hook.get("timeoutSeconds")
     if not isinstance(timeout, int) or not 1 <= timeout <= 30:

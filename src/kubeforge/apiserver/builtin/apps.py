@@ -172,13 +172,9 @@ class _WorkloadStrategy(Strategy):
             errors.append(dataclasses.replace(error, field=f"spec.template.{error.field}"))
         policy = (template.get("spec") or {}).get("restartPolicy")
         if policy not in self.restart_policies:
-            supported = ", ".join(f'"{p}"' for p in self.restart_policies)
             errors.append(
-                FieldError(
-                    "NotSupported",
-                    "spec.template.spec.restartPolicy",
-                    f"supported values: {supported}",
-                    policy,
+                FieldError.not_supported(
+                    "spec.template.spec.restartPolicy", policy, self.restart_policies
                 )
             )
         if (template.get("spec") or {}).get("activeDeadlineSeconds") is not None:
@@ -249,12 +245,7 @@ class DeploymentStrategy(_WorkloadStrategy):
                 )
         else:
             errors.append(
-                FieldError(
-                    "NotSupported",
-                    "spec.strategy.type",
-                    'supported values: "Recreate", "RollingUpdate"',
-                    kind,
-                )
+                FieldError.not_supported("spec.strategy.type", kind, ("Recreate", "RollingUpdate"))
             )
         deadline = spec.get("progressDeadlineSeconds")
         errors += _int_field(deadline, "spec.progressDeadlineSeconds")
@@ -385,11 +376,8 @@ class DaemonSetStrategy(_WorkloadStrategy):
         kind = update.get("type")
         if kind not in ("RollingUpdate", "OnDelete"):
             return [
-                FieldError(
-                    "NotSupported",
-                    "spec.updateStrategy.type",
-                    'supported values: "OnDelete", "RollingUpdate"',
-                    kind,
+                FieldError.not_supported(
+                    "spec.updateStrategy.type", kind, ("OnDelete", "RollingUpdate")
                 )
             ]
         if kind != "RollingUpdate":

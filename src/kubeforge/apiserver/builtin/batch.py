@@ -280,11 +280,8 @@ class CronJobStrategy(CatalogStrategy):
         policy = spec.get("concurrencyPolicy")
         if policy not in ("Allow", "Forbid", "Replace"):
             errors.append(
-                FieldError(
-                    "NotSupported",
-                    "spec.concurrencyPolicy",
-                    'supported values: "Allow", "Forbid", "Replace"',
-                    policy,
+                FieldError.not_supported(
+                    "spec.concurrencyPolicy", policy, ("Allow", "Forbid", "Replace")
                 )
             )
         errors += _non_negative(

@@ -237,10 +237,7 @@ class IngressStrategy(CatalogStrategy):
                 if kind is None:
                     errors.append(FieldError("Required", where, "pathType must be specified"))
                 elif kind not in _PATH_TYPES:
-                    supported = ", ".join(f'"{t}"' for t in _PATH_TYPES)
-                    errors.append(
-                        FieldError("NotSupported", where, f"supported values: {supported}", kind)
-                    )
+                    errors.append(FieldError.not_supported(where, kind, _PATH_TYPES))
         return errors
 
 
@@ -322,11 +319,7 @@ class EndpointSliceStrategy(CatalogStrategy):
         if not kind:
             return [FieldError("Required", "addressType")]
         if kind not in _ADDRESS_TYPES:
-            return [
-                FieldError(
-                    "NotSupported", "addressType", 'supported values: "FQDN", "IPv4", "IPv6"', kind
-                )
-            ]
+            return [FieldError.not_supported("addressType", kind, ("FQDN", "IPv4", "IPv6"))]
         return []
 
 

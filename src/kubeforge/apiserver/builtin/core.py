@@ -112,11 +112,8 @@ def _port_errors(port: Any, path: str, *, named: bool) -> list[FieldError]:
         )
     if port.get("protocol") not in _PROTOCOLS:
         errors.append(
-            FieldError(
-                "NotSupported",
-                f"{path}.protocol",
-                'supported values: "SCTP", "TCP", "UDP"',
-                port.get("protocol"),
+            FieldError.not_supported(
+                f"{path}.protocol", port.get("protocol"), ("SCTP", "TCP", "UDP")
             )
         )
     if named and not port.get("name"):

@@ -112,11 +112,8 @@ class PodStrategy(Strategy):
         policy = spec.get("restartPolicy")
         if policy not in ("Always", "OnFailure", "Never"):
             errors.append(
-                FieldError(
-                    "NotSupported",
-                    "spec.restartPolicy",
-                    'supported values: "Always", "OnFailure", "Never"',
-                    policy,
+                FieldError.not_supported(
+                    "spec.restartPolicy", policy, ("Always", "OnFailure", "Never")
                 )
             )
         return errors

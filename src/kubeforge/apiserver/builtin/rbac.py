@@ -148,26 +148,15 @@ def _subject_errors(subject: Any, path: str, *, namespaced: bool) -> list[FieldE
                 FieldError("Invalid", f"{path}.name", p, name) for p in dns1123_subdomain(name)
             ]
         if group:
-            errors.append(
-                FieldError("NotSupported", f"{path}.apiGroup", 'supported values: ""', group)
-            )
+            errors.append(FieldError.not_supported(f"{path}.apiGroup", group, ("",)))
         if not namespaced and not subject.get("namespace"):
             errors.append(FieldError("Required", f"{path}.namespace"))
     elif kind in ("User", "Group"):
         if group != RBAC_GROUP:
-            errors.append(
-                FieldError(
-                    "NotSupported", f"{path}.apiGroup", f'supported values: "{RBAC_GROUP}"', group
-                )
-            )
+            errors.append(FieldError.not_supported(f"{path}.apiGroup", group, (RBAC_GROUP,)))
     else:
         errors.append(
-            FieldError(
-                "NotSupported",
-                f"{path}.kind",
-                'supported values: "ServiceAccount", "User", "Group"',
-                kind,
-            )
+            FieldError.not_supported(f"{path}.kind", kind, ("ServiceAccount", "User", "Group"))
         )
     return errors
 
@@ -191,17 +180,11 @@ class BindingStrategy(Strategy):
             ref = {}
         kind = ref.get("kind")
         if kind not in self.role_kinds:
-            supported = ", ".join(f'"{k}"' for k in self.role_kinds)
-            errors.append(
-                FieldError("NotSupported", "roleRef.kind", f"supported values: {supported}", kind)
-            )
+            errors.append(FieldError.not_supported("roleRef.kind", kind, self.role_kinds))
         if ref.get("apiGroup") != RBAC_GROUP:
             errors.append(
-                FieldError(
-                    "NotSupported",
-                    "roleRef.apiGroup",
-                    f'supported values: "{RBAC_GROUP}"',
-                    ref.get("apiGroup") or "",
+                FieldError.not_supported(
+                    "roleRef.apiGroup", ref.get("apiGroup") or "", (RBAC_GROUP,)
                 )
             )
         name = str(ref.get("name") or "")

@@ -275,10 +275,7 @@ def _shape_errors(raw: dict[str, Any], node: dict[str, Any], at: str) -> list[Fi
         )
     reason = raw.get("reason")
     if reason is not None and reason not in _REASONS:
-        supported = ", ".join(f'"{r}"' for r in _REASONS)
-        errors.append(
-            FieldError("NotSupported", f"{at}.reason", f"supported values: {supported}", reason)
-        )
+        errors.append(FieldError.not_supported(f"{at}.reason", reason, _REASONS))
     errors += _field_path_errors(str(raw.get("fieldPath") or ""), node, at)
     return errors
 

@@ -14,6 +14,7 @@ import yaml
 from aiohttp import web
 
 from kubeforge.apiserver import failures
+from kubeforge.apiserver.failures import FieldError
 
 __all__ = [
     "APPLY_PATCH",
@@ -66,13 +67,15 @@ def body_content_type(request: web.Request) -> str:
     return request.content_type
 
 
+# In the order the real server lists them in its error.
+_FIELD_VALIDATIONS = ("Ignore", "Strict", "Warn")
+
+
 def field_validation(request: web.Request) -> str:
     value = request.query.get("fieldValidation", "")
     if value not in ("", "Ignore", "Warn", "Strict"):
-        raise failures.bad_request(
-            f'fieldValidation: Unsupported value: "{value}": supported values: "Ignore", '
-            '"Strict", "Warn"'
-        )
+        unsupported = FieldError.not_supported("fieldValidation", value, _FIELD_VALIDATIONS)
+        raise failures.bad_request(str(unsupported))
     return value
 
 
@@ -80,7 +83,5 @@ def dry_run_requested(request: web.Request) -> bool:
     values = request.query.getall("dryRun", [])
     for value in values:
         if value != "All":
-            raise failures.bad_request(
-                f'dryRun: Unsupported value: "{value}": supported values: "All"'
-            )
+            raise failures.bad_request(str(FieldError.not_supported("dryRun", value, ("All",))))
     return bool(values)

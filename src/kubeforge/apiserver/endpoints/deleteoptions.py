@@ -40,9 +40,7 @@ async def parse_options(request: web.Request) -> DeleteOptions:
         raise failures.bad_request("DeleteOptions.dryRun must be a list of strings")
     for value in body_dry_run:
         if value != "All":
-            errors.append(
-                failures.FieldError("NotSupported", "dryRun", 'supported values: "All"', value)
-            )
+            errors.append(failures.FieldError.not_supported("dryRun", value, ("All",)))
     options = DeleteOptions(dry_run=dry_run or bool(body_dry_run))
     grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
     if grace is not None:
@@ -55,11 +53,8 @@ async def parse_options(request: web.Request) -> DeleteOptions:
     if policy is not None:
         if policy not in ("Orphan", "Background", "Foreground"):
             errors.append(
-                failures.FieldError(
-                    "NotSupported",
-                    "propagationPolicy",
-                    'supported values: "Foreground", "Background", "Orphan", "nil"',
-                    policy,
+                failures.FieldError.not_supported(
+                    "propagationPolicy", policy, ("Foreground", "Background", "Orphan", "nil")
                 )
             )
         elif orphan is not None:

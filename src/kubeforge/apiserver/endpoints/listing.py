@@ -151,11 +151,8 @@ class Lister:
         errors: list[FieldError] = []
         if match and match not in ("Exact", "NotOlderThan"):
             errors.append(
-                FieldError(
-                    "NotSupported",
-                    "resourceVersionMatch",
-                    'supported values: "Exact", "NotOlderThan", ""',
-                    match,
+                FieldError.not_supported(
+                    "resourceVersionMatch", match, ("Exact", "NotOlderThan", "")
                 )
             )
         if match and not rv:
