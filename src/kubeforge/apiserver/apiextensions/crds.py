@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kubeforge.apiserver.apiextensions.conversion_webhook import WebhookConverter
 from kubeforge.apiserver.apiextensions.custom_resources import CustomResourceStrategy, read_defaults
 from kubeforge.apiserver.apiextensions.names import (
     group_names,
@@ -308,12 +309,14 @@ class CRDController:
             )
             served_list.append((served, version))
         defaults = read_defaults(str(spec.get("group")), spec.get("versions") or [])
+        conversion = (spec.get("conversion") or {}).get("strategy")
+        converter = WebhookConverter(crd) if conversion == "Webhook" else None
         for old in self._served_of(name):
             self.engine.forget_strategy(old.info)
         self.registry.add_crd(name, [s for s, _ in served_list])
         for served, version in served_list:
             self.engine.set_strategy(
-                served, CustomResourceStrategy(served, version, self, defaults)
+                served, CustomResourceStrategy(served, version, self, defaults, converter)
             )
 
     def _served_of(self, crd_name: str) -> list[ServedResource]:

@@ -12,12 +12,17 @@ from typing import Any, Protocol
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.apiextensions import schema
+from kubeforge.apiserver.apiextensions.conversion_webhook import (
+    ConversionFailed,
+    WebhookConverter,
+)
 from kubeforge.apiserver.apiextensions.defaulting import ReadDefaulter
 from kubeforge.apiserver.cel.crd_validator import Validator
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry.scale import ScalePaths
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy, nested_str
+from kubeforge.core.status import failure
 
 __all__ = ["CRDLifecycle", "CustomResourceStrategy", "read_defaults"]
 
@@ -62,8 +67,10 @@ class CustomResourceStrategy(Strategy):
         version: dict[str, Any],
         controller: CRDLifecycle,
         read_defaults: dict[str, ReadDefaulter] | None = None,
+        converter: WebhookConverter | None = None,
     ) -> None:
         super().__init__(served)
+        self._converter = converter
         self._read_defaults = read_defaults or {}
         """apiVersion -> that version's defaults: objects are defaulted with the schema
         of the version they are stored at, as the real storage decoder does."""
@@ -126,6 +133,16 @@ class CustomResourceStrategy(Strategy):
             return [*errors, FieldError("Invalid", "<nil>", _NOT_CHECKED, "null")]
         rule_errors, self._warnings = self._rules.validate(new, old)
         return errors + rule_errors
+
+    def convert(self, objs: list[dict[str, Any]], api_version: str) -> list[dict[str, Any]]:
+        """Through the CRD's conversion webhook when it has one (a failure is the 500 the
+        real server answers, with the webhook's error as the whole message)."""
+        if self._converter is None:
+            return super().convert(objs, api_version)
+        try:
+            return self._converter.convert(objs, api_version)
+        except ConversionFailed as error:
+            raise failures.StatusError(failure(500, "", str(error))) from None
 
     def take_warnings(self) -> list[str]:
         """Warnings of the last validation: rules that failed on values an update kept."""

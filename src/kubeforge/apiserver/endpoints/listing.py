@@ -237,7 +237,7 @@ class Lister:
             if unfiltered:
                 metadata["remainingItemCount"] = following
         served = target.served
-        items = [self.engine.view(served, obj) for obj in selected]
+        items = self.engine.view_many(served, selected)
         if conversion is not None:
             return partial.list_response(conversion, served, items, metadata)
         if tables is not None:

@@ -111,14 +111,20 @@ class Engine:
         """``obj`` as served at ``served``'s version (CRDs store one version, serve several),
         read as from storage: a custom resource gets the defaults its CRD declares now,
         even if it was stored before they were added. ``obj`` itself is never changed."""
-        obj = self.strategy(served).on_read(obj)
+        return self.view_many(served, [obj])[0]
+
+    def view_many(self, served: ServedResource, objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``view`` of several objects; those at another version are converted together (one
+        ConversionReview for a list, as the real server sends)."""
+        strategy = self.strategy(served)
         info = served.info
-        if obj.get("apiVersion") == info.api_version:
-            return obj
+        read = [strategy.on_read(obj) for obj in objs]
+        if all(obj.get("apiVersion") == info.api_version for obj in read):
+            return read
         converted = served.representation
         if converted is not None:  # stored as another resource (events.k8s.io Events)
-            return converted.to_served(obj)
-        return {**obj, "apiVersion": info.api_version}
+            return [converted.to_served(obj) for obj in read]
+        return [strategy.on_read(obj) for obj in strategy.convert(read, info.api_version)]
 
     def now(self) -> str:
         return format_time(self.wall_clock())
@@ -256,9 +262,9 @@ class Engine:
         if converted is not None:
             return converted.to_stored(obj)
         target = self.registry.storage_version_of(served.info.group, served.info.plural)
-        if target is not None:
-            obj["apiVersion"] = target.info.api_version
-        return obj
+        if target is None:
+            return obj
+        return self.strategy(served).convert([obj], target.info.api_version)[0]
 
     @staticmethod
     def _check_namespace(info: ResourceInfo, meta: dict[str, Any], namespace: str) -> None:

@@ -138,6 +138,14 @@ class Strategy:
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return self.validate(new)
 
+    def convert(self, objs: list[dict[str, Any]], api_version: str) -> list[dict[str, Any]]:
+        """``objs`` at ``api_version``: relabelled, as a CRD's ``None`` conversion does (custom
+        resources with a conversion webhook call it instead)."""
+        return [
+            obj if obj.get("apiVersion") == api_version else {**obj, "apiVersion": api_version}
+            for obj in objs
+        ]
+
     def take_warnings(self) -> list[str]:
         """Warnings the last ``validate``/``validate_update`` produced (most kinds: none)."""
         return []
