@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kubeforge.apiserver.admission.policies import ValidatingPolicies
 from kubeforge.apiserver.admission.webhooks import AdmissionRequest, Webhooks
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.authz.attributes import Attributes
@@ -49,10 +50,17 @@ Attempt = Callable[[bool], dict[str, Any]]
 class Admission:
     """What runs between a decoded write and its storage."""
 
-    def __init__(self, engine: Engine, authorizer: Authorizer, webhooks: Webhooks) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        authorizer: Authorizer,
+        webhooks: Webhooks,
+        policies: ValidatingPolicies | None = None,
+    ) -> None:
         self._engine = engine
         self._authorizer = authorizer
         self._webhooks = webhooks
+        self._policies = policies
 
     def _request(
         self,
@@ -103,11 +111,13 @@ class Admission:
         """Run ``attempt`` (a CREATE or UPDATE, patches included) with admission around it,
         on behalf of ``user``; ``dry_run`` is the request's (webhooks are told of it)."""
         guarded = self._guards_escalation(user, served)
-        if not guarded and not self._webhooks.configured:
-            return attempt(dry_run)  # the usual case: no webhooks, no escalation check
+        policies = self._policies if self._policies and self._policies.configured else None
+        if not guarded and not self._webhooks.configured and policies is None:
+            return attempt(dry_run)  # the usual case: no webhooks, policies or escalation check
         req = self._request(user, dry_run, served, operation, namespace, name, subresource)
         hooked = self._webhooks.may_match(req)
-        if not hooked and not guarded:
+        policed = policies is not None and policies.applies(req)
+        if not hooked and not guarded and not policed:
             return attempt(dry_run)
         old = None
         if operation == "UPDATE":
@@ -124,6 +134,8 @@ class Admission:
             final = mutated if mutated is not None else candidate
         if guarded:
             self._check_escalation(user, served, final)
+        if policed and policies is not None:  # the policy plugin runs before validating webhooks
+            policies.validate(req, final, old, warnings)
         if hooked:
             await self._webhooks.validate(req, final, old, warnings)
         generated = operation == "CREATE" and req.name != name
@@ -140,19 +152,25 @@ class Admission:
     async def delete(
         self, user: UserInfo, dry_run: bool, served: ServedResource, namespace: str, name: str
     ) -> None:
-        """Admit the DELETE of one object (webhooks see it as ``oldObject``)."""
-        if not self._webhooks.configured:
+        """Admit the DELETE of one object (webhooks and policies see it as ``oldObject``)."""
+        policies = self._policies if self._policies and self._policies.configured else None
+        if not self._webhooks.configured and policies is None:
             return
         req = self._request(user, dry_run, served, "DELETE", namespace, name, "")
-        if not self._webhooks.may_match(req):
+        hooked = self._webhooks.may_match(req)
+        if not hooked and (policies is None or not policies.applies(req)):
             return
         stored = self._engine.storage.get(served.storage_key, namespace, name)
         if stored is None:
             return  # the delete itself answers 404
         old = self._engine.view(served, stored)
         warnings: list[str] = []
-        await self._webhooks.mutate(req, None, old, warnings)
-        await self._webhooks.validate(req, None, old, warnings)
+        if hooked:
+            await self._webhooks.mutate(req, None, old, warnings)
+        if policies is not None:
+            policies.validate(req, None, old, warnings)
+        if hooked:
+            await self._webhooks.validate(req, None, old, warnings)
 
     # --- RBAC escalation ------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ from kubeforge.apiserver.patch.formats import (
 from kubeforge.apiserver.storage.sqlite import Event, Storage
 from kubeforge.core.status import failure
 
-__all__ = ["AdmissionRequest", "Webhooks"]
+__all__ = ["AdmissionRequest", "Webhooks", "rule_matches"]
 
 log = logging.getLogger("kubeforge.apiserver.webhooks")
 
@@ -120,7 +120,7 @@ class _Hook:
     spec: dict[str, Any]
 
 
-def _rule_matches(rule: dict[str, Any], req: AdmissionRequest, exact: bool) -> bool:
+def rule_matches(rule: dict[str, Any], req: AdmissionRequest, exact: bool) -> bool:
     operations = rule.get("operations") or []
     if "*" not in operations and req.operation not in operations:
         return False
@@ -191,7 +191,7 @@ class Webhooks:
     @staticmethod
     def _rules_match(hook: _Hook, req: AdmissionRequest) -> bool:
         exact = hook.spec.get("matchPolicy") == "Exact"
-        return any(_rule_matches(r, req, exact) for r in hook.spec.get("rules") or [])
+        return any(rule_matches(r, req, exact) for r in hook.spec.get("rules") or [])
 
     def _selected(
         self, key: tuple[str, str], req: AdmissionRequest, objects: list[dict[str, Any]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kubeforge.apiserver.builtin import pods_services
+from kubeforge.apiserver.builtin.admissionpolicies import POLICY_STRATEGIES
 from kubeforge.apiserver.builtin.admissionregistration import ADMISSION_STRATEGIES
 from kubeforge.apiserver.builtin.apps import APPS_STRATEGIES
 from kubeforge.apiserver.builtin.autoscaling import AUTOSCALING_STRATEGIES
@@ -29,7 +30,7 @@ _STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
     **{(RBAC_GROUP, plural): cls for plural, cls in RBAC_STRATEGIES.items()},
     **{
         ("admissionregistration.k8s.io", plural): cls
-        for plural, cls in ADMISSION_STRATEGIES.items()
+        for plural, cls in {**ADMISSION_STRATEGIES, **POLICY_STRATEGIES}.items()
     },
     **MORE_STRATEGIES,
     **BATCH_STRATEGIES,

@@ -44,8 +44,11 @@ class PolicyEnvironment(Protocol):
 
     def params(self, param_kind: dict[str, Any], param_ref: dict[str, Any]) -> list[Any]: ...
 
-    authorize: Authorize | None
-    namespace: dict[str, Any] | None
+    @property
+    def authorize(self) -> Authorize | None: ...
+
+    @property
+    def namespace(self) -> dict[str, Any] | None: ...
 
 
 @dataclass(frozen=True)

@@ -29,9 +29,11 @@ from aiohttp import web
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.admission.chain import Admission
+from kubeforge.apiserver.admission.policies import ValidatingPolicies
 from kubeforge.apiserver.admission.webhooks import Webhooks
 from kubeforge.apiserver.apiextensions.crds import CRDController
-from kubeforge.apiserver.authn.authenticator import Authenticator
+from kubeforge.apiserver.authn.authenticator import Authenticator, UserInfo
+from kubeforge.apiserver.authz.attributes import Attributes
 from kubeforge.apiserver.authz.bootstrap import install_bootstrap_policy
 from kubeforge.apiserver.authz.rbac import RBAC, AlwaysAllow, Authorizer
 from kubeforge.apiserver.builtin.dispatch import builtin_strategy
@@ -115,7 +117,8 @@ class LocalServer:
             Authenticator(options.token, service_accounts=self._service_account), authorizer
         )
         self.webhooks = Webhooks(self.storage)
-        self.handlers.admission = Admission(self.engine, authorizer, self.webhooks)
+        self.policies = ValidatingPolicies(self.storage, self.registry, self._authorize)
+        self.handlers.admission = Admission(self.engine, authorizer, self.webhooks, self.policies)
         self._plane: ControlPlane | None = None
         self._bootstrap()
 
@@ -129,6 +132,31 @@ class LocalServer:
                 self.engine.create(namespaces, "", body)
         install_bootstrap_policy(self.engine, self.registry)
         self.crds.restore()
+
+    def _authorize(self, user: dict[str, Any], attributes: dict[str, str]) -> tuple[str, str]:
+        """The authorizer as CEL's ``authorizer`` sees it (``system:masters`` is always allowed,
+        as the real server's privileged-group authorizer allows it)."""
+        who = UserInfo(
+            name=str(user.get("username") or ""),
+            uid=str(user.get("uid") or ""),
+            groups=tuple(user.get("groups") or ()),
+            extra={k: tuple(v) for k, v in (user.get("extra") or {}).items()},
+        )
+        if who.privileged:
+            return "allow", ""
+        if "path" in attributes:
+            attrs = Attributes(attributes["verb"], resource_request=False, path=attributes["path"])
+        else:
+            attrs = Attributes(
+                attributes["verb"],
+                api_group=attributes.get("group", ""),
+                resource=attributes.get("resource", ""),
+                subresource=attributes.get("subresource", ""),
+                namespace=attributes.get("namespace", ""),
+                name=attributes.get("name", ""),
+            )
+        decision = self.access.authorizer.authorize(who, attrs)
+        return ("allow" if decision.allowed else "no-opinion"), decision.reason
 
     def _service_account(self, namespace: str, name: str) -> dict[str, Any] | None:
         return self.storage.get(("", "serviceaccounts"), namespace, name)
