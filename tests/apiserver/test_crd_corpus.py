@@ -9,12 +9,15 @@ from are listed in ``crd_corpus/SOURCES.md``.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from kf_http import Api
+from kf_http import Api, open_api
+
+from kubeforge.testing import LocalApiServer
 
 CORPUS = Path(__file__).parent / "crd_corpus"
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -38,6 +41,20 @@ KINDS = {(c["spec"]["group"], c["spec"]["names"]["kind"]): c for c in CRDS}
 @pytest.fixture(scope="module")
 def installed() -> set[str]:
     return set()
+
+
+@pytest.fixture(scope="module")
+def corpus_server() -> Iterator[LocalApiServer]:
+    """A server of the corpus's own: these CRDs stay out of the shared server's documents."""
+    with LocalApiServer(simulate_node=False) as server:
+        yield server
+
+
+@pytest.fixture
+async def api(corpus_server: LocalApiServer) -> AsyncIterator[Api]:
+    session = await open_api(corpus_server)
+    async with session:
+        yield Api(corpus_server, session)
 
 
 async def _install(api: Api, group: str, kind: str, installed: set[str]) -> dict[str, Any]:

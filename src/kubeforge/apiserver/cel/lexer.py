@@ -13,7 +13,15 @@ from typing import Any
 
 from kubeforge.apiserver.cel.values import UInt
 
-__all__ = ["SyntaxIssue", "Token", "tokenize"]
+__all__ = ["RESERVED", "SyntaxIssue", "Token", "tokenize"]
+
+# Identifiers CEL reserves for the future: an expression may not use them as names.
+RESERVED = frozenset(
+    {
+        "as", "break", "const", "continue", "else", "for", "function", "if", "import", "let",
+        "loop", "package", "namespace", "return", "var", "void", "while",
+    }
+)  # fmt: skip
 
 
 class SyntaxIssue(Exception):

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubeforge.apiserver.cel import ast
-from kubeforge.apiserver.cel.lexer import SyntaxIssue, Token, tokenize
+from kubeforge.apiserver.cel.lexer import RESERVED, SyntaxIssue, Token, tokenize
 from kubeforge.apiserver.cel.macros import expand_macro
 
 __all__ = ["SyntaxIssue", "parse"]
@@ -26,27 +26,6 @@ __all__ = ["SyntaxIssue", "parse"]
 _EXPECT_EXPR = (
     "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, "
     "NUM_UINT, STRING, BYTES, IDENTIFIER}"
-)
-_RESERVED = frozenset(
-    [
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ]
 )
 _RELATIONS = {
     "<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_", "in": "@in",
@@ -244,7 +223,7 @@ class _Parser:
         if text in ("true", "false", "null") and leading is None:
             value = {"true": True, "false": False, "null": None}[text]
             return ast.Literal(self.node_id(), name.offset, value)
-        if text in _RESERVED:
+        if text in RESERVED:
             raise SyntaxIssue(name.offset, f"reserved identifier: {text}")
         if self.at("("):
             open_paren = self.take()

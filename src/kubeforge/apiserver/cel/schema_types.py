@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubeforge.apiserver.cel.lexer import RESERVED
 from kubeforge.apiserver.cel.lib_time import parse_duration, parse_timestamp
 from kubeforge.apiserver.cel.types import (
     BOOL,
@@ -45,31 +46,8 @@ __all__ = ["MAX_REQUEST_BYTES", "Decl", "escape", "max_elements_factor", "schema
 MAX_REQUEST_BYTES = 3 * 1024 * 1024
 _MIN_STRING, _MIN_DURATION, _DATE_SIZE, _MIN_DATETIME = 2, 3, 12, 21
 _MAX_DURATION, _MAX_DATETIME = 32, 32
-_RESERVED = frozenset(
-    [
-        "true",
-        "false",
-        "null",
-        "in",
-        "as",
-        "break",
-        "const",
-        "continue",
-        "else",
-        "for",
-        "function",
-        "if",
-        "import",
-        "let",
-        "loop",
-        "package",
-        "namespace",
-        "return",
-        "var",
-        "void",
-        "while",
-    ]
-)
+# Property names CEL reserves: escaped as __name__ (true, false, null, in, and the rest).
+_RESERVED = frozenset({"true", "false", "null", "in"}) | RESERVED
 
 
 @dataclass(eq=False)
