@@ -62,7 +62,13 @@ KINDS: list[tuple[str, str, str, str, bool, dict[str, Any]]] = [
         "validatingadmissionpolicies",
         "ValidatingAdmissionPolicy",
         False,
-        {"spec": {"validations": [{"expression": "true"}]}},
+        # a real server requires matchConstraints (and compiles the expressions)
+        {
+            "spec": {
+                "matchConstraints": {"resourceRules": []},
+                "validations": [{"expression": "true"}],
+            }
+        },
     ),
     (
         "admissionregistration.k8s.io",

@@ -77,7 +77,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
 
 def call_function(name: str, args: list[Any], member: bool) -> Any:
     """Run ``name`` on ``args``; an argument of the wrong runtime type is ``no such overload``."""
-    method = getattr(args[0], f"cel_{name}", None) if member and args else None
+    method = getattr(args[0], "cel_" + name, None) if member and args else None
     implementation = _FUNCTIONS.get(name)
     if method is None and implementation is None:
         raise EvalError("no such overload")
@@ -130,9 +130,13 @@ def runtime_cost(name: str, args: list[Any], result: Any) -> int:
     return 1
 
 
+_SCALARS = (int, float, bool)
+
+
 def _relation_cost(args: list[Any], _result: Any) -> int:
-    if any(getattr(a, "cel_type_name", None) for a in args[:1]):
-        return 1
+    first = args[0]
+    if type(first) in _SCALARS or getattr(first, "cel_type_name", None):
+        return 1  # min(size 1, ...) * 0.1, rounded up
     return _scaled(min(_size_or_one(args[0]), _size_or_one(args[1])), _TRAVERSAL)
 
 

@@ -20,10 +20,31 @@ from kubeforge.apiserver.cel import ast
 from kubeforge.apiserver.cel.checker import QUALIFIED_TYPES, dotted_name
 from kubeforge.apiserver.cel.functions import call_function, runtime_cost
 from kubeforge.apiserver.cel.operators import cel_equal
-from kubeforge.apiserver.cel.values import NONE, CostExceeded, EvalError, Optional, TypeValue
+from kubeforge.apiserver.cel.values import (
+    NONE,
+    CostExceeded,
+    EvalError,
+    Optional,
+    TypeValue,
+    check_int,
+)
 
 __all__ = ["evaluate"]
 
+_SPECIAL = frozenset({"_&&_", "_||_", "_?_:_", "@not_strictly_false"})
+# int operations (the hot path of comprehensions) without the generic dispatch; floats take
+# the generic path, where NaN has its own rules.
+_NUMBERS = frozenset({int})
+_FAST: dict[str, Any] = {
+    "_+_": lambda a, b: check_int(a + b),
+    "_-_": lambda a, b: check_int(a - b),
+    "_<_": lambda a, b: a < b,
+    "_<=_": lambda a, b: a <= b,
+    "_>_": lambda a, b: a > b,
+    "_>=_": lambda a, b: a >= b,
+    "_==_": lambda a, b: a == b,
+    "_!=_": lambda a, b: a != b,
+}
 _TYPE_NAMES = {
     "int": "int", "uint": "uint", "double": "double", "bool": "bool", "string": "string",
     "bytes": "bytes", "list": "list", "map": "map", "null_type": "null_type", "type": "type",
@@ -94,6 +115,25 @@ class _Machine:
 
     def call(self, node: ast.Call, env: dict[str, Any]) -> Any:
         name = node.function
+        if name in _SPECIAL:
+            return self.special(node, env)
+        evaluate = self.eval
+        if node.target is not None:
+            args = [evaluate(node.target, env), *(evaluate(arg, env) for arg in node.args)]
+            result = call_function(name, args, True)
+        else:
+            args = [evaluate(arg, env) for arg in node.args]
+            fast = _FAST.get(name)
+            if fast is not None and type(args[0]) is type(args[1]) and type(args[0]) in _NUMBERS:
+                result = fast(args[0], args[1])
+                self.charge(1)  # a scalar operation costs 1 (cel-go's default call cost)
+                return result
+            result = call_function(name, args, False)
+        self.charge(runtime_cost(name, args, result))
+        return result
+
+    def special(self, node: ast.Call, env: dict[str, Any]) -> Any:
+        name = node.function
         if name == "_&&_" or name == "_||_":
             return self.logical(node, env, name == "_||_")
         if name == "_?_:_":
@@ -101,15 +141,8 @@ class _Machine:
             if not isinstance(condition, bool):
                 raise EvalError("no such overload")
             return self.eval(node.args[1] if condition else node.args[2], env)
-        if name == "@not_strictly_false":
-            self.charge(1)
-            return _not_strictly_false(self, node.args[0], env)
-        args = [self.eval(arg, env) for arg in node.args]
-        if node.target is not None:
-            args.insert(0, self.eval(node.target, env))
-        result = call_function(name, args, node.target is not None)
-        self.charge(runtime_cost(name, args, result))
-        return result
+        self.charge(1)  # @not_strictly_false
+        return _not_strictly_false(self, node.args[0], env)
 
     def logical(self, node: ast.Call, env: dict[str, Any], is_or: bool) -> Any:
         error: EvalError | None = None
