@@ -34,6 +34,7 @@ from kubeforge.apiserver.authz.rbac import RBAC, Authorizer, aggregated_rules
 from kubeforge.apiserver.authz.rules import compact, uncovered
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.engine import Engine
+from kubeforge.apiserver.registry.options import WriteOptions
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.core.status import failure
 
@@ -143,9 +144,10 @@ class Admission:
             return attempt(dry_run)
         # Store what admission saw: the patched object, and the name generateName gave it.
         if operation == "CREATE":
-            return self._engine.create(served, namespace, final, dry_run=dry_run, warnings=warnings)
+            options = WriteOptions(dry_run=dry_run, warnings=warnings)
+            return self._engine.create(served, namespace, final, options)
         obj, _ = self._engine.update(
-            served, namespace, name, final, subresource=subresource, dry_run=dry_run
+            served, namespace, name, final, WriteOptions(dry_run=dry_run), subresource=subresource
         )
         return obj
 

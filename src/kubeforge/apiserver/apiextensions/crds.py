@@ -31,6 +31,7 @@ from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.deletion import DeleteOptions
 from kubeforge.apiserver.registry.engine import Engine
+from kubeforge.apiserver.registry.options import TRUSTED
 from kubeforge.apiserver.registry.served import (
     ALL_VERBS,
     Registry,
@@ -261,9 +262,7 @@ class CRDController:
         assert isinstance(strategy, CRDStrategy)
         body = clone(crd)
         body["status"] = strategy.status(crd, status)
-        self.engine.update(
-            served, "", crd["metadata"]["name"], body, subresource="status", trusted=True
-        )
+        self.engine.update(served, "", crd["metadata"]["name"], body, TRUSTED, subresource="status")
 
     def serve(self, crd: dict[str, Any]) -> None:
         name = crd["metadata"]["name"]
@@ -360,7 +359,7 @@ class CRDController:
             body["metadata"]["finalizers"] = [
                 f for f in body["metadata"].get("finalizers") or [] if f != CLEANUP_FINALIZER
             ]
-            self.engine.update(crd_served, "", crd_name, body, trusted=True)
+            self.engine.update(crd_served, "", crd_name, body, TRUSTED)
         finally:
             self._finishing.discard(crd_name)
 

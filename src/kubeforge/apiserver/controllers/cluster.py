@@ -22,6 +22,7 @@ from typing import Any
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.engine import Engine, format_time
+from kubeforge.apiserver.registry.options import TRUSTED
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.apiserver.storage.journal import ResourceKey
 from kubeforge.apiserver.storage.sqlite import clone
@@ -63,13 +64,13 @@ class Cluster:
 
     def update(self, resource: ResourceKey, body: dict[str, Any]) -> dict[str, Any]:
         namespace, name = _ns_name(body)
-        stored, _ = self.engine.update(self.served(resource), namespace, name, body, trusted=True)
+        stored, _ = self.engine.update(self.served(resource), namespace, name, body, TRUSTED)
         return stored
 
     def update_status(self, resource: ResourceKey, body: dict[str, Any]) -> dict[str, Any]:
         namespace, name = _ns_name(body)
         stored, _ = self.engine.update(
-            self.served(resource), namespace, name, body, subresource="status", trusted=True
+            self.served(resource), namespace, name, body, TRUSTED, subresource="status"
         )
         return stored
 

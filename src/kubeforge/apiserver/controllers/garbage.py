@@ -33,6 +33,7 @@ from kubeforge.apiserver.controllers.loop import StorageLoop
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.deletion import DeleteOptions
+from kubeforge.apiserver.registry.options import TRUSTED
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.storage.sqlite import Event, clone
 
@@ -200,4 +201,4 @@ class GarbageCollector(StorageLoop):
 
     def _update(self, served: ServedResource, body: dict[str, Any]) -> None:
         meta = body["metadata"]
-        self._engine.update(served, meta.get("namespace") or "", meta["name"], body, trusted=True)
+        self._engine.update(served, meta.get("namespace") or "", meta["name"], body, TRUSTED)

@@ -22,6 +22,7 @@ from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.deletion import DeleteOptions
 from kubeforge.apiserver.registry.engine import Engine
+from kubeforge.apiserver.registry.options import TRUSTED
 from kubeforge.apiserver.registry.served import Registry
 from kubeforge.apiserver.storage.sqlite import Event, clone
 
@@ -195,7 +196,7 @@ class NamespaceFinalizer:
         assert served is not None  # built-in
         try:
             self._engine.update(
-                served, "", ns["metadata"]["name"], body, subresource="status", trusted=True
+                served, "", ns["metadata"]["name"], body, TRUSTED, subresource="status"
             )
         except StatusError:
             self._schedule(ns["metadata"]["name"])  # raced with a client: look again

@@ -14,6 +14,7 @@ from __future__ import annotations
 from kubeforge.apiserver.authz.rbac import aggregated_rules
 from kubeforge.apiserver.controllers.loop import StorageLoop
 from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.registry.options import TRUSTED
 from kubeforge.apiserver.storage.sqlite import Event, clone
 
 __all__ = ["ClusterRoleAggregator"]
@@ -41,6 +42,6 @@ class ClusterRoleAggregator(StorageLoop):
             body = clone(role)
             body["rules"] = rules
             try:
-                self._engine.update(served, "", name, body, trusted=True)
+                self._engine.update(served, "", name, body, TRUSTED)
             except StatusError:
                 self._schedule()  # raced with a client's write; look again

@@ -32,7 +32,6 @@ from kubeforge.apiserver.endpoints.listing import Lister
 from kubeforge.apiserver.endpoints.request import Target, resolve
 from kubeforge.apiserver.endpoints.responses import add_warnings, json_response, table_response
 from kubeforge.apiserver.fieldmanager.apply import (
-    ApplyOptions,
     field_manager,
     server_side_apply,
     tracker,
@@ -49,6 +48,7 @@ from kubeforge.apiserver.patch.formats import (
 from kubeforge.apiserver.protobuf import wire
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.engine import Engine
+from kubeforge.apiserver.registry.options import WriteOptions
 from kubeforge.apiserver.registry.scale import ScalePaths, apply_scale, to_scale
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.apiserver.storage.sqlite import clone
@@ -203,15 +203,15 @@ class ResourceHandlers:
         self.engine.strategy(target.served).record_requester(body, request_user(request))
 
         def attempt(dry_run: bool) -> dict[str, Any]:
-            return self.engine.create(
-                target.served,
-                target.namespace or "",
-                body,
+            manager = field_manager(request, "Create")
+            options = WriteOptions(
                 dry_run=dry_run,
+                field_manager=manager,
                 field_validation=validation,
+                fields=tracker(self.engine, target.served, manager),
                 warnings=warnings,
-                fields=tracker(self.engine, target.served, field_manager(request, "Create")),
             )
+            return self.engine.create(target.served, target.namespace or "", body, options)
 
         name = str((body.get("metadata") or {}).get("name") or "")
         obj = await self._admitted(request, target, "CREATE", name, attempt, warnings)
@@ -226,16 +226,21 @@ class ResourceHandlers:
 
         def attempt(dry_run: bool) -> dict[str, Any]:
             nonlocal created
+            manager = field_manager(request, "Update")
+            options = WriteOptions(
+                dry_run=dry_run,
+                field_manager=manager,
+                field_validation=validation,
+                fields=tracker(self.engine, target.served, manager),
+                warnings=warnings,
+            )
             obj, created = self.engine.update(
                 target.served,
                 target.namespace or "",
                 target.name,
                 body,
+                options,
                 subresource=target.subresource,
-                dry_run=dry_run,
-                field_validation=validation,
-                warnings=warnings,
-                fields=tracker(self.engine, target.served, field_manager(request, "Update")),
             )
             return obj
 
@@ -261,17 +266,22 @@ class ResourceHandlers:
         validation = field_validation(request)
 
         def attempt(dry_run: bool) -> dict[str, Any]:
+            manager = field_manager(request, "Patch")
+            options = WriteOptions(
+                dry_run=dry_run,
+                field_manager=manager,
+                field_validation=validation,
+                fields=tracker(self.engine, target.served, manager),
+                warnings=warnings,
+            )
             return self.engine.patch(
                 target.served,
                 target.namespace or "",
                 target.name,
                 content_type,
                 patch,
+                options,
                 subresource=target.subresource,
-                dry_run=dry_run,
-                field_validation=validation,
-                warnings=warnings,
-                fields=tracker(self.engine, target.served, field_manager(request, "Patch")),
             )
 
         obj = await self._admitted(request, target, "UPDATE", target.name, attempt, warnings)
@@ -290,10 +300,16 @@ class ResourceHandlers:
 
         def attempt(dry_run: bool) -> dict[str, Any]:
             nonlocal created
-            options = ApplyOptions(manager, force, target.subresource, dry_run, validation)
+            options = WriteOptions(
+                dry_run=dry_run,
+                field_manager=manager,
+                field_validation=validation,
+                force=force,
+                warnings=warnings,
+            )
             namespace = target.namespace or ""
             obj, created = server_side_apply(
-                self.engine, target.served, namespace, target.name, raw, options, warnings
+                self.engine, target.served, namespace, target.name, raw, options, target.subresource
             )
             return obj
 
@@ -358,9 +374,8 @@ class ResourceHandlers:
         if given_rv:
             body["metadata"]["resourceVersion"] = given_rv
         apply_scale(body, scale, paths)
-        obj, _ = self.engine.update(
-            target.served, namespace, target.name, body, dry_run=dry_run_requested(request)
-        )
+        options = WriteOptions(dry_run=dry_run_requested(request))
+        obj, _ = self.engine.update(target.served, namespace, target.name, body, options)
         return json_response(to_scale(obj, paths))
 
     async def _delete(self, request: web.Request, target: Target) -> web.Response:

@@ -2,7 +2,7 @@
 
 Entry points:
 
-* ``server_side_apply(engine, served, namespace, name, raw, options)`` -- a PATCH with
+* ``server_side_apply(engine, served, namespace, name, raw, options, subresource)`` -- a PATCH with
   ``application/apply-patch+yaml``: decode the configuration (YAML or JSON), check it,
   merge it with ``managed.apply`` and store it through the ``Engine`` (create when
   the object is missing: 201). Returns ``(object, created)``.
@@ -18,7 +18,7 @@ without reason (``failed to create typed patch object ...``), conflicts are 409 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import yaml
@@ -29,6 +29,7 @@ from kubeforge.apiserver.failures import FieldError, StatusError
 from kubeforge.apiserver.fieldmanager import managed
 from kubeforge.apiserver.meta.fieldvalidation import yaml_duplicates
 from kubeforge.apiserver.registry.engine import Engine
+from kubeforge.apiserver.registry.options import WriteOptions
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.smd.fieldpath import FieldSet, field_element
 from kubeforge.apiserver.smd.schema import Atom, builtin_root, crd_root
@@ -37,7 +38,6 @@ from kubeforge.apiserver.storage.sqlite import clone
 from kubeforge.core.status import failure
 
 __all__ = [
-    "ApplyOptions",
     "ManagedFieldsTracker",
     "field_manager",
     "root_atom",
@@ -136,15 +136,6 @@ def tracker(engine: Engine, served: ServedResource, manager: str) -> ManagedFiel
     )
 
 
-@dataclass(frozen=True)
-class ApplyOptions:
-    manager: str
-    force: bool = False
-    subresource: str = ""
-    dry_run: bool = False
-    field_validation: str = ""
-
-
 def _decode(raw: bytes) -> dict[str, Any]:
     try:
         config = yaml.safe_load(raw) if raw.strip() else None
@@ -159,8 +150,9 @@ def _decode(raw: bytes) -> dict[str, Any]:
     return config
 
 
-def _strict_yaml(raw: bytes, directive: str, warnings: list[str] | None) -> None:
+def _strict_yaml(raw: bytes, options: WriteOptions) -> None:
     """Repeated keys in the configuration: refused under Strict, warned about under Warn."""
+    directive = options.field_validation
     if directive not in ("Strict", "Warn"):
         return
     duplicates = yaml_duplicates(raw)
@@ -172,8 +164,7 @@ def _strict_yaml(raw: bytes, directive: str, warnings: list[str] | None) -> None
             "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal "
             f"errors:\n{lines}"
         )
-    if warnings is not None:
-        warnings.extend(duplicates)
+    options.warn(duplicates)
 
 
 def _check(served: ServedResource, config: dict[str, Any], namespace: str, name: str) -> None:
@@ -223,16 +214,17 @@ def server_side_apply(
     namespace: str,
     name: str,
     raw: bytes,
-    options: ApplyOptions,
-    warnings: list[str] | None = None,
+    options: WriteOptions,
+    subresource: str = "",
 ) -> tuple[dict[str, Any], bool]:
-    """Apply the configuration in ``raw``; returns ``(stored object, created)``."""
+    """Apply the configuration in ``raw`` as ``options.field_manager`` (taking fields other
+    managers own when ``options.force``); returns ``(stored object, created)``."""
 
     info = served.info
     config = _decode(raw)
     _check(served, config, namespace, name)
     old = engine.storage.get(served.storage_key, namespace, name)
-    if old is None and options.subresource:
+    if old is None and subresource:
         raise failures.not_found(info, name)
     live = (
         clone(engine.view(served, old)) if old is not None else _identity(served, namespace, name)
@@ -247,12 +239,12 @@ def server_side_apply(
             live=live,
             config=config,
             empty={"apiVersion": info.api_version, "kind": info.kind},
-            manager=options.manager,
+            manager=options.field_manager,
             force=options.force,
-            subresource=options.subresource,
+            subresource=subresource,
             api_version=info.api_version,
             atom=atom,
-            ignored=_ignored(strategy.status_subresource, options.subresource, live, config),
+            ignored=_ignored(strategy.status_subresource, subresource, live, config),
             now=engine.now(),
         )
     except TypedError as error:
@@ -262,10 +254,10 @@ def server_side_apply(
     except managed.ApplyConflict as conflict:
         status = failure(409, "Conflict", conflict.message, {"causes": conflict.causes()})
         raise StatusError(status) from None
-    _strict_yaml(raw, options.field_validation, warnings)
+    _strict_yaml(raw, options)
     body = result.object
     fields = ManagedFieldsTracker(
-        options.manager,
+        options.field_manager,
         info.api_version,
         atom,
         strategy.status_subresource,
@@ -274,26 +266,10 @@ def server_side_apply(
     )
     if old is None:
         body["metadata"].pop("resourceVersion", None)
-        created = engine.create(
-            served,
-            namespace,
-            body,
-            dry_run=options.dry_run,
-            field_validation=options.field_validation,
-            warnings=warnings,
-            fields=fields,
-        )
+        created = engine.create(served, namespace, body, replace(options, fields=fields))
         return created, True
     body["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
     obj, _ = engine.update(
-        served,
-        namespace,
-        name,
-        body,
-        subresource=options.subresource,
-        dry_run=options.dry_run,
-        field_validation=options.field_validation,
-        warnings=warnings,
-        fields=fields,
+        served, namespace, name, body, replace(options, fields=fields), subresource=subresource
     )
     return obj, False

@@ -28,7 +28,7 @@ from kubeforge.apiserver.failures import FieldError, StatusError
 from kubeforge.apiserver.meta.fieldvalidation import strict_patch_failure
 from kubeforge.apiserver.meta.validation import validate_meta_update, validate_object_meta
 from kubeforge.apiserver.patch.formats import PatchApplyError, PatchDecodeError, apply_patch
-from kubeforge.apiserver.registry.options import FieldTracker
+from kubeforge.apiserver.registry.options import PLAIN, WriteOptions
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy, non_metadata
 from kubeforge.apiserver.storage.sqlite import Storage, clone
@@ -167,11 +167,7 @@ class Engine:
         served: ServedResource,
         namespace: str,
         body: dict[str, Any],
-        *,
-        dry_run: bool = False,
-        field_validation: str = "",
-        warnings: list[str] | None = None,
-        fields: FieldTracker | None = None,
+        options: WriteOptions = PLAIN,
     ) -> dict[str, Any]:
         info = served.info
         strategy = self.strategy(served)
@@ -211,15 +207,15 @@ class Engine:
         else:
             meta.pop("generation", None)
         strategy.prepare_for_create(obj)
-        self._normalize(strategy, obj, field_validation, warnings)
-        if fields is not None:
-            fields.track(None, obj, sent_fields, "")
+        self._normalize(strategy, obj, options)
+        if options.fields is not None:
+            options.fields.track(None, obj, sent_fields, "")
         attempts = _GENERATE_ATTEMPTS if not meta.get("name") and meta.get("generateName") else 1
         key = served.storage_key
         for _ in range(attempts):
             if not meta.get("name") and meta.get("generateName"):
                 meta["name"] = _generated_name(str(meta["generateName"]))
-            self._validate_create(strategy, obj, warnings)
+            self._validate_create(strategy, obj, options)
             if self.storage.get(key, namespace, meta["name"]) is None:
                 break
             if attempts == 1:
@@ -229,27 +225,22 @@ class Engine:
             error = failures.already_exists(info, str(meta.get("generateName")))
             error.status.setdefault("details", {})["retryAfterSeconds"] = 1
             raise error
-        if dry_run:
+        if options.dry_run:
             return self.view(served, obj)
         stored = self.storage.create(key, self._to_storage(served, obj))
         strategy.committed(stored, False)
         return self.view(served, stored)
 
     @staticmethod
-    def _normalize(
-        strategy: Strategy,
-        obj: dict[str, Any],
-        field_validation: str,
-        warnings: list[str] | None,
-    ) -> None:
+    def _normalize(strategy: Strategy, obj: dict[str, Any], options: WriteOptions) -> None:
         """Drop unknown fields: silently (Ignore), with warnings (Warn, the default), or
         refuse the request with 400 (Strict), as the real server's field validation does.
         Empty metadata collections go too (see ``_drop_empty_metadata``)."""
         _drop_empty_metadata(obj.get("metadata"))
         dropped = strategy.normalize(obj)
-        if dropped and warnings is not None and field_validation in ("", "Warn"):
-            warnings.extend(f'unknown field "{path}"' for path in dropped)
-        if dropped and field_validation == "Strict":
+        if dropped and options.field_validation in ("", "Warn"):
+            options.warn(f'unknown field "{path}"' for path in dropped)
+        if dropped and options.field_validation == "Strict":
             info = strategy.served.info
             unknown = ", ".join(f'unknown field "{path}"' for path in dropped)
             raise failures.bad_request(
@@ -280,24 +271,18 @@ class Engine:
             meta.pop("namespace", None)
 
     def _validate_create(
-        self, strategy: Strategy, obj: dict[str, Any], warnings: list[str] | None
+        self, strategy: Strategy, obj: dict[str, Any], options: WriteOptions
     ) -> None:
         meta = obj["metadata"]
         errors = validate_object_meta(
             meta, namespaced=strategy.served.info.namespaced, name_validator=strategy.name_validator
         )
         errors += strategy.validate(obj)
-        self._warn(strategy, warnings)
+        options.warn(strategy.take_warnings())
         if errors:
             raise self.invalid(
                 strategy, str(meta.get("name") or meta.get("generateName") or ""), errors
             )
-
-    @staticmethod
-    def _warn(strategy: Strategy, warnings: list[str] | None) -> None:
-        found = strategy.take_warnings()
-        if warnings is not None:
-            warnings.extend(found)
 
     @staticmethod
     def invalid(strategy: Strategy, name: str, errors: list[FieldError]) -> StatusError:
@@ -312,18 +297,12 @@ class Engine:
         namespace: str,
         name: str,
         body: dict[str, Any],
+        options: WriteOptions = PLAIN,
         *,
         subresource: str = "",
-        dry_run: bool = False,
-        trusted: bool = False,
         require_rv: bool = True,
-        field_validation: str = "",
-        warnings: list[str] | None = None,
-        fields: FieldTracker | None = None,
     ) -> tuple[dict[str, Any], bool]:
-        """PUT semantics; returns ``(object, created)``. ``trusted`` skips spec validation
-        for the built-in controllers (the real ones write through subresources such as
-        ``binding`` that this server does not expose)."""
+        """PUT semantics; returns ``(object, created)``."""
         info = served.info
         strategy = self.strategy(served)
         key = served.storage_key
@@ -343,15 +322,7 @@ class Engine:
         if old is None:
             if strategy.allow_create_on_update and not subresource:
                 meta.pop("resourceVersion", None)
-                created = self.create(
-                    served,
-                    namespace,
-                    new,
-                    dry_run=dry_run,
-                    field_validation=field_validation,
-                    warnings=warnings,
-                    fields=fields,
-                )
+                created = self.create(served, namespace, new, options)
                 return created, True
             raise failures.not_found(info, name)
         # As read from storage: defaults a CRD gained since ``old`` was stored are on it,
@@ -373,27 +344,27 @@ class Engine:
         new["apiVersion"], new["kind"] = info.api_version, info.kind
         if subresource in ("status", "approval"):
             new = _status_write(subresource, new, old)
-            self._normalize(strategy, new, field_validation, warnings)
+            self._normalize(strategy, new, options)
         else:
             self._carry_system_metadata(new, old)
             strategy.prepare_for_update(new, old)
-            self._normalize(strategy, new, field_validation, warnings)
+            self._normalize(strategy, new, options)
             if strategy.has_generation and non_metadata(new) != non_metadata(
                 {**old, "apiVersion": new["apiVersion"]}
             ):
                 new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
-        if fields is not None:
-            fields.track(old, new, sent_fields, subresource)
+        if options.fields is not None:
+            options.fields.track(old, new, sent_fields, subresource)
         errors = validate_meta_update(new["metadata"], old["metadata"])
-        if not trusted:
+        if not options.trusted:
             errors += validate_object_meta(
                 new["metadata"], namespaced=info.namespaced, name_validator=lambda _: []
             )
             errors += strategy.validate_update(new, old)
-            self._warn(strategy, warnings)
+            options.warn(strategy.take_warnings())
         if errors:
             raise self.invalid(strategy, name, errors)
-        return self.commit_update(served, strategy, new, old, dry_run=dry_run), False
+        return self.commit_update(served, strategy, new, old, dry_run=options.dry_run), False
 
     @staticmethod
     def _carry_system_metadata(new: dict[str, Any], old: dict[str, Any]) -> None:
@@ -445,12 +416,9 @@ class Engine:
         name: str,
         content_type: str,
         patch: Any,
+        options: WriteOptions = PLAIN,
         *,
         subresource: str = "",
-        dry_run: bool = False,
-        field_validation: str = "",
-        warnings: list[str] | None = None,
-        fields: FieldTracker | None = None,
     ) -> dict[str, Any]:
         old = self.storage.get(served.storage_key, namespace, name)
         if old is None:
@@ -478,22 +446,12 @@ class Engine:
                     f"the {label} in the data ({patched.get(key)}) does not match the expected "
                     f"{label} ({current.get(key)})"
                 )
-        if field_validation == "Strict":
+        if options.field_validation == "Strict":
             # a patch's unknown fields are a 422 on "patch" (a PUT's are a 400)
             unknown = self.strategy(served).normalize(clone(patched))
             if unknown:
                 raise strict_patch_failure(patched, unknown)
-        obj, _ = self.update(
-            served,
-            namespace,
-            name,
-            patched,
-            subresource=subresource,
-            dry_run=dry_run,
-            field_validation=field_validation,
-            warnings=warnings,
-            fields=fields,
-        )
+        obj, _ = self.update(served, namespace, name, patched, options, subresource=subresource)
         return obj
 
     # --- delete ---------------------------------------------------------------------------
