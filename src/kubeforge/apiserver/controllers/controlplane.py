@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Protocol
 
 from kubeforge.apiserver.controllers.cluster import Cluster
+from kubeforge.apiserver.controllers.deployment import DeploymentController
 from kubeforge.apiserver.controllers.garbage import GarbageCollector
 from kubeforge.apiserver.controllers.kubelet import Kubelets
 from kubeforge.apiserver.controllers.namespaces import NamespaceFinalizer
 from kubeforge.apiserver.controllers.nodes import NodeRegistration, load_node_specs
+from kubeforge.apiserver.controllers.replicaset import ReplicaSetController, ReplicationManager
 from kubeforge.apiserver.controllers.scheduler import Scheduler
 from kubeforge.apiserver.controllers.serviceaccounts import DefaultServiceAccounts
 
@@ -139,6 +141,9 @@ def build_control_plane(
         "namespace-controller": lambda c: NamespaceFinalizer(c.engine, c.registry),
         "garbage-collector-controller": lambda c: GarbageCollector(c.engine, c.registry),
         "serviceaccount-controller": lambda c: DefaultServiceAccounts(c.engine, c.registry),
+        "replicaset-controller": ReplicaSetController,
+        "replicationcontroller-controller": ReplicationManager,
+        "deployment-controller": DeploymentController,
         **(extra or {}),
     }
     return ControlPlane(cluster, enabled_controllers(options.controllers), factories)

@@ -1,0 +1,184 @@
+"""The ReplicaSet and ReplicationController controllers: the pods a replica count asks for.
+
+Each sync claims the namespace's pods as ``ControllerRefManager`` does (adopts a matching
+orphan, releases an owned pod that no longer matches), creates what is missing from the
+template (``generateName: <owner>-``, ``SuccessfulCreate`` / ``Created pod: <name>``),
+deletes the surplus in ``ranking.deletion_order`` (``SuccessfulDelete``), and writes the
+status: ``replicas``, ``fullyLabeledReplicas``, ``readyReplicas``, ``availableReplicas``
+(ready for ``minReadySeconds``), ``observedGeneration``. Zero counts other than
+``replicas`` are left out, as Go's ``omitempty`` leaves them.
+
+Entry points: ``ReplicaSetController(cluster)``, ``ReplicationManager(cluster)``;
+``pod_from_template(owner, template)`` for other controllers that make pods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from kubeforge.apiserver.controllers.cluster import Cluster, controller_of, copy, owner_reference
+from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.ownership import claim, controlled_by
+from kubeforge.apiserver.controllers.ranking import (
+    deletion_order,
+    is_active,
+    is_available,
+    is_ready,
+    ready_since,
+)
+from kubeforge.apiserver.meta.labelselector import selector_matches
+from kubeforge.apiserver.storage.journal import ResourceKey
+from kubeforge.apiserver.storage.sqlite import Event
+
+__all__ = ["ReplicaSetController", "ReplicationManager", "pod_from_template"]
+
+_PODS = ("", "pods")
+
+
+def pod_from_template(
+    owner: dict[str, Any], template: dict[str, Any], prefix: str = ""
+) -> dict[str, Any]:
+    """A pod as ``controller.GetPodFromTemplate`` builds it: the template's labels,
+    annotations, finalizers and spec, owned by ``owner``, named ``<prefix>-xxxxx``."""
+    meta = template.get("metadata") or {}
+    pod_meta: dict[str, Any] = {
+        "generateName": f"{prefix or owner['metadata']['name']}-",
+        "labels": dict(meta.get("labels") or {}),
+        "ownerReferences": [owner_reference(owner)],
+    }
+    for field in ("annotations", "finalizers"):
+        if meta.get(field):
+            pod_meta[field] = copy({"v": meta[field]})["v"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": pod_meta,
+        "spec": copy(template.get("spec") or {}),
+    }
+
+
+class _ReplicaController(KeyedLoop):
+    """One loop per kind; subclasses say which kind, how it selects, and who it is."""
+
+    component = ""
+
+    def __init__(self, cluster: Cluster) -> None:
+        super().__init__(cluster.engine, cluster.registry)
+        self.cluster = cluster
+
+    def selector(self, owner: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def keys_for(self, event: Event) -> Iterable[Key]:
+        if event.resource == self.resource:
+            return (key_of(event.object),)
+        if event.resource != _PODS:
+            return ()
+        keys = set()
+        for obj in (event.object, event.previous):
+            if obj is None:
+                continue
+            ref = controller_of(obj)
+            if ref is not None and ref.get("kind") == self.kind_name:
+                keys.add((obj["metadata"].get("namespace") or "", str(ref.get("name"))))
+        if not keys and controller_of(event.object) is None and event.type != "DELETED":
+            keys.update(self._selecting(event.object))  # an orphan someone may adopt
+        return keys
+
+    @property
+    def kind_name(self) -> str:
+        return "ReplicaSet" if self.resource[0] == "apps" else "ReplicationController"
+
+    def _selecting(self, pod: dict[str, Any]) -> list[Key]:
+        namespace = pod["metadata"].get("namespace") or ""
+        labels = pod["metadata"].get("labels") or {}
+        return [
+            key_of(owner)
+            for owner in self.cluster.list(self.resource, namespace)
+            if selector_matches(self.selector(owner), labels)
+        ]
+
+    def sync(self, key: Key) -> float | None:
+        owner = self.cluster.get(self.resource, *key)
+        if owner is None:
+            return None
+        selector = self.selector(owner)
+        pods = claim(self.cluster, _PODS, owner, selector, is_active)
+        active = [p for p in pods if is_active(p)]
+        if not owner["metadata"].get("deletionTimestamp"):
+            self._manage(owner, active)
+            pods = [p for p in self.cluster.list(_PODS, key[0]) if controlled_by(p, owner)]
+        return self._write_status(owner, [p for p in pods if is_active(p)])
+
+    def _manage(self, owner: dict[str, Any], active: list[dict[str, Any]]) -> None:
+        wanted = int((owner.get("spec") or {}).get("replicas", 1))
+        namespace = owner["metadata"].get("namespace") or ""
+        template = (owner.get("spec") or {}).get("template") or {}
+        for _ in range(wanted - len(active)):
+            created = self.cluster.create(_PODS, namespace, pod_from_template(owner, template))
+            self._event(
+                owner, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}"
+            )
+        surplus = len(active) - wanted
+        if surplus <= 0:
+            return
+        now = self.cluster.wall_time()
+        for pod in deletion_order(active, active, now)[:surplus]:
+            meta = pod["metadata"]
+            if self.cluster.delete(_PODS, namespace, meta["name"], uid=meta.get("uid", "")):
+                self._event(owner, "Normal", "SuccessfulDelete", f"Deleted pod: {meta['name']}")
+
+    def _write_status(self, owner: dict[str, Any], active: list[dict[str, Any]]) -> float | None:
+        spec = owner.get("spec") or {}
+        min_ready = int(spec.get("minReadySeconds") or 0)
+        now = self.cluster.wall_time()
+        template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+        counts = {
+            "replicas": len(active),
+            "fullyLabeledReplicas": sum(
+                all(
+                    (p["metadata"].get("labels") or {}).get(k) == v
+                    for k, v in template_labels.items()
+                )
+                for p in active
+            ),
+            "readyReplicas": sum(is_ready(p) for p in active),
+            "availableReplicas": sum(is_available(p, min_ready, now) for p in active),
+            "observedGeneration": owner["metadata"].get("generation") or 0,
+        }
+        status = {k: v for k, v in counts.items() if v or k == "replicas"}
+        kept = {k: v for k, v in (owner.get("status") or {}).items() if k == "conditions"}
+        if {**status, **kept} != (owner.get("status") or {}):
+            body = copy(owner)
+            body["status"] = {**status, **kept}
+            self.cluster.update_status(self.resource, body)
+        waiting = [
+            since + min_ready - now
+            for p in active
+            if (since := ready_since(p)) is not None and since + min_ready > now
+        ]
+        return min(waiting) if waiting else None
+
+    def _event(self, owner: dict[str, Any], kind: str, reason: str, message: str) -> None:
+        self.cluster.record(owner, kind, reason, message, component=self.component)
+
+
+class ReplicaSetController(_ReplicaController):
+    resource: ResourceKey = ("apps", "replicasets")
+    component = "replicaset-controller"
+
+    def selector(self, owner: dict[str, Any]) -> dict[str, Any]:
+        return dict((owner.get("spec") or {}).get("selector") or {})
+
+
+class ReplicationManager(_ReplicaController):
+    resource: ResourceKey = ("", "replicationcontrollers")
+    component = "replication-controller"
+
+    def selector(self, owner: dict[str, Any]) -> dict[str, Any]:
+        spec = owner.get("spec") or {}
+        labels = spec.get("selector") or ((spec.get("template") or {}).get("metadata") or {}).get(
+            "labels"
+        )
+        return {"matchLabels": dict(labels or {})}
