@@ -31,9 +31,10 @@ def test_create_deployment_stores_the_real_defaults(kubectl: Kubectl) -> None:
 
 def test_get_deploy_prints_the_server_columns(kubectl: Kubectl) -> None:
     kubectl.run("create", "deployment", "web", "--image=nginx:1.27", "--replicas=3")
+    kubectl.run("rollout", "status", "deployment/web", "--timeout=60s")  # the controllers ran
     rows = _rows(kubectl.run("get", "deploy"))
     assert rows[0] == ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"]
-    assert rows[1][:4] == ["web", "0/3", "0", "0"]
+    assert rows[1][:4] == ["web", "3/3", "3", "3"]
     wide = _rows(kubectl.run("get", "deploy", "-o", "wide"))
     assert wide[0][5:] == ["CONTAINERS", "IMAGES", "SELECTOR"]
     assert wide[1][5:] == ["nginx", "nginx:1.27", "app=web"]

@@ -2,9 +2,9 @@
 
 They are stored, defaulted and validated as the real server does it (``pkg/apis/apps/v1``
 defaults, ``pkg/apis/apps/validation``), with ``/status`` and ``/scale`` subresources
-and a ``generation`` that moves on spec changes. No workload controller runs: a
-Deployment never gets ReplicaSets or pods, so its status changes only when a client
-writes ``/status``, exactly as under envtest.
+and a ``generation`` that moves on spec changes. The simulated controllers
+(``controllers``) act on them; with those off (``--controllers=-*``), a status changes
+only when a client writes ``/status``, exactly as under envtest.
 
 Entry point: ``APPS_STRATEGIES`` (plural -> strategy class), used by ``builtins``.
 """
