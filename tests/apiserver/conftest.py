@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from kf_http import Api, open_api
@@ -21,3 +21,20 @@ async def api(kube_apiserver: LocalApiServer) -> AsyncIterator[Api]:
 @pytest.fixture
 async def namespace(api: Api) -> str:
     return await api.create_namespace()
+
+
+@pytest.fixture(scope="session")
+def storage_only_server() -> Iterator[LocalApiServer]:
+    """A server that runs only the housekeeping controllers (namespaces, garbage
+    collection, ServiceAccounts, ClusterRole aggregation), no workload controller: for
+    tests of what storage keeps, which no controller then changes."""
+    housekeeping = "namespace,garbage-collector,serviceaccount,clusterrole-aggregation"
+    with LocalApiServer(controllers=housekeeping) as server:
+        yield server
+
+
+@pytest.fixture
+async def storage_api(storage_only_server: LocalApiServer) -> AsyncIterator[Api]:
+    session = await open_api(storage_only_server)
+    async with session:
+        yield Api(storage_only_server, session)

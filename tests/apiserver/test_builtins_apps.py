@@ -1,35 +1,24 @@
 """apps/v1 workloads as stored resources: real defaults, validation, generation, /status, /scale.
 
 Storage alone is under test, so the server runs no workload controller
-(``controllers="-*"``, as under envtest): what a test writes to ``/status`` stays.
+(``storage_api``), as under envtest: what a test writes to ``/status`` stays.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from kf_http import Api, open_api
-
-from kubeforge.testing import LocalApiServer
+from kf_http import Api
 
 MERGE = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 
 
-@pytest.fixture(scope="module")
-def storage_only_server() -> Iterator[LocalApiServer]:
-    with LocalApiServer(controllers="-*") as server:
-        yield server
-
-
 @pytest.fixture
-async def api(storage_only_server: LocalApiServer) -> AsyncIterator[Api]:
-    session = await open_api(storage_only_server)
-    async with session:
-        yield Api(storage_only_server, session)
+def api(storage_api: Api) -> Api:
+    return storage_api
 
 
 def workload(kind: str, name: str, **spec: Any) -> dict[str, Any]:

@@ -1,6 +1,9 @@
 """Every other GA built-in of Kubernetes 1.32 as a stored resource: discovery facts, a full
 round trip per kind (table-driven), and the defaults, validation, patching and table
-output of the kinds controllers create most (Jobs, CronJobs, claims, HPAs ...)."""
+output of the kinds controllers create most (Jobs, CronJobs, claims, HPAs ...).
+
+Storage is under test, so the server runs no workload controller (``storage_api``):
+nothing but the test writes these objects."""
 
 from __future__ import annotations
 
@@ -19,6 +22,13 @@ TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 CONTAINERS = [{"name": "main", "image": "busybox:1.36"}]
 POD_TEMPLATE = {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": CONTAINERS}}
+
+
+@pytest.fixture
+def api(storage_api: Api) -> Api:
+    return storage_api
+
+
 CSR_REQUEST = base64.b64encode(b"-----BEGIN CERTIFICATE REQUEST-----\n").decode()
 
 # (group, version, plural, kind, namespaced, body fields of a minimal valid object)
