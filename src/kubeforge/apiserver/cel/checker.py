@@ -259,7 +259,15 @@ class _Checker:
         )
 
     def visit_Call(self, node: ast.Call) -> Type:
-        args = [self.visit(arg) for arg in node.args]
+        if node.function == "format" and node.args and isinstance(node.args[0], ast.CreateList):
+            # format()'s argument list is exempt from homogeneous literals (cel-go ext.Strings)
+            literal = node.args[0]
+            for element in literal.elements:
+                self.visit(element)
+            self.out.types[literal.id] = list_of(DYN)
+            args = [list_of(DYN)]
+        else:
+            args = [self.visit(arg) for arg in node.args]
         if node.target is not None:
             args.insert(0, self.visit(node.target))
         overloads = FUNCTIONS.get(node.function)

@@ -17,7 +17,14 @@ from typing import Any
 
 from kubeforge.apiserver.cel import lib_format, lib_net, lib_quantity, lib_text, lib_time
 from kubeforge.apiserver.cel.operators import OPERATORS
-from kubeforge.apiserver.cel.values import NONE, EvalError, Optional
+from kubeforge.apiserver.cel.values import (
+    NONE,
+    ZERO_TIMESTAMP,
+    Duration,
+    EvalError,
+    Optional,
+    Timestamp,
+)
 
 __all__ = ["call_function", "runtime_cost"]
 
@@ -32,7 +39,13 @@ def _size(value: Any) -> int:
 
 
 def _optional_of_non_zero(value: Any) -> Optional:
-    zero = value in (0, "", b"", False, None) or value == [] or value == {}
+    zero = (
+        value in (0, "", b"", False, None)
+        or value == []
+        or value == {}
+        or value == Duration(0)
+        or value == Timestamp(ZERO_TIMESTAMP)
+    )
     return NONE if zero and not isinstance(value, Optional) else Optional(value, True)
 
 

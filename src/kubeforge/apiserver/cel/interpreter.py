@@ -89,7 +89,10 @@ class _Machine:
     def ident(self, node: ast.Ident, env: dict[str, Any]) -> Any:
         self.charge(1)
         if node.name in env:
-            return env[node.name]
+            value = env[node.name]
+            if type(value) is _Failed:
+                raise value.error
+            return value
         if node.name in _TYPE_NAMES:
             return TypeValue(_TYPE_NAMES[node.name])
         raise EvalError(f"no such attribute: {node.name}")
@@ -174,7 +177,13 @@ class _Machine:
             scope[node.iter_var] = item
             if not _not_strictly_false(self, node.loop_condition, scope):
                 break
-            scope[node.accu_var] = self.eval(node.loop_step, scope)
+            try:
+                scope[node.accu_var] = self.eval(node.loop_step, scope)
+            except CostExceeded:
+                raise
+            except EvalError as error:
+                # cel-go keeps an error in the accumulator: a later `true || error` absorbs it
+                scope[node.accu_var] = _Failed(error)
         scope.pop(node.iter_var, None)
         return self.eval(node.result, scope)
 
@@ -208,6 +217,15 @@ class _Machine:
                 raise EvalError(f"Failed with repeated key: {_show(key)}")
             out[key] = value
         return out
+
+
+class _Failed:
+    """An error held as a value (by a comprehension's accumulator), raised when read."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: EvalError) -> None:
+        self.error = error
 
 
 def _short_chain(node: ast.Select) -> bool:

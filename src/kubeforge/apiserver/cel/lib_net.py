@@ -16,7 +16,7 @@ import ipaddress
 import re
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from kubeforge.apiserver.cel.netparse import addr_error
 from kubeforge.apiserver.cel.values import EvalError
@@ -202,18 +202,24 @@ class URL:
         return tail.rsplit(":", 1)[1] if ":" in tail else ""
 
     def cel_getEscapedPath(self) -> str:
-        return urlsplit(self.text).path
+        # Go's URL.EscapedPath: the path with what may not stand in one percent-encoded
+        return quote(urlsplit(self.text).path, safe="/:@!$&'()*+,;=-._~%")
 
     def cel_getQuery(self) -> dict[str, list[str]]:
         return parse_qs(urlsplit(self.text).query, keep_blank_values=True)
 
 
 def parse_url(text: str) -> URL:
+    """Go's ``url.ParseRequestURI``: an absolute URL or an absolute path, a numeric port."""
+    prefix = f'URL parse error during conversion from string: parse "{text}": '
     if not (text.startswith("/") or re.match(r"[a-zA-Z][a-zA-Z0-9+.-]*:", text)):
-        raise EvalError(
-            f'URL parse error during conversion from string: parse "{text}": '
-            "invalid URI for request"
-        )
+        raise EvalError(prefix + "invalid URI for request")
+    netloc = urlsplit(text).netloc.rsplit("@", 1)[-1]
+    host_port = netloc[netloc.index("]") + 1 :] if netloc.startswith("[") else netloc
+    if ":" in host_port:
+        port = host_port.split(":", 1)[1]
+        if not re.fullmatch(r"[0-9]*", port):
+            raise EvalError(prefix + f'invalid port ":{port}" after host')
     return URL(text)
 
 

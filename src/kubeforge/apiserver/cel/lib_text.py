@@ -242,14 +242,24 @@ def _format(template: str, args: list[Any]) -> str:
     return "".join(out)
 
 
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def _format_one(verb: str, precision: str | None, value: Any) -> str:
     digits = int(precision) if precision is not None else 6
     if verb == "s":
         return _format_value(value)
     if verb == "d" and isinstance(value, int) and not isinstance(value, bool):
         return str(int(value))
-    if verb in "fe" and isinstance(value, int | float) and not isinstance(value, bool):
-        return f"{float(value):.{digits}{verb}}".replace("e+0", "e+0")
+    if verb == "f" and isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{float(value):.{digits}f}"
+    if verb == "e" and isinstance(value, int | float) and not isinstance(value, bool):
+        mantissa, exponent = f"{float(value):.{digits}e}".split("e")
+        sign = "⁻" if exponent.startswith("-") else ""
+        # cel-go writes "3.140000, narrow space, multiplication sign, narrow space, 10" and
+        # the exponent in superscript digits
+        power = exponent.lstrip("+-").zfill(2).translate(_SUPERSCRIPT)
+        return f"{mantissa}\u202f\u00d7\u202f10{sign}{power}"
     if verb in "boxX" and isinstance(value, int) and not isinstance(value, bool):
         return format(int(value), verb)
     if verb in "xX" and isinstance(value, str | bytes):

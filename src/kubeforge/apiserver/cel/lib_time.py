@@ -112,7 +112,7 @@ def parse_timestamp(text: str) -> Timestamp:
     nanos = seconds * _NS + int(fraction or 0)
     if nanos < TIMESTAMP_MIN or nanos > TIMESTAMP_MAX:
         raise EvalError("timestamp overflow")
-    return Timestamp(nanos)
+    return Timestamp(nanos, offset)
 
 
 def _to_int(value: Any) -> int:
@@ -213,6 +213,8 @@ def _to_timestamp(value: Any) -> Timestamp:
     if isinstance(value, str):
         return parse_timestamp(value)
     if isinstance(value, int) and not isinstance(value, bool):
+        if not TIMESTAMP_MIN <= value * _NS <= TIMESTAMP_MAX:
+            raise EvalError("timestamp overflow")
         return Timestamp(value * _NS)
     raise EvalError("no such overload")
 

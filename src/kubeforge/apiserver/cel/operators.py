@@ -21,7 +21,9 @@ from kubeforge.apiserver.cel.values import (
     TIMESTAMP_MIN,
     Duration,
     EvalError,
+    MapList,
     Optional,
+    SetList,
     Timestamp,
     TypeValue,
     UInt,
@@ -43,7 +45,14 @@ def cel_equal(a: Any, b: Any) -> bool:
     if _is_number(a) and _is_number(b):
         return bool(a == b)  # NaN is unequal to everything, as in CEL
     if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(map(cel_equal, a, b))
+        if not isinstance(b, list) or len(a) != len(b):
+            return False
+        if type(a) is SetList:
+            return all(any(cel_equal(x, y) for y in b) for x in a)
+        if type(a) is MapList:
+            theirs = b.keyed() if type(b) is MapList else {a.key(y): y for y in b}
+            return all(cel_equal(x, theirs.get(k, _MISSING)) for k, x in a.keyed().items())
+        return all(map(cel_equal, a, b))
     if isinstance(a, dict):
         if not isinstance(b, dict) or len(a) != len(b):
             return False
@@ -100,7 +109,7 @@ def _add(a: Any, b: Any) -> Any:
     if isinstance(a, bytes) and isinstance(b, bytes):
         return a + b
     if isinstance(a, list) and isinstance(b, list):
-        return a + b
+        return _concat(a, b)
     if isinstance(a, Duration) and isinstance(b, Duration):
         return _duration(a.nanos + b.nanos)
     if isinstance(a, Timestamp) and isinstance(b, Duration):
@@ -108,6 +117,16 @@ def _add(a: Any, b: Any) -> Any:
     if isinstance(a, Duration) and isinstance(b, Timestamp):
         return _timestamp(a.nanos + b.nanos)
     raise EvalError("no such overload")
+
+
+def _concat(a: list[Any], b: list[Any]) -> list[Any]:
+    if type(a) is SetList:
+        return SetList([*a, *(y for y in b if not any(cel_equal(x, y) for x in a))])
+    if type(a) is MapList:
+        merged = a.keyed()
+        merged.update(b.keyed() if type(b) is MapList else {a.key(y): y for y in b})
+        return MapList(list(merged.values()), a.keys, list(merged))
+    return a + b
 
 
 def _sub(a: Any, b: Any) -> Any:

@@ -18,6 +18,7 @@ kubeforge.apiserver.cel.program.CompileError: ERROR: <input>:1:5: type 'int' doe
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -25,10 +26,13 @@ from typing import Any
 from kubeforge.apiserver.cel import ast
 from kubeforge.apiserver.cel.checker import Checked, check
 from kubeforge.apiserver.cel.cost import estimate
+from kubeforge.apiserver.cel.functions import call_function
 from kubeforge.apiserver.cel.interpreter import evaluate
+from kubeforge.apiserver.cel.lib_text import compile_regex
 from kubeforge.apiserver.cel.parser import SyntaxIssue, parse
 from kubeforge.apiserver.cel.schema_types import Decl
 from kubeforge.apiserver.cel.types import Type
+from kubeforge.apiserver.cel.values import EvalError
 
 __all__ = ["CompileError", "Program", "compile_expression"]
 
@@ -61,8 +65,9 @@ def compile_expression(
 ) -> Program:
     tree = _parse(source)
     checked = check(tree, variables)
-    if checked.issues:
-        raise CompileError(_display(source, checked.issues))
+    issues = checked.issues or _literal_issues(tree)
+    if issues:
+        raise CompileError(_display(source, issues))
     cost = estimate(checked, decl)
     return Program(source, checked, cost.max, cost.min)
 
@@ -75,6 +80,52 @@ def _parse(source: str) -> ast.Expr:
         raise CompileError(_display(source, [(issue.offset, issue.message)])) from None
     except RecursionError:
         raise CompileError(_display(source, [(0, "expression recursion limit exceeded")])) from None
+
+
+# cel-go's literal validators, which Kubernetes enables from 1.29: a constant argument of
+# duration(), timestamp() or matches() must be valid when the expression is compiled.
+_LITERAL_CHECKS = {"duration": "duration", "timestamp": "timestamp", "matches": "matches"}
+
+
+def _literal_issues(tree: ast.Expr) -> list[tuple[int, str]]:
+    issues: list[tuple[int, str]] = []
+    for node in _walk(tree):
+        if not isinstance(node, ast.Call) or node.function not in _LITERAL_CHECKS:
+            continue
+        if not node.args or not isinstance(node.args[0], ast.Literal):
+            continue
+        literal = node.args[0]
+        try:
+            if node.function == "matches":
+                compile_regex(str(literal.value))
+            else:
+                call_function(node.function, [literal.value], False)
+        except EvalError:
+            issues.append((literal.offset, f"invalid {node.function} argument"))
+    return sorted(issues, key=lambda issue: issue[0])
+
+
+def _walk(node: ast.Expr) -> Iterator[ast.Expr]:
+    yield node
+    children: list[ast.Expr] = []
+    if isinstance(node, ast.Select):
+        children = [node.operand]
+    elif isinstance(node, ast.Call):
+        children = [*([node.target] if node.target is not None else []), *node.args]
+    elif isinstance(node, ast.CreateList):
+        children = list(node.elements)
+    elif isinstance(node, ast.CreateMap):
+        children = [e for entry in node.entries for e in (entry.key, entry.value)]
+    elif isinstance(node, ast.Comprehension):
+        children = [
+            node.iter_range,
+            node.accu_init,
+            node.loop_condition,
+            node.loop_step,
+            node.result,
+        ]
+    for child in children:
+        yield from _walk(child)
 
 
 def _display(source: str, issues: list[tuple[int, str]]) -> str:

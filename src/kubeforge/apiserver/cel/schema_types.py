@@ -38,7 +38,7 @@ from kubeforge.apiserver.cel.types import (
     map_of,
     struct,
 )  # fmt: skip
-from kubeforge.apiserver.cel.values import EvalError
+from kubeforge.apiserver.cel.values import EvalError, MapList, SetList
 
 __all__ = ["MAX_REQUEST_BYTES", "Decl", "escape", "max_elements_factor", "schema_decl", "to_cel"]
 
@@ -192,7 +192,15 @@ def to_cel(value: Any, decl: Decl | None) -> Any:
     if kind == "double" and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if kind == "list" and isinstance(value, list):
-        return [to_cel(v, decl.elem) for v in value]
+        items = [to_cel(v, decl.elem) for v in value]
+        list_type = decl.schema.get("x-kubernetes-list-type")
+        if list_type == "set":
+            return SetList(items)
+        if list_type == "map":
+            keys = tuple(decl.schema.get("x-kubernetes-list-map-keys") or ())
+            raw = [tuple(v.get(k) for k in keys) if isinstance(v, dict) else (v,) for v in value]
+            return MapList(items, keys, raw)
+        return items
     if kind == "map" and isinstance(value, dict):
         return {k: to_cel(v, decl.elem) for k, v in value.items()}
     if kind == "struct" and isinstance(value, dict):

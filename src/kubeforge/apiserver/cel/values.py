@@ -12,17 +12,20 @@ Entry points: the classes, ``type_name(value)``.
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
     "UINT64_MAX",
+    "ZERO_TIMESTAMP",
     "CostExceeded",
     "Duration",
     "EvalError",
+    "MapList",
     "Optional",
+    "SetList",
     "Timestamp",
     "TypeValue",
     "UInt",
@@ -86,14 +89,18 @@ class Duration:
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
 # Timestamps CEL accepts: years 0001 to 9999.
 TIMESTAMP_MIN = -62135596800 * 1_000_000_000
+ZERO_TIMESTAMP = TIMESTAMP_MIN  # 0001-01-01T00:00:00Z, Go's zero time
 TIMESTAMP_MAX = 253402300799 * 1_000_000_000 + 999_999_999
 
 
 @dataclass(frozen=True, order=True)
 class Timestamp:
-    """A ``google.protobuf.Timestamp``: nanoseconds since the Unix epoch, UTC."""
+    """A ``google.protobuf.Timestamp``: nanoseconds since the Unix epoch; ``offset`` (minutes
+    east of UTC) is the zone it was written in, which only ``string()`` shows (Go's
+    ``time.Time`` keeps it too)."""
 
     nanos: int
+    offset: int = field(default=0, compare=False)
     cel_type_name = "google.protobuf.Timestamp"
 
     def datetime(self, tz: _dt.tzinfo = _dt.UTC) -> _dt.datetime:
@@ -101,11 +108,16 @@ class Timestamp:
         return (_EPOCH + _dt.timedelta(seconds=seconds)).astimezone(tz)
 
     def __str__(self) -> str:
-        seconds, frac = divmod(self.nanos, 1_000_000_000)
+        """Go's ``RFC3339Nano`` in the zone it was written in."""
+        seconds, frac = divmod(self.nanos + self.offset * 60 * 1_000_000_000, 1_000_000_000)
         text = (_EPOCH + _dt.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S")
         if frac:
             text += f".{frac:09d}".rstrip("0")
-        return text + "Z"
+        if not self.offset:
+            return text + "Z"
+        sign = "+" if self.offset > 0 else "-"
+        hours, minutes = divmod(abs(self.offset), 60)
+        return f"{text}{sign}{hours:02d}:{minutes:02d}"
 
 
 @dataclass(frozen=True)
@@ -149,3 +161,36 @@ def type_name(value: Any) -> str:
     if isinstance(value, TypeValue):
         return "type"
     return str(getattr(value, "cel_type_name", type(value).__name__))
+
+
+class SetList(list[Any]):
+    """An ``x-kubernetes-list-type: set`` list: equal to another regardless of order, and
+    ``+`` adds only the elements not already in it (Kubernetes' unstructuredSetList)."""
+
+    __slots__ = ()
+
+
+class MapList(list[Any]):
+    """An ``x-kubernetes-list-type: map`` list: items are identified by ``keys``; equal to
+    another with the same items in any order, and ``+`` replaces the items whose keys the
+    right side has (Kubernetes' unstructuredMapList)."""
+
+    __slots__ = ("item_keys", "keys")
+
+    def __init__(
+        self,
+        items: list[Any],
+        keys: tuple[str, ...],
+        item_keys: list[tuple[Any, ...]] | None = None,
+    ) -> None:
+        super().__init__(items)
+        self.keys = keys
+        # the keys of the stored items, read before their property names were escaped (a
+        # key such as "k!" has no CEL name but still identifies its item)
+        self.item_keys = item_keys if item_keys is not None else [self.key(i) for i in items]
+
+    def key(self, item: Any) -> tuple[Any, ...]:
+        return tuple(item.get(k) for k in self.keys) if isinstance(item, dict) else (item,)
+
+    def keyed(self) -> dict[tuple[Any, ...], Any]:
+        return dict(zip(self.item_keys, self, strict=True))
