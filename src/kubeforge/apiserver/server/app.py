@@ -18,6 +18,7 @@ says why; ``/livez`` stays ok, since a restart would not make room.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 from collections.abc import Awaitable, Callable
@@ -55,6 +56,13 @@ from kubeforge.apiserver.endpoints.watch import WatchHub
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import Registry
+from kubeforge.apiserver.server.limits import (
+    Limits,
+    RequestGate,
+    is_long_running,
+    timed_out,
+    too_many_requests,
+)
 from kubeforge.apiserver.storage.sqlite import DEFAULT_HISTORY, Storage, WriteFailedError
 
 __all__ = ["DB_FILE", "LocalServer", "ServerOptions"]
@@ -86,6 +94,8 @@ class ServerOptions:
     """Seconds between BOOKMARK events on watches that allow them."""
     authorization: str = "AlwaysAllow"
     """``AlwaysAllow`` (any authenticated user may do anything) or ``RBAC``."""
+    limits: Limits = field(default_factory=Limits)
+    """Request size, time and concurrency limits (``kubeforge apiserver``'s flags)."""
     repair_data_dir: bool = False
     """Start from a database that lost acknowledged writes instead of refusing it (see
     ``datadir``): revisions continue past every one handed out, and clients relist."""
@@ -116,6 +126,7 @@ class LocalServer:
         self.access = Access(
             Authenticator(options.token, service_accounts=self._service_account), authorizer
         )
+        self._gate = RequestGate(options.limits)
         self.webhooks = Webhooks(self.storage)
         self.policies = ValidatingPolicies(self.storage, self.registry, self._authorize)
         self.handlers.admission = Admission(self.engine, authorizer, self.webhooks, self.policies)
@@ -205,9 +216,11 @@ class LocalServer:
         """Access checks, failures as a ``Status``, and no answer before its writes are
         durable. One middleware rather than two: each costs a coroutine per request."""
         try:
-            if request.path not in _OPEN_PATHS:
-                self.access.admit(request)  # 401 or 403 as a Status; see endpoints.access
-            response = await handler(request)
+            if request.path in _OPEN_PATHS:
+                response = await handler(request)
+            else:
+                user = self.access.admit(request)  # 401 or 403 as a Status (see endpoints.access)
+                response = await self._within_limits(request, handler, user)
         except Exception as error:  # every failure is answered as a Status
             response = _failure_response(request, error)
         storage = self.storage
@@ -219,6 +232,27 @@ class LocalServer:
             except Exception as error:  # a failed commit is a 500, like other surprises
                 response = _failure_response(request, error)
         return response
+
+    async def _within_limits(
+        self, request: web.Request, handler: Handler, user: UserInfo
+    ) -> web.StreamResponse:
+        """Run a request under the in-flight limits and the request timeout (a watch:
+        under neither), as the real server's filters do."""
+        if is_long_running(request):
+            return await handler(request)
+        gate = self._gate
+        mutating = gate.mutating(request)
+        if not gate.enter(mutating, user):
+            return too_many_requests()
+        try:
+            async with asyncio.timeout(gate.limits.request_timeout) as deadline:
+                return await handler(request)
+        except TimeoutError:
+            if deadline.expired():
+                raise timed_out() from None
+            raise
+        finally:
+            gate.leave(mutating)
 
     def _failed_checks(self, endpoint: str) -> dict[str, str]:
         """Failing checks of ``/healthz``, ``/livez`` or ``/readyz`` and why."""

@@ -35,6 +35,8 @@ from kubeforge.apiserver.controllers.controlplane import PlaneOptions, enabled_c
 from kubeforge.apiserver.controllers.nodes import load_node_specs
 from kubeforge.apiserver.server import httplog
 from kubeforge.apiserver.server.app import LocalServer, ServerOptions
+from kubeforge.apiserver.server.limit_options import limit_options, raise_open_file_limit
+from kubeforge.apiserver.server.limits import Limits
 from kubeforge.apiserver.server.tls import Credentials, write_kubeconfig
 from kubeforge.apiserver.storage.datadir import DataDirError, DirectoryLock
 from kubeforge.apiserver.storage.sqlite import DEFAULT_HISTORY
@@ -62,6 +64,7 @@ async def serve(
     request_log: bool = False,
     repair_data_dir: bool = False,
     plane: PlaneOptions | None = None,
+    limits: Limits | None = None,
 ) -> None:
     """Run until SIGTERM/SIGINT; every acknowledged write is already durable when it returns.
 
@@ -89,6 +92,7 @@ async def serve(
                 bookmark_interval=bookmark_interval,
                 authorization=authorization,
                 repair_data_dir=repair_data_dir,
+                limits=limits or Limits(),
                 tune_garbage_collector=True,  # this process exists to run the server
             )
         )
@@ -119,21 +123,30 @@ async def _run(
     logging_options: dict[str, Any] = {"access_log": None}
     if request_log:
         logging_options = httplog.enable_request_log(app)
+    idle = server.options.limits.connection_idle_timeout
     runner = web.AppRunner(
         app,
         handle_signals=False,
+        shutdown_timeout=2.0,
         logger=httplog.protocol_log,  # never quotes a malformed request (a token)
         max_line_size=_MAX_HEADER_LINE,
         max_field_size=_MAX_HEADER_LINE,
+        keepalive_timeout=idle,  # also closes a connection that never sends a whole request
         **logging_options,
     )
     await runner.setup()
-    site = web.TCPSite(
-        runner, _HOST, port, ssl_context=credentials.ssl_context(), shutdown_timeout=2.0
+    assert runner.server is not None
+    # Our own listener rather than a web.TCPSite: only create_server bounds the TLS
+    # handshake, which would otherwise hold a silent connection for asyncio's 60 s.
+    listener = await loop.create_server(
+        runner.server,
+        _HOST,
+        port,
+        ssl=credentials.ssl_context(),
+        ssl_handshake_timeout=idle,
     )
-    await site.start()
     await server.start()
-    bound = int(runner.addresses[0][1])  # the real port when asked for port 0
+    bound = int(listener.sockets[0].getsockname()[1])  # the real port when asked for port 0
     url = f"https://{_HOST}:{bound}"
     for user, groups, path in user_kubeconfigs:
         token = user_token(credentials.token, user, groups)
@@ -146,6 +159,7 @@ async def _run(
         await stopping.wait()
     finally:
         log.info("shutting down")
+        listener.close()
         await server.stop()
         await runner.cleanup()
 
@@ -235,6 +249,7 @@ async def _run(
     metavar="USER[,GROUP...]=PATH",
     help="Also write a kubeconfig for USER (in the GROUPs) to PATH; repeatable.",
 )
+@limit_options
 @click.option(
     "-v",
     "--verbose",
@@ -256,12 +271,14 @@ def apiserver_command(
     bookmark_interval: float,
     authorization: str,
     user_kubeconfigs: tuple[str, ...],
+    limits: Limits,
     verbose: int,
 ) -> None:
     """Run a local Kubernetes API server (HTTPS, bearer token) on 127.0.0.1.
 
     It writes a kubeconfig for kubectl and any client once it is ready, and
-    keeps every acknowledged write in --data-dir across restarts.
+    keeps every acknowledged write in --data-dir across restarts. The limits
+    default to kube-apiserver's own (durations as Go writes them: 1m0s, 32s).
 
     \b
     Examples:
@@ -273,6 +290,7 @@ def apiserver_command(
         raise click.UsageError("give exactly one of --data-dir DIR or --in-memory")
     users = tuple(_user_kubeconfig(value) for value in user_kubeconfigs)
     plane = _plane_options(nodes, node_config, controllers, job_pod_run_time)
+    raise_open_file_limit()
     verbose += _inherited_verbosity()
     # force: the kubeforge group may have set up logging already, for its own level.
     logging.basicConfig(
@@ -295,6 +313,7 @@ def apiserver_command(
                 request_log=verbose >= 1,
                 repair_data_dir=repair_data_dir,
                 plane=plane,
+                limits=limits,
             )
         )
     except DataDirError as error:
