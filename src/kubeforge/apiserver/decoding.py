@@ -18,7 +18,8 @@ data (dicts with string keys, lists, str, int, float, bool, None) or raise
   written as (go-yaml v2 keeps them as strings), ``!!binary`` becomes its decoded
   text, ``!!set`` a mapping to nulls, integers beyond 64 bits floats; infinities and
   NaN cannot be JSON ("json: unsupported value: +Inf") and an escaped lone surrogate
-  is no character ("found invalid Unicode character escape code").
+  is no character ("found invalid Unicode character escape code"); in JSON, Go's
+  decoder puts U+FFFD in its place, and so does ``decode_json``.
 
 >>> decode_yaml(b"a: &x [1, 2]\\nb: *x\\n1: one\\n")
 {'a': [1, 2], 'b': [1, 2], '1': 'one'}
@@ -26,6 +27,7 @@ data (dicts with string keys, lists, str, int, float, bool, None) or raise
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any
@@ -58,10 +60,35 @@ def decode_json(raw: bytes) -> Any:
     except orjson.JSONDecodeError as error:
         if "depth" in str(error) or "recursion" in str(error):
             raise DecodeError("exceeded max depth") from None
-        raise DecodeError(str(error)) from None
+        if "surrogate" not in str(error):
+            raise DecodeError(str(error)) from None
+        value = _with_replaced_surrogates(raw, error)
     # Depth can only exceed the limit when there are more brackets than the limit.
     if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _depth(value) > MAX_DEPTH:
         raise DecodeError("exceeded max depth")
+    return value
+
+
+def _with_replaced_surrogates(raw: bytes, error: Exception) -> Any:
+    """JSON with an escaped lone surrogate: Go's decoder puts U+FFFD in its place."""
+
+    def refuse(constant: str) -> Any:
+        raise DecodeError(str(error))  # NaN and Infinity are not JSON, in Go either
+
+    try:
+        value = json.loads(raw, parse_constant=refuse)
+    except (ValueError, RecursionError):
+        raise DecodeError(str(error)) from None
+    return _replace_surrogates(value)
+
+
+def _replace_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_replace_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
     return value
 
 
