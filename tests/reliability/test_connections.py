@@ -162,3 +162,33 @@ async def test_past_max_requests_inflight_users_get_429_and_the_admin_never_does
     assert second == (429, "Too many requests, please try again later.\n"), second
     assert admin[0] == 200
     assert (await _get(server, NAMESPACES, jane))[0] == 200  # the slot is free again
+
+
+async def test_a_watch_without_timeout_seconds_ends_after_min_request_timeout(
+    kube_apiserver_factory: Callable[..., LocalApiServer],
+) -> None:
+    server = kube_apiserver_factory(data_dir=None, extra_args=("--min-request-timeout", "1"))
+    headers = {"Authorization": f"Bearer {server.token}"}
+    async with aiohttp.ClientSession() as session, asyncio.timeout(_BOUND):
+        url = f"{server.url}{NAMESPACES}?watch=1"
+        async with session.get(url, headers=headers, ssl=server.ssl_context()) as response:
+            assert response.status == 200
+            lines = [line async for line in response.content]  # ends when the server ends it
+    events = [json.loads(line)["type"] for line in lines if line.strip()]
+    assert events and set(events) == {"ADDED"}
+
+
+async def test_max_request_bytes_bounds_every_body(
+    kube_apiserver_factory: Callable[..., LocalApiServer],
+) -> None:
+    server = kube_apiserver_factory(data_dir=None, extra_args=("--max-request-bytes", "4096"))
+    headers = {"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"}
+    body = {"metadata": {"name": "big"}, "data": {"blob": "x" * 5000}}
+    async with aiohttp.ClientSession() as session:
+        url = f"{server.url}{NAMESPACES}/default/configmaps"
+        async with session.post(
+            url, json=body, headers=headers, ssl=server.ssl_context()
+        ) as response:
+            answer = await response.json()
+    assert response.status == 413 and answer["reason"] == "RequestEntityTooLarge", answer
+    assert answer["message"] == "Request entity too large: limit is 4096"

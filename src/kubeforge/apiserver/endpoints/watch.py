@@ -35,7 +35,11 @@ from kubeforge.apiserver.storage.fanout import (
 from kubeforge.apiserver.storage.sqlite import ExpiredError, Storage
 from kubeforge.core.status import failure
 
-__all__ = ["WatchHub", "WatchRequest", "stream_watch"]
+__all__ = ["MIN_REQUEST_TIMEOUT", "WatchHub", "WatchRequest", "stream_watch"]
+
+MIN_REQUEST_TIMEOUT = web.AppKey("kubeforge.min_request_timeout", float)
+"""Seconds (``--min-request-timeout``): a watch without ``timeoutSeconds`` ends after a
+random time in [1x, 2x) of it, as on the real server (1800 when unset)."""
 
 # How often an idle stream checks that its client is still connected: the server
 # does not cancel handlers on disconnect, and an idle watch never fails a write.
@@ -166,8 +170,9 @@ async def _pump(
     storage: Storage,
 ) -> None:
     loop = asyncio.get_running_loop()
-    # No timeoutSeconds: the real server picks one in [30 min, 60 min).
-    timeout = watch.timeout if watch.timeout is not None else 1800 * (1 + random.random())
+    # No timeoutSeconds: the real server picks one in [min, 2 x min) of --min-request-timeout.
+    least = request.app.get(MIN_REQUEST_TIMEOUT, 1800.0)
+    timeout = watch.timeout if watch.timeout is not None else least * (1 + random.random())
     deadline = loop.time() + timeout
     next_bookmark = loop.time() + hub.bookmark_interval
     # One timer wakes the stream for deadlines, bookmarks and liveness checks; it is

@@ -49,10 +49,11 @@ from kubeforge.apiserver.controllers.controlplane import (
 from kubeforge.apiserver.controllers.roles import ClusterRoleAggregator
 from kubeforge.apiserver.endpoints import discovery, reviews
 from kubeforge.apiserver.endpoints.access import Access
+from kubeforge.apiserver.endpoints.bodies import BODY_LIMIT
 from kubeforge.apiserver.endpoints.handlers import ResourceHandlers
 from kubeforge.apiserver.endpoints.listing import Lister
 from kubeforge.apiserver.endpoints.responses import add_warnings, json_response
-from kubeforge.apiserver.endpoints.watch import WatchHub
+from kubeforge.apiserver.endpoints.watch import MIN_REQUEST_TIMEOUT, WatchHub
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import Registry
@@ -200,6 +201,8 @@ class LocalServer:
 
     def build_app(self) -> web.Application:
         app = web.Application(middlewares=[self._middleware])
+        app[BODY_LIMIT] = self.options.limits.max_request_bytes
+        app[MIN_REQUEST_TIMEOUT] = self.options.limits.min_request_timeout
         app.on_response_prepare.append(_deprecation_warning)
         for path in _OPEN_PATHS:
             app.router.add_get(path, self._health)
