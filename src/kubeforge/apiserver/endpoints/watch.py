@@ -101,12 +101,13 @@ async def stream_watch(
             await response.write(_bookmark(watch, member.last_sent, initial_end=True))
         assert writer is not None
         member.sink = _sink(request)
+        member.abort = _abort(request)
         await _pump(request, response, writer, member, hub, watch, storage)
     except ConnectionResetError:
         pass  # the client went away; nothing to tell it
     finally:
         if member is not None:
-            member.sink = None
+            member.sink = member.abort = None
         leave()
     return response
 
@@ -129,6 +130,17 @@ def _sink(request: web.Request) -> Callable[[bytes], bool]:
         return True
 
     return sink
+
+
+def _abort(request: web.Request) -> Callable[[], None]:
+    """Drop the connection at once: what is left for a watcher that stopped reading."""
+
+    def abort() -> None:
+        transport = request.transport
+        if transport is not None:
+            transport.abort()
+
+    return abort
 
 
 def _chunk(data: bytes) -> bytes:

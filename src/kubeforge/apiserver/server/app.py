@@ -117,6 +117,7 @@ class LocalServer:
         self.engine = Engine(self.storage, self.registry, builtin_strategy)
         self.hub = WatchHub()
         self.hub.bookmark_interval = options.bookmark_interval
+        self.hub.max_backlog_bytes = options.limits.max_watch_backlog_bytes
         self.crds = CRDController(self.engine, self.registry, self.hub.close)
         self.crds.install()
         self.lister = Lister(self.engine, self.storage, self.hub)

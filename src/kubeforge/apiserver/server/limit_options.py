@@ -89,6 +89,13 @@ _OPTIONS = (
         help="Close a connection that has not finished its TLS handshake, or sent a whole "
         "request since it opened or got its last answer, for this long.",
     ),
+    click.option(
+        "--max-watch-backlog-bytes",
+        type=click.IntRange(65536),
+        default=_DEFAULTS.max_watch_backlog_bytes,
+        show_default=True,
+        help="Cut off a watcher whose unsent events pass this size; it re-watches.",
+    ),
 )
 
 _NAMES = (
@@ -98,6 +105,7 @@ _NAMES = (
     "max_requests_inflight",
     "max_mutating_requests_inflight",
     "connection_idle_timeout",
+    "max_watch_backlog_bytes",
 )
 
 

@@ -22,6 +22,9 @@ each request. Defaults are the real server's:
   that long is closed. kube-apiserver's Go server gives 32 s to read request headers
   (``ReadHeaderTimeout``) and closes keep-alive connections idle for 90 s; aiohttp has
   one timer for both, so idle connections go after 32 s too and clients reconnect.
+* ``max_watch_backlog_bytes`` 32 MiB: a watcher whose unsent events pass this is cut
+  off, as the real watch cache drops a watcher that cannot keep up; its client
+  re-watches from the last resourceVersion it got (or relists on 410).
 
 >>> Limits().request_timeout
 60.0
@@ -36,6 +39,7 @@ from aiohttp import web
 
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.storage.fanout import DEFAULT_BACKLOG_BYTES
 from kubeforge.core.status import failure
 
 __all__ = [
@@ -71,6 +75,7 @@ class Limits:
     max_requests_inflight: int = 400
     max_mutating_requests_inflight: int = 200
     connection_idle_timeout: float = 32.0
+    max_watch_backlog_bytes: int = DEFAULT_BACKLOG_BYTES
 
 
 def parse_duration(text: str) -> float:

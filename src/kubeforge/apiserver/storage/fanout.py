@@ -26,13 +26,23 @@ import orjson
 
 from kubeforge.apiserver.storage.sqlite import Event, ResourceKey, Storage
 
-__all__ = ["WRITE_BATCH", "Member", "WatchHub", "WatchRequest", "line", "transition"]
+__all__ = [
+    "DEFAULT_BACKLOG_BYTES",
+    "WRITE_BATCH",
+    "Member",
+    "WatchHub",
+    "WatchRequest",
+    "line",
+    "transition",
+]
 
 log = logging.getLogger("kubeforge.apiserver.watch")
 
-# A watcher this many events behind its group is cut off (the real server drops slow
-# watchers too); its client re-watches from the last RV it saw.
+# A watcher this many events, or more than the hub's max_backlog_bytes, behind its
+# group is cut off (the real server drops watchers that cannot keep up); its client
+# re-watches from the last RV it saw, or relists on 410.
 _MAX_BACKLOG = 50_000
+DEFAULT_BACKLOG_BYTES = 32 * 1024 * 1024
 # Encoded lines kept for sharing between groups (a burst's worth).
 _ENCODED_CACHE = 8192
 # Under a steady stream of events each stream gets one socket write per tick. A
@@ -106,7 +116,16 @@ class Member:
     task is woken and writes with back-pressure.
     """
 
-    __slots__ = ("closed", "group", "last_sent", "overflowed", "position", "sink", "waiter")
+    __slots__ = (
+        "abort",
+        "closed",
+        "group",
+        "last_sent",
+        "overflowed",
+        "position",
+        "sink",
+        "waiter",
+    )
 
     def __init__(self, group: _Group, last_sent: int = 0) -> None:
         self.group = group
@@ -115,6 +134,8 @@ class Member:
         self.waiter: asyncio.Future[None] | None = None
         self.sink: Callable[[bytes], bool] | None = None
         """Writes bytes at once, or returns False (socket full or closing): set by the stream."""
+        self.abort: Callable[[], None] | None = None
+        """Drops the connection: set by the stream, for a client that stopped reading."""
         self.closed = False
         self.overflowed = False
 
@@ -168,11 +189,14 @@ class _Group:
     __slots__ = (
         "_joined",
         "base",
+        "base_bytes",
         "encode",
+        "ends",
         "flush_at",
         "gap",
         "lines",
         "matches",
+        "max_bytes",
         "members",
         "revisions",
     )
@@ -182,14 +206,18 @@ class _Group:
         matches: Callable[[dict[str, Any]], bool],
         encode: Callable[[str, dict[str, Any]], bytes],
         gap: Callable[[], float],
+        max_bytes: int = DEFAULT_BACKLOG_BYTES,
     ) -> None:
         self.matches = matches
         self.encode = encode
         self.gap = gap
+        self.max_bytes = max_bytes
         self.members: set[Member] = set()
         self.revisions: list[int] = []
         self.lines: list[bytes] = []
+        self.ends: list[int] = []  # bytes appended up to and including each line
         self.base = 0  # absolute index of revisions[0]
+        self.base_bytes = 0  # bytes appended before revisions[0]
         self.flush_at: asyncio.TimerHandle | asyncio.Handle | None = None
         self._joined: tuple[int, int, bytes] = (0, 0, b"")
 
@@ -206,9 +234,16 @@ class _Group:
             self._joined = (self.base + start, self.base + stop, data)
         return data
 
+    def bytes_from(self, position: int) -> int:
+        """Bytes of the lines from absolute index ``position`` to the end."""
+        index = position - self.base
+        before = self.ends[index - 1] if index > 0 else self.base_bytes
+        return (self.ends[-1] if self.ends else self.base_bytes) - before
+
     def append(self, revision: int, data: bytes, loop: asyncio.AbstractEventLoop) -> None:
         self.revisions.append(revision)
         self.lines.append(data)
+        self.ends.append((self.ends[-1] if self.ends else self.base_bytes) + len(data))
         if len(self.revisions) >= _TRIM_AT:
             self._trim()
         if self.flush_at is None:
@@ -224,6 +259,10 @@ class _Group:
             if member.pending():
                 busy = True
                 member.notify()
+        if busy and self.bytes_from(self.base) > self.max_bytes:
+            # Checked once a tick, after every member had its chance to take its share,
+            # so only a watcher that stopped reading is cut, not one caught by a burst.
+            self._trim()
         if busy and self.members:
             # Still busy: the next event waits for the next tick instead of going out
             # at once, so a steady stream costs one delivery per tick, not two.
@@ -231,15 +270,25 @@ class _Group:
             self.flush_at = loop.call_later(self.gap(), self.flush)
 
     def _trim(self) -> None:
-        for member in [m for m in self.members if self.end - m.position > _MAX_BACKLOG]:
+        behind = [
+            member
+            for member in self.members
+            if self.end - member.position > _MAX_BACKLOG
+            or self.bytes_from(member.position) > self.max_bytes
+        ]
+        for member in behind:
             member.overflowed = True
             member.close()  # too far behind: ends its stream, and stops pinning the log
+            if member.abort is not None:
+                member.abort()  # its task may be stuck writing to a client that stopped reading
             self.members.discard(member)
         lowest = min((m.position for m in self.members), default=self.end)
         drop = lowest - self.base
         if drop > 0:
+            self.base_bytes = self.ends[drop - 1]
             del self.revisions[:drop]
             del self.lines[:drop]
+            del self.ends[:drop]
             self.base = lowest
 
 
@@ -248,6 +297,7 @@ class WatchHub:
 
     def __init__(self) -> None:
         self.bookmark_interval = 5.0
+        self.max_backlog_bytes = DEFAULT_BACKLOG_BYTES
         self._groups: dict[ResourceKey, dict[Hashable, _Group]] = {}
         self._attached: set[int] = set()
         self._encoded: dict[tuple[str, str, str], bytes] = {}
@@ -275,7 +325,9 @@ class WatchHub:
         key: Hashable = watch.group if watch.group is not None else token
         group = groups.get(key)
         if group is None:
-            group = groups[key] = _Group(watch.matches, self.encoder(watch), self.gap)
+            group = groups[key] = _Group(
+                watch.matches, self.encoder(watch), self.gap, self.max_backlog_bytes
+            )
         member = Member(group, last_sent)
         group.members.add(member)
         self._streams += 1
