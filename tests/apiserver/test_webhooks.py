@@ -464,20 +464,15 @@ async def test_match_conditions_decide_which_requests_are_sent(
 async def test_a_match_condition_that_errors_follows_the_failure_policy(
     api: Api, namespace: str, webhook: Webhook
 ) -> None:
-    # ``authorizer`` is not offered to expressions here: using it is an evaluation error.
-    broken = [
-        {
-            "name": "asks-authorizer",
-            "expression": "authorizer.group('').resource('pods').check('get').allowed()",
-        }
-    ]
+    # a key the object does not have is an evaluation error
+    broken = [{"name": "reads-missing", "expression": "object.data.missing == 'x'"}]
     await install(
         api, "Validating", config("Validating", webhook, namespace, matchConditions=broken)
     )
     path = f"/api/v1/namespaces/{namespace}/configmaps"
     failed = await api.post(path, configmap("a"))
     assert failed.status == 500
-    assert 'match condition "asks-authorizer" failed' in failed.body["message"]
+    assert 'match condition "reads-missing" failed' in failed.body["message"]
     await api.delete(f"{ADMISSION}/validatingwebhookconfigurations")
     lenient = config(
         "Validating", webhook, namespace, matchConditions=broken, failurePolicy="Ignore"
@@ -485,6 +480,27 @@ async def test_a_match_condition_that_errors_follows_the_failure_policy(
     await install(api, "Validating", lenient)
     assert (await api.post(path, configmap("b"))).status == 201
     assert webhook.reviews == []
+
+
+async def test_match_conditions_may_ask_the_authorizer(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    # as on a real server, `authorizer` answers for the requesting user (the admin here)
+    pods = f"authorizer.group('').resource('pods').namespace('{namespace}')"
+    conditions = [
+        {"name": "may-list-pods", "expression": f"{pods}.check('list').allowed()"},
+        {
+            "name": "may-create-it",
+            "expression": "authorizer.requestResource.check('create').allowed()",
+        },
+    ]
+    await install(
+        api, "Validating", config("Validating", webhook, namespace, matchConditions=conditions)
+    )
+    assert (
+        await api.post(f"/api/v1/namespaces/{namespace}/configmaps", configmap("a"))
+    ).status == 201
+    assert [r["name"] for r in webhook.requests()] == ["a"]
 
 
 async def test_match_conditions_must_compile(api: Api, webhook: Webhook) -> None:

@@ -15,8 +15,9 @@ a webhook that cannot be called, times out or answers nonsense fails the request
 500 under ``failurePolicy: Fail`` and is skipped under ``Ignore``. A
 ``clientConfig.service`` cannot be reached from outside a cluster: such webhooks fail
 (their ``failurePolicy`` decides). ``matchConditions`` are CEL expressions over
-``object``, ``oldObject`` and ``request`` (``authorizer`` is not available: using it is
-an evaluation error); the webhook is called only when all are true, and an error is
+``object``, ``oldObject``, ``request``, ``namespaceObject`` and ``authorizer`` (the
+server's authorizer, for the requesting user); the webhook is called only when all are
+true, and an error is
 handled by the ``failurePolicy``. Writes to webhook configurations themselves are never
 sent to webhooks.
 
@@ -39,6 +40,7 @@ import orjson
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.cel.admission_env import activation
+from kubeforge.apiserver.cel.lib_authz import Authorize, Authorizer
 from kubeforge.apiserver.cel.policy_compile import match_condition
 from kubeforge.apiserver.cel.values import EvalError
 from kubeforge.apiserver.failures import StatusError
@@ -154,8 +156,9 @@ def rule_matches(rule: dict[str, Any], req: AdmissionRequest, exact: bool) -> bo
 class Webhooks:
     """The webhook configurations in storage, and the calls they ask for."""
 
-    def __init__(self, storage: Storage) -> None:
+    def __init__(self, storage: Storage, authorize: Authorize | None = None) -> None:
         self._storage = storage
+        self._authorize = authorize
         self._hooks: dict[tuple[str, str], list[_Hook]] | None = None
         self._session: aiohttp.ClientSession | None = None
         storage.subscribe(self._on_event)
@@ -244,8 +247,18 @@ class Webhooks:
         namespace = None
         if req.namespace:
             namespace = self._storage.get(("", "namespaces"), "", req.namespace)
+        request = req.review(None, None, "v1")["request"]
+        authorizer = check = None
+        if self._authorize is not None:
+            authorizer = Authorizer(self._authorize, dict(req.user))
+            check = authorizer.for_request(request)
         values = activation(
-            obj=obj, old=old, request=req.review(None, None, "v1")["request"], namespace=namespace
+            obj=obj,
+            old=old,
+            request=request,
+            namespace=namespace,
+            authorizer=authorizer,
+            request_resource=check,
         )
         for condition in conditions:
             name = condition.get("name", "")

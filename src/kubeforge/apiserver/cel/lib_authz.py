@@ -77,6 +77,18 @@ class Authorizer:
     def cel_equal(self, other: Any) -> bool:
         return self is other
 
+    def for_request(self, request: dict[str, Any]) -> ResourceCheck:
+        """``authorizer.requestResource``: the check for an admission request's own resource."""
+        resource = request.get("resource") or {}
+        return ResourceCheck(
+            self,
+            str(resource.get("group", "")),
+            str(resource.get("resource", "")),
+            str(request.get("subResource") or ""),
+            str(request.get("namespace") or ""),
+            str(request.get("name") or ""),
+        )
+
 
 @dataclass(frozen=True)
 class PathCheck:

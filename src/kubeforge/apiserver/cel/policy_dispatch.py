@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kubeforge.apiserver.cel.admission_env import activation
-from kubeforge.apiserver.cel.lib_authz import Authorize, Authorizer, ResourceCheck
+from kubeforge.apiserver.cel.lib_authz import Authorize, Authorizer
 from kubeforge.apiserver.cel.policy_compile import CompiledExpression, CompiledPolicy
 from kubeforge.apiserver.cel.values import CostExceeded, EvalError
 
@@ -183,12 +183,7 @@ class _Evaluation:
         authorizer = request_check = None
         if env.authorize is not None:
             authorizer = Authorizer(env.authorize, dict(request.get("userInfo") or {}))
-            resource = request.get("resource") or {}
-            request_check = ResourceCheck(
-                authorizer, str(resource.get("group", "")), str(resource.get("resource", "")),
-                str(request.get("subResource") or ""), str(request.get("namespace") or ""),
-                str(request.get("name") or ""),
-            )  # fmt: skip
+            request_check = authorizer.for_request(request)
         self.values = activation(
             obj=obj, old=old, request=request, namespace=env.namespace, params=param,
             authorizer=authorizer, request_resource=request_check,

@@ -129,7 +129,7 @@ class LocalServer:
             Authenticator(options.token, service_accounts=self._service_account), authorizer
         )
         self._gate = RequestGate(options.limits)
-        self.webhooks = Webhooks(self.storage)
+        self.webhooks = Webhooks(self.storage, self._authorize)
         self.policies = ValidatingPolicies(self.storage, self.registry, self._authorize)
         self.handlers.admission = Admission(self.engine, authorizer, self.webhooks, self.policies)
         self._plane: ControlPlane | None = None
