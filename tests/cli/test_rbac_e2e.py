@@ -33,13 +33,19 @@ def project_tests(project: Path, *only: str) -> subprocess.CompletedProcess[str]
     )
 
 
-def test_an_undeclared_owned_kind_fails_the_project_s_tests_until_generate(
-    tmp_path: Path,
-) -> None:
-    project = tmp_path / "frigate"
+def scaffolded(root: Path) -> Path:
+    """``kubeforge init`` and ``create api`` for the Frigate, as real processes."""
+    project = root / "frigate"
     project.mkdir()
     for step in (("init", "--domain", "example.com"), ("create", "api", *FRIGATE_API)):
         assert kubeforge_process(*step, cwd=project).returncode == 0
+    return project
+
+
+def test_an_undeclared_owned_kind_fails_the_project_s_tests_until_generate(
+    tmp_path: Path,
+) -> None:
+    project = scaffolded(tmp_path)
     own_config_maps(project)
 
     refused = project_tests(project)
@@ -84,10 +90,7 @@ def test_run_as_generated_rbac_is_refused_what_config_rbac_lacks(
     tmp_path: Path, kube_apiserver_factory: Callable[..., LocalApiServer]
 ) -> None:
     server = kube_apiserver_factory(authorization="RBAC")
-    project = tmp_path / "frigate"
-    project.mkdir()
-    for step in (("init", "--domain", "example.com"), ("create", "api", *FRIGATE_API)):
-        assert kubeforge_process(*step, cwd=project).returncode == 0
+    project = scaffolded(tmp_path)
     own_config_maps(project)
 
     manager = run_as_generated_rbac(".", server, project)
@@ -133,10 +136,7 @@ def test_run_as_generated_rbac_reconciles_with_what_config_rbac_grants(
 
 
 def test_a_namespaced_operator_gets_roles_only_and_runs_under_them(tmp_path: Path) -> None:
-    project = tmp_path / "frigate"
-    project.mkdir()
-    for step in (("init", "--domain", "example.com"), ("create", "api", *FRIGATE_API)):
-        assert kubeforge_process(*step, cwd=project).returncode == 0
+    project = scaffolded(tmp_path)
     own_config_maps(project)
     package = project / "frigate/__init__.py"
     package.write_text(
@@ -164,10 +164,7 @@ def test_a_namespaced_operator_gets_roles_only_and_runs_under_them(tmp_path: Pat
 def test_a_status_write_without_permission_fails_until_the_controller_says_it_writes_status(
     tmp_path: Path,
 ) -> None:
-    project = tmp_path / "frigate"
-    project.mkdir()
-    for step in (("init", "--domain", "example.com"), ("create", "api", *FRIGATE_API)):
-        assert kubeforge_process(*step, cwd=project).returncode == 0
+    project = scaffolded(tmp_path)
     controller = project / "frigate/controllers/frigate_controller.py"
     status_rule = (
         "    Rule(\n"

@@ -62,14 +62,7 @@ def test_a_kubeconfig_without_the_named_context_says_so(tmp_path: Path) -> None:
 def test_an_unreachable_cluster_fails_at_once_with_one_line(tmp_path: Path) -> None:
     target = tmp_path / "controllers.py"
     target.write_text("def setup(manager):\n    pass\n")
-    config = tmp_path / "kubeconfig"
-    config.write_text(
-        "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
-        "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1',"
-        " insecure-skip-tls-verify: true}}]\n"
-        "contexts: [{name: c, context: {cluster: c, user: u}}]\n"
-        "users: [{name: u, user: {token: abc}}]\n"
-    )
+    config = _unreachable_kubeconfig(tmp_path)
     result = kubeforge(
         "run", str(target), "--kubeconfig", str(config),
         "--metrics-bind-address", "0", "--health-probe-bind-address", "0",
