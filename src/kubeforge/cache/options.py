@@ -18,8 +18,9 @@ Example, a namespaced operator that caches only its own Secrets' metadata::
 
 There is no ``unsafe_disable_deep_copy``: the store keeps objects packed and
 decodes a private copy per read, which is what keeps its memory low; handing
-out shared decoded objects would keep a second, decoded copy of everything read
-alive, costing memory instead of saving it.
+out shared decoded objects would keep a decoded copy of everything read alive,
+costing memory instead of saving it (a typical Deployment pod: 1.3 kB packed,
+5.8 kB as a decoded ``Pod``, measured with tracemalloc).
 """
 
 from __future__ import annotations
