@@ -128,6 +128,13 @@ def test_the_default_lease_name_comes_from_the_target():
     assert default_leader_election_id("examples/podtoip/") == "podtoip-leader"
     assert default_leader_election_id("./ops/heartbeat.py") == "heartbeat-leader"
     assert default_leader_election_id("my_operator.main") == "my-operator-main-leader"
+    # a project directory: the Lease its deployed manager elects on (manager.yaml's flag)
+    frigate = Path(__file__).resolve().parents[2] / "examples" / "frigate"
+    assert default_leader_election_id(str(frigate)) == "frigate.example.com"
+    assert (
+        "--leader-election-id=frigate.example.com"
+        in (frigate / "config/manager/manager.yaml").read_text()
+    )
 
 
 def test_run_serves_metrics_and_probes_and_logs_json_with_the_reconcile_context(

@@ -21,7 +21,7 @@ import click
 
 from kubeforge.cli._as_rbac import as_manager_account
 from kubeforge.cli._errors import readable_errors
-from kubeforge.cli._project import Project
+from kubeforge.cli._project import PROJECT_FILE, Project
 from kubeforge.cli._targets import cache_options_of, load_module, load_setup
 from kubeforge.client import Client
 from kubeforge.config import ClientConfig, load_config
@@ -70,7 +70,8 @@ def _bind_address(ctx: click.Context, param: click.Parameter, value: str) -> str
 
 
 def default_leader_election_id(target: str) -> str:
-    """``<target name>-leader``, a valid Lease name derived from the target.
+    """``<target name>-leader``, a valid Lease name derived from the target; for a project
+    directory, the Lease its deployed manager uses (``config/manager/manager.yaml``).
 
     >>> default_leader_election_id("examples/podtoip")
     'podtoip-leader'
@@ -78,6 +79,8 @@ def default_leader_election_id(target: str) -> str:
     'my-operator-controllers-leader'
     """
     path = Path(target.rstrip("/"))
+    if path.is_dir() and (path / PROJECT_FILE).is_file():
+        return Project.load(path.resolve()).leader_election_id
     stem = path.stem if path.suffix == ".py" else path.name
     name = re.sub(r"[^a-z0-9-]+", "-", stem.lower()).strip("-") or "kubeforge"
     return f"{name}-leader"
