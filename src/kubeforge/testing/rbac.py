@@ -111,28 +111,44 @@ class ManagerUnderRbac:
         ``PermissionMissing`` as soon as the server refused anything."""
         manager = self._running()
         quiet = 0
-        async with asyncio.timeout(timeout):
-            while quiet < _QUIET_POLLS:
-                self._raise_refusals()
-                await asyncio.sleep(_POLL)
-                quiet = quiet + 1 if _idle(manager) else 0
-        self._raise_refusals()
+
+        def calm() -> bool:
+            nonlocal quiet
+            quiet = quiet + 1 if _idle(manager) else 0
+            return quiet >= _QUIET_POLLS
+
+        await self._until(calm, timeout, lambda: "the controllers never went idle")
 
     async def reconciled(self, namespace: str, name: str, timeout: float = 30.0) -> None:
         """Wait until a controller finished reconciling ``namespace/name`` (``""`` for a
         cluster-scoped object) and all are idle; ``PermissionMissing`` on any refusal."""
         wanted = Request(namespace, name)
+        await self._until(
+            lambda: wanted in self._done,
+            timeout,
+            lambda: (
+                f"no controller reconciled {wanted} "
+                "(does a controller watch it, in a namespace the cache holds?)"
+            ),
+        )
+        await self.settle(timeout)
+
+    async def _until(
+        self, condition: Callable[[], bool], timeout: float, failure: Callable[[], str]
+    ) -> None:
+        """Poll ``condition``; raise refusals at once, and ``failure()`` after ``timeout`` s."""
+        __tracebackhide__ = True
         try:
             async with asyncio.timeout(timeout):
-                while wanted not in self._done:
+                while not condition():
                     self._raise_refusals()
+                    if self._task is not None and self._task.done():
+                        self._task.result()  # the manager stopped: its own error
                     await asyncio.sleep(_POLL)
         except TimeoutError:
-            raise AssertionError(
-                f"no controller reconciled {wanted} within {timeout:g}s "
-                "(does a controller watch it, in a namespace the cache holds?)"
-            ) from None
-        await self.settle(timeout)
+            self._raise_refusals()
+            raise AssertionError(f"{failure()} within {timeout:g}s") from None
+        self._raise_refusals()
 
     def _record(self, controller: Controller) -> None:
         inner = controller.reconciler
@@ -162,12 +178,12 @@ class ManagerUnderRbac:
         for controller in manager.controllers:
             self._record(controller)
         self._task = asyncio.create_task(manager.run(), name="manager under RBAC")
-        async with asyncio.timeout(self._sync_timeout):
-            while not manager.started:
-                self._raise_refusals()
-                if self._task.done():
-                    self._task.result()  # the manager failed to start: its own error
-                await asyncio.sleep(_POLL)
+
+        def waiting() -> str:
+            pending = [i.name for i in manager.cache.informers if not i.has_synced]
+            return f"the manager did not start (caches not synced: {', '.join(pending)})"
+
+        await self._until(lambda: manager.started, self._sync_timeout, waiting)
 
     async def _stop(self) -> None:
         logging.getLogger("kubeforge").removeHandler(self._refusals)
