@@ -9,12 +9,18 @@ on its inputs (strings, regexes, Kubernetes' library: ``runtime_cost``), 10 per 
 and 30 per map built, nothing for constants and logical operators.
 
 ``&&``, ``||`` and ``?:`` short-circuit and absorb errors the way CEL requires
-(``false && error`` is ``false``; ``error || true`` is ``true``).
+(``false && error`` is ``false``; ``error || true`` is ``true``); an error in a
+comprehension's step stays in its accumulator until something reads it.
+
+A tree is compiled once into Python closures (one per node, remembered with the tree),
+which is what makes a comprehension over a thousand items affordable.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from kubeforge.apiserver.cel import ast
 from kubeforge.apiserver.cel.checker import QUALIFIED_TYPES, dotted_name
@@ -31,11 +37,10 @@ from kubeforge.apiserver.cel.values import (
 
 __all__ = ["evaluate"]
 
-_SPECIAL = frozenset({"_&&_", "_||_", "_?_:_", "@not_strictly_false"})
+_UNLIMITED = 2**63
 # int operations (the hot path of comprehensions) without the generic dispatch; floats take
 # the generic path, where NaN has its own rules.
-_NUMBERS = frozenset({int})
-_FAST: dict[str, Any] = {
+_FAST: dict[str, Callable[[int, int], Any]] = {
     "_+_": lambda a, b: check_int(a + b),
     "_-_": lambda a, b: check_int(a - b),
     "_<_": lambda a, b: a < b,
@@ -52,112 +57,154 @@ _TYPE_NAMES = {
 }  # fmt: skip
 
 
+class _Machine:
+    __slots__ = ("cost", "limit")
+
+    def __init__(self, limit: int | None) -> None:
+        self.cost = 0
+        self.limit = _UNLIMITED if limit is None else limit
+
+
+Env = dict[str, Any]
+Run = Callable[[Env, _Machine], Any]
+_COMPILED: WeakKeyDictionary[ast.Node, Run] = WeakKeyDictionary()
+
+
 def evaluate(
     tree: ast.Expr, variables: dict[str, Any], limit: int | None = None
 ) -> tuple[Any, int]:
+    run = _COMPILED.get(tree)
+    if run is None:
+        run = _COMPILED[tree] = _compile(tree)
     machine = _Machine(limit)
-    value = machine.eval(tree, variables)
-    return value, machine.cost
+    return run(variables, machine), machine.cost
 
 
-class _Machine:
-    def __init__(self, limit: int | None) -> None:
-        self.limit = limit
-        self.cost = 0
+def _charge(m: _Machine, amount: int) -> None:
+    m.cost += amount
+    if m.cost > m.limit:
+        raise CostExceeded()
 
-    def charge(self, amount: int) -> None:
-        self.cost += amount
-        if self.limit is not None and self.cost > self.limit:
+
+def _compile(node: ast.Expr) -> Run:
+    if isinstance(node, ast.Literal):
+        value = node.value
+        return lambda env, m: value
+    if isinstance(node, ast.Ident):
+        return _ident(node.name)
+    if isinstance(node, ast.Select):
+        return _select(node)
+    if isinstance(node, ast.Call):
+        return _call(node)
+    if isinstance(node, ast.Comprehension):
+        return _comprehension(node)
+    if isinstance(node, ast.CreateList):
+        return _create_list(node)
+    return _create_map(node)
+
+
+def _ident(name: str) -> Run:
+    type_value = TypeValue(_TYPE_NAMES[name]) if name in _TYPE_NAMES else None
+
+    def run(env: Env, m: _Machine) -> Any:
+        m.cost += 1
+        if m.cost > m.limit:
             raise CostExceeded()
+        try:
+            value = env[name]
+        except KeyError:
+            if type_value is not None:
+                return type_value
+            raise EvalError(f"no such attribute: {name}") from None
+        if type(value) is _Failed:
+            raise value.error
+        return value
 
-    def eval(self, node: ast.Expr, env: dict[str, Any]) -> Any:
-        kind = type(node)
-        if kind is ast.Literal:
-            return node.value  # type: ignore[union-attr]
-        if kind is ast.Ident:
-            return self.ident(node, env)  # type: ignore[arg-type]
-        if kind is ast.Select:
-            return self.select(node, env)  # type: ignore[arg-type]
-        if kind is ast.Call:
-            return self.call(node, env)  # type: ignore[arg-type]
-        if kind is ast.Comprehension:
-            return self.comprehension(node, env)  # type: ignore[arg-type]
-        if kind is ast.CreateList:
-            return self.create_list(node, env)  # type: ignore[arg-type]
-        return self.create_map(node, env)  # type: ignore[arg-type]
+    return run
 
-    def ident(self, node: ast.Ident, env: dict[str, Any]) -> Any:
-        self.charge(1)
-        if node.name in env:
-            value = env[node.name]
-            if type(value) is _Failed:
-                raise value.error
-            return value
-        if node.name in _TYPE_NAMES:
-            return TypeValue(_TYPE_NAMES[node.name])
-        raise EvalError(f"no such attribute: {node.name}")
 
-    def select(self, node: ast.Select, env: dict[str, Any]) -> Any:
-        name = dotted_name(node) if _short_chain(node) else None
-        if name is not None and name in env:
-            self.charge(1)
-            return env[name]
-        if name is not None and name.split(".", 1)[0] not in env and name in QUALIFIED_TYPES:
-            return TypeValue(name)
-        operand = self.eval(node.operand, env)
-        if node.test_only:
-            if isinstance(operand, dict):
-                return node.field in operand
+def _select(node: ast.Select) -> Run:
+    dotted = dotted_name(node) if _short_chain(node) else None
+    root = dotted.split(".", 1)[0] if dotted else ""
+    qualified = TypeValue(dotted) if dotted in QUALIFIED_TYPES else None
+    operand = _compile(node.operand)
+    name, test_only, optional = node.field, node.test_only, node.optional
+
+    def run(env: Env, m: _Machine) -> Any:
+        if dotted is not None and dotted in env:
+            _charge(m, 1)
+            return env[dotted]
+        if qualified is not None and root not in env:
+            return qualified
+        value = operand(env, m)
+        if test_only:
+            if isinstance(value, dict):
+                return name in value
             raise EvalError("no such overload")
-        self.charge(1)
-        if isinstance(operand, Optional):
-            if not operand.present:
-                return NONE
-            return _field(operand.value, node.field, optional=True)
-        return _field(operand, node.field, optional=node.optional)
+        _charge(m, 1)
+        if type(value) is dict and not optional:
+            try:
+                return value[name]
+            except KeyError:
+                raise EvalError(f"no such key: {name}") from None
+        if isinstance(value, Optional):
+            return _field(value.value, name, optional=True) if value.present else NONE
+        return _field(value, name, optional=optional)
 
-    def call(self, node: ast.Call, env: dict[str, Any]) -> Any:
-        name = node.function
-        if name in _SPECIAL:
-            return self.special(node, env)
-        evaluate = self.eval
-        if node.target is not None:
-            args = [evaluate(node.target, env), *(evaluate(arg, env) for arg in node.args)]
-            result = call_function(name, args, True)
-        else:
-            args = [evaluate(arg, env) for arg in node.args]
-            fast = _FAST.get(name)
-            if fast is not None and type(args[0]) is type(args[1]) and type(args[0]) in _NUMBERS:
-                result = fast(args[0], args[1])
-                self.charge(1)  # a scalar operation costs 1 (cel-go's default call cost)
-                return result
-            result = call_function(name, args, False)
-        self.charge(runtime_cost(name, args, result))
+    return run
+
+
+def _call(node: ast.Call) -> Run:
+    name = node.function
+    if name in ("_&&_", "_||_"):
+        return _logical([_compile(arg) for arg in node.args], name == "_||_")
+    if name == "_?_:_":
+        return _conditional(*(_compile(arg) for arg in node.args))
+    if name == "@not_strictly_false":
+        condition = _compile(node.args[0])
+
+        def not_strictly_false(env: Env, m: _Machine) -> Any:
+            _charge(m, 1)
+            return _holds(condition, env, m)
+
+        return not_strictly_false
+    args = [_compile(arg) for arg in node.args]
+    if node.target is not None:
+        target = _compile(node.target)
+
+        def member(env: Env, m: _Machine) -> Any:
+            values = [target(env, m), *(arg(env, m) for arg in args)]
+            result = call_function(name, values, True)
+            _charge(m, runtime_cost(name, values, result))
+            return result
+
+        return member
+    fast = _FAST.get(name)
+
+    def call(env: Env, m: _Machine) -> Any:
+        values = [arg(env, m) for arg in args]
+        if fast is not None and type(values[0]) is int and type(values[1]) is int:
+            _charge(m, 1)  # a scalar operation costs 1 (cel-go's default call cost)
+            return fast(values[0], values[1])
+        result = call_function(name, values, False)
+        _charge(m, runtime_cost(name, values, result))
         return result
 
-    def special(self, node: ast.Call, env: dict[str, Any]) -> Any:
-        name = node.function
-        if name == "_&&_" or name == "_||_":
-            return self.logical(node, env, name == "_||_")
-        if name == "_?_:_":
-            condition = self.eval(node.args[0], env)
-            if not isinstance(condition, bool):
-                raise EvalError("no such overload")
-            return self.eval(node.args[1] if condition else node.args[2], env)
-        self.charge(1)  # @not_strictly_false
-        return _not_strictly_false(self, node.args[0], env)
+    return call
 
-    def logical(self, node: ast.Call, env: dict[str, Any], is_or: bool) -> Any:
+
+def _logical(args: list[Run], is_or: bool) -> Run:
+    def run(env: Env, m: _Machine) -> Any:
         error: EvalError | None = None
-        for arg in node.args:
+        for arg in args:
             try:
-                value = self.eval(arg, env)
+                value = arg(env, m)
             except CostExceeded:
                 raise
             except EvalError as e:
                 error = error or e
                 continue
-            if not isinstance(value, bool):
+            if type(value) is not bool:
                 error = error or EvalError("no such overload")
             elif value is is_or:
                 return is_or
@@ -165,34 +212,63 @@ class _Machine:
             raise error
         return not is_or
 
-    def comprehension(self, node: ast.Comprehension, env: dict[str, Any]) -> Any:
-        items = self.eval(node.iter_range, env)
+    return run
+
+
+def _conditional(condition: Run, then: Run, otherwise: Run) -> Run:
+    def run(env: Env, m: _Machine) -> Any:
+        chosen = condition(env, m)
+        if type(chosen) is not bool:
+            raise EvalError("no such overload")
+        return then(env, m) if chosen else otherwise(env, m)
+
+    return run
+
+
+def _comprehension(node: ast.Comprehension) -> Run:
+    iter_range, accu_init = _compile(node.iter_range), _compile(node.accu_init)
+    condition, step, result = (
+        _compile(node.loop_condition),
+        _compile(node.loop_step),
+        _compile(node.result),
+    )
+    iter_var, accu_var = node.iter_var, node.accu_var
+
+    def run(env: Env, m: _Machine) -> Any:
+        items = iter_range(env, m)
         if isinstance(items, dict):
             items = list(items)
         elif not isinstance(items, list):
             raise EvalError("no such overload")
         scope = dict(env)
-        scope[node.accu_var] = self.eval(node.accu_init, env)
+        scope[accu_var] = accu_init(env, m)
         for item in items:
-            scope[node.iter_var] = item
-            if not _not_strictly_false(self, node.loop_condition, scope):
+            scope[iter_var] = item
+            if not _holds(condition, scope, m):
                 break
             try:
-                scope[node.accu_var] = self.eval(node.loop_step, scope)
+                scope[accu_var] = step(scope, m)
             except CostExceeded:
                 raise
             except EvalError as error:
                 # cel-go keeps an error in the accumulator: a later `true || error` absorbs it
-                scope[node.accu_var] = _Failed(error)
-        scope.pop(node.iter_var, None)
-        return self.eval(node.result, scope)
+                scope[accu_var] = _Failed(error)
+        scope.pop(iter_var, None)
+        return result(scope, m)
 
-    def create_list(self, node: ast.CreateList, env: dict[str, Any]) -> Any:
-        self.charge(10)
+    return run
+
+
+def _create_list(node: ast.CreateList) -> Run:
+    elements = [_compile(e) for e in node.elements]
+    optional = node.optional_indices
+
+    def run(env: Env, m: _Machine) -> Any:
+        _charge(m, 10)
         out = []
-        for i, element in enumerate(node.elements):
-            value = self.eval(element, env)
-            if i in node.optional_indices:
+        for i, element in enumerate(elements):
+            value = element(env, m)
+            if i in optional:
                 if not isinstance(value, Optional):
                     raise EvalError("no such overload")
                 if value.present:
@@ -201,22 +277,30 @@ class _Machine:
             out.append(value)
         return out
 
-    def create_map(self, node: ast.CreateMap, env: dict[str, Any]) -> Any:
-        self.charge(30)
+    return run
+
+
+def _create_map(node: ast.CreateMap) -> Run:
+    entries = [(_compile(e.key), _compile(e.value), e.optional) for e in node.entries]
+
+    def run(env: Env, m: _Machine) -> Any:
+        _charge(m, 30)
         out: dict[Any, Any] = {}
-        for entry in node.entries:
-            key = self.eval(entry.key, env)
-            value = self.eval(entry.value, env)
-            if entry.optional:
+        for key_of, value_of, optional in entries:
+            key = key_of(env, m)
+            value = value_of(env, m)
+            if optional:
                 if not isinstance(value, Optional):
                     raise EvalError("no such overload")
                 if not value.present:
                     continue
                 value = value.value
-            if any(cel_equal(key, k) is True for k in out):
+            if any(cel_equal(key, k) for k in out):
                 raise EvalError(f"Failed with repeated key: {_show(key)}")
             out[key] = value
         return out
+
+    return run
 
 
 class _Failed:
@@ -236,9 +320,10 @@ def _short_chain(node: ast.Select) -> bool:
     return isinstance(operand, ast.Ident)
 
 
-def _not_strictly_false(machine: _Machine, condition: ast.Expr, scope: dict[str, Any]) -> bool:
+def _holds(condition: Run, env: Env, m: _Machine) -> bool:
+    """CEL's ``@not_strictly_false``: true unless the condition is false (errors count true)."""
     try:
-        value = machine.eval(condition, scope)
+        value = condition(env, m)
     except CostExceeded:
         raise
     except EvalError:
