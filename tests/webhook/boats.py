@@ -14,18 +14,18 @@ from kubeforge.runtime import Manager
 from kubeforge.webhook import AdmissionRequest, FieldError, Invalid, TypeWebhooks, Warnings
 
 
-class BoatSpec(Model):
+class BargeSpec(Model):
     length: int = 0
     flag: str = ""
 
 
-class Boat(Resource):
-    info = ResourceInfo("harbor.example.com", "v1", "Boat", "boats")
-    spec: BoatSpec = msgspec.field(default_factory=BoatSpec)
+class Barge(Resource):
+    info = ResourceInfo("harbor.example.com", "v1", "Barge", "barges")
+    spec: BargeSpec = msgspec.field(default_factory=BargeSpec)
 
 
-class BoatDefaulter:
-    def default(self, obj: Boat, request: AdmissionRequest) -> None:
+class BargeDefaulter:
+    def default(self, obj: Barge, request: AdmissionRequest) -> None:
         obj.spec.flag = obj.spec.flag or "blue"
         obj.metadata.annotations = {
             **(obj.metadata.annotations or {}),
@@ -34,27 +34,27 @@ class BoatDefaulter:
         }
 
 
-class BoatValidator:
-    async def validate_create(self, obj: Boat, request: AdmissionRequest) -> Warnings:
+class BargeValidator:
+    async def validate_create(self, obj: Barge, request: AdmissionRequest) -> Warnings:
         if obj.spec.length > 30:
             raise Invalid(obj, [FieldError.invalid("spec.length", obj.spec.length, "at most 30")])
-        return ["a boat this short may capsize"] if obj.spec.length < 3 else None
+        return ["a barge this short may capsize"] if obj.spec.length < 3 else None
 
-    async def validate_update(self, old: Boat, obj: Boat, request: AdmissionRequest) -> Warnings:
+    async def validate_update(self, old: Barge, obj: Barge, request: AdmissionRequest) -> Warnings:
         if obj.spec.length != old.spec.length:
-            raise Invalid(obj, [FieldError.forbidden("spec.length", "a boat keeps its length")])
+            raise Invalid(obj, [FieldError.forbidden("spec.length", "a barge keeps its length")])
         return None
 
-    async def validate_delete(self, obj: Boat, request: AdmissionRequest) -> Warnings:
+    async def validate_delete(self, obj: Barge, request: AdmissionRequest) -> Warnings:
         if (obj.metadata.labels or {}).get("protected") == "true":
-            raise Invalid(obj, [FieldError.forbidden("metadata.labels", "the boat is protected")])
+            raise Invalid(obj, [FieldError.forbidden("metadata.labels", "the barge is protected")])
         return None
 
 
 WEBHOOKS = TypeWebhooks(
-    Boat,
-    defaulter=BoatDefaulter(),
-    validator=BoatValidator(),
+    Barge,
+    defaulter=BargeDefaulter(),
+    validator=BargeValidator(),
     validate_operations=("CREATE", "UPDATE", "DELETE"),
 )
 

@@ -17,7 +17,7 @@ from compat.helpers import Kubectl
 from kubeforge.crd import generate_crd
 from kubeforge.testing import LocalApiServer
 
-from .boats import Boat
+from .boats import Barge
 
 pytestmark = pytest.mark.kubectl
 
@@ -49,9 +49,9 @@ def test_run_serves_and_installs_the_webhooks_until_it_stops(
     kube_apiserver: LocalApiServer, tmp_path: Path
 ) -> None:
     kubectl = Kubectl(kube_apiserver.kubeconfig, tmp_path / "cache", "default")
-    kubectl.run("apply", "-f", "-", stdin=json.dumps(generate_crd(Boat)), namespaced=False)
+    kubectl.run("apply", "-f", "-", stdin=json.dumps(generate_crd(Barge)), namespaced=False)
     kubectl.run(
-        "wait", "--for=condition=Established", "crd/boats.harbor.example.com", namespaced=False
+        "wait", "--for=condition=Established", "crd/barges.harbor.example.com", namespaced=False
     )
     command = _run(kube_apiserver, "--local-webhooks")
     log = tmp_path / "run.log"
@@ -61,7 +61,7 @@ def test_run_serves_and_installs_the_webhooks_until_it_stops(
         _wait_for(kubectl, "get", VALIDATING, present=True)
         boat = {
             "apiVersion": "harbor.example.com/v1",
-            "kind": "Boat",
+            "kind": "Barge",
             "metadata": {"name": "cli-boat"},
             "spec": {"length": 99},
         }

@@ -100,8 +100,14 @@ def kube_webhooks(request: pytest.FixtureRequest) -> Iterator[Callable[..., Any]
         return thread.start().manager
 
     yield serve
+    failures: list[BaseException] = []
     for thread in reversed(threads):
-        thread.close()
+        try:
+            thread.close()
+        except Exception as error:  # close every one, then report the first failure
+            failures.append(error)
+    if failures:
+        raise failures[0]
 
 
 @pytest.fixture(scope="session")

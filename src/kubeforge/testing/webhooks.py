@@ -73,7 +73,8 @@ class WebhookThread:
     """``serve_webhooks`` on an event loop of its own, for synchronous tests.
 
     ``start()`` returns once the webhooks are installed and served (or raises what
-    went wrong); ``close()`` stops them. Also a context manager.
+    went wrong); ``close()`` stops them, and raises what went wrong meanwhile (say,
+    removing the configurations). Also a context manager.
     """
 
     def __init__(self, kubeconfig: str | Path, setup: Setup, **kwargs: Any) -> None:
@@ -91,13 +92,17 @@ class WebhookThread:
         if not self._ready.wait(timeout):
             raise TimeoutError("the webhooks did not start in time")
         if self._failure is not None:
-            raise self._failure
+            failure, self._failure = self._failure, None
+            raise failure
         return self
 
     def close(self) -> None:
         if self._loop is not None and self._stop is not None:
             self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(timeout=60.0)
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
 
     def __enter__(self) -> WebhookThread:
         return self.start()
