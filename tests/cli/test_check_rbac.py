@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from .kf_cli import FRIGATE_API, kubeforge, new_project, one_line_error
+from .kf_cli import FRIGATE, FRIGATE_API, kubeforge, new_project, one_line_error
 
 
 def own_config_maps(project: Path) -> None:
@@ -83,3 +83,10 @@ def test_the_metrics_auth_role_is_checked_because_the_manager_serves_metrics_sec
     assert outcome.code == 1
     assert "create on tokenreviews (authentication.k8s.io) cluster-wide" in outcome.stdout
     assert "create on subjectaccessreviews (authorization.k8s.io) cluster-wide" in outcome.stdout
+
+
+def test_the_frigate_example_s_manifests_grant_what_its_code_needs() -> None:
+    outcome = kubeforge("check", "rbac", cwd=FRIGATE)
+
+    assert outcome.code == 0, outcome
+    assert outcome.stdout == "config/rbac grants everything the manager needs\n"
