@@ -87,8 +87,13 @@ async def test_the_cached_client_refuses_a_namespace_outside_the_cache(client: C
 async def test_selectors_combine_and_transforms_apply_per_kind(client: Client) -> None:
     namespace = await fresh_namespace(client, "select")
     api = client.api(ConfigMap, namespace=namespace)
-    for name, labels in (("kept", {"app": "shop", "tier": "web"}), ("other-app", {"app": "x"}),
-                         ("other-tier", {"app": "shop", "tier": "db"})):  # fmt: skip
+    shop_web = {"app": "shop", "tier": "web"}
+    for name, labels in (
+        ("kept", shop_web),
+        ("kept-out-by-field", shop_web),
+        ("other-app", {"app": "x"}),
+        ("other-tier", {"app": "shop", "tier": "db"}),
+    ):
         meta = ObjectMeta(name=name, namespace=namespace, labels=labels)
         await api.create(ConfigMap(metadata=meta, data={"big": "x" * 100}))
 
@@ -99,7 +104,11 @@ async def test_selectors_combine_and_transforms_apply_per_kind(client: Client) -
     options = CacheOptions(
         default_namespaces=[namespace],
         default_label_selector="app=shop",
-        by_object={ConfigMap: ByObject(transform=drop_data)},
+        by_object={
+            ConfigMap: ByObject(
+                field_selector="metadata.name!=kept-out-by-field", transform=drop_data
+            )
+        },
     )
     factory = InformerFactory(client, options=options)
     store = factory.store(ConfigMap, label_selector="tier=web")  # ANDed with the cache's
