@@ -62,6 +62,19 @@ def fetch(url: str) -> tuple[int, str] | None:
         return None
 
 
+def stopped_cleanly(process: subprocess.Popen[bytes]) -> bool:
+    """SIGTERM, then the exit status of a graceful shutdown (0)."""
+    process.send_signal(signal.SIGTERM)
+    return process.wait(30) == 0
+
+
+def reap(process: subprocess.Popen[bytes]) -> None:
+    """Kill ``process`` if a failed assertion left it running."""
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
 def poll(url: str, expected: tuple[int, str] | None = (200, "ok")) -> tuple[int, str]:
     """Fetch ``url`` until it answers (and with ``expected``, if given); up to 30 s."""
     answer = None
@@ -163,12 +176,9 @@ def test_run_serves_metrics_and_probes_and_logs_json_with_the_reconcile_context(
             if '"msg":"saw ' in output.read_text():
                 break
             time.sleep(0.05)
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(30) == 0
+        assert stopped_cleanly(process)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        reap(process)
     entries = [json.loads(line) for line in output.read_text().splitlines() if line.strip()]
     saw = next(entry for entry in entries if entry["msg"].startswith("saw "))
     assert saw["logger"] == "heartbeat" and saw["level"] == "warning"
@@ -191,12 +201,9 @@ def test_zero_disables_the_metrics_server(tmp_path: Path, kube_apiserver: Any):
     try:
         poll(f"http://127.0.0.1:{probes}/readyz")
         assert fetch(f"http://127.0.0.1:{metrics}/metrics") is None  # nothing listens
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(30) == 0
+        assert stopped_cleanly(process)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        reap(process)
 
 
 def test_a_taken_port_is_one_readable_error(tmp_path: Path, kube_apiserver: Any):
@@ -245,9 +252,6 @@ def test_metrics_secure_serves_https_with_the_given_certificate_to_authorized_ca
         with urllib.request.urlopen(request, timeout=5, context=trusted) as answer:
             assert answer.status == 200
             assert b"controller_runtime_reconcile_total" in answer.read()
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(30) == 0
+        assert stopped_cleanly(process)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        reap(process)
