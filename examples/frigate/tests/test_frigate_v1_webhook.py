@@ -14,8 +14,9 @@
 
 """The Frigate v1 conversion webhook: v1beta1 and v1 objects convert both ways, losing nothing.
 
-The conversion is checked on its own below, and through the local API server with
-kubectl once the server calls conversion webhooks.
+The conversion is checked on its own, and through the local API server with kubectl:
+the server calls the webhook that ``kube_webhooks`` serves to read a stored v1beta1
+Frigate as v1.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import json
 import subprocess
 from typing import Any
 
-import pytest
 from kubeforge import Client, ObjectMeta
 from kubeforge.client import to_dict
 from kubeforge.testing import LocalApiServer
@@ -66,10 +66,6 @@ def test_v1beta1_keeps_the_crew_in_an_annotation() -> None:
     assert old["metadata"]["annotations"] == {CREW_ANNOTATION: "250"}
 
 
-@pytest.mark.skip(
-    reason="the local API server does not call conversion webhooks yet (kubeforge issue 14); "
-    "remove this mark once it does"
-)
 async def test_a_v1beta1_frigate_is_read_as_v1_through_kubectl(
     client: Client, namespace: str, kube_rbac_apiserver: LocalApiServer, kube_webhooks: Any
 ) -> None:
