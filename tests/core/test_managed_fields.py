@@ -45,7 +45,7 @@ def test_field_sets_decoded_from_a_list_do_not_keep_the_whole_body_alive() -> No
 
 
 def test_objects_with_field_sets_encode_and_convert_back_to_the_same_json() -> None:
-    wire = _pod("a", spec={"nodeName": "n"})
+    wire = _pod("a", spec={"containers": [], "nodeName": "n"})
     pod = decode(msgspec.json.encode(wire), Pod)
     assert json.loads(encode(pod)) == wire
     assert to_builtins(pod) == wire
@@ -54,7 +54,7 @@ def test_objects_with_field_sets_encode_and_convert_back_to_the_same_json() -> N
 
 
 def test_unknown_fields_and_field_sets_survive_together() -> None:
-    wire = _pod("a", spec={"nodeName": "n", "futureField": {"x": 1}})
+    wire = _pod("a", spec={"containers": [], "nodeName": "n", "futureField": {"x": 1}})
     wire["metadata"]["managedFields"][0]["futureKey"] = "kept"
     pod = decode(msgspec.json.encode(wire), Pod)
     assert to_builtins(pod) == wire

@@ -20,8 +20,8 @@ import orjson
 from kubeforge.client.wire import ObjectList, WatchEvent
 from kubeforge.core import meta
 from kubeforge.core.errors import ApiError
-from kubeforge.core.meta import ListMeta
-from kubeforge.core.resource import Resource, ResourceInfo
+from kubeforge.core.meta import ListMeta, ObjectMeta, zero_object
+from kubeforge.core.resource import Resource, ResourceInfo, fill_type_meta
 
 __all__ = ["Codec", "DictCodec", "TypedCodec", "encode", "typed_codec"]
 
@@ -85,6 +85,9 @@ class TypedCodec(Generic[R]):
 
     def _decode_list(self, data: bytes) -> ObjectList[R]:
         page: ObjectList[R] = meta.decode(data, self._list_type, self._list)
+        # Items come without apiVersion and kind; they read the same without, but an
+        # object compares equal to the same object from a get or a watch only with them.
+        fill_type_meta(page.items, self.cls.info)
         return page
 
     def decode_event(self, line: bytes) -> WatchEvent[R]:
@@ -94,10 +97,23 @@ class TypedCodec(Generic[R]):
             # A Status rarely fits the model; when it does not, the line may still be ERROR.
             if b'"ERROR"' in line:
                 _raise_error_event(line)
+            if b'"BOOKMARK"' in line:
+                return self._bookmark(line)
             raise
         if event.type == "ERROR":
             _raise_error_event(line)
         return event
+
+    def _bookmark(self, line: bytes) -> WatchEvent[R]:
+        """A BOOKMARK whose empty object the model's constraints refuse (a required
+        ``name`` of ``min_length=1``): only its metadata means anything, so the object
+        is the model's zero value with that metadata."""
+        event = orjson.loads(line)
+        obj = zero_object(self.cls)
+        raw = event.get("object") if isinstance(event, dict) else None
+        metadata = raw.get("metadata") if isinstance(raw, dict) else None
+        obj.metadata = meta.convert(metadata or {}, ObjectMeta)
+        return WatchEvent(type="BOOKMARK", object=obj)
 
 
 _typed_codecs: dict[type[Resource], TypedCodec[Any]] = {}

@@ -2,8 +2,16 @@
 lossless conversions between models and JSON or plain dicts.
 
 Every typed model in kubeforge, built-in or custom, is a ``Model``: a msgspec
-``Struct`` that decodes straight from JSON bytes, omits unset fields when encoded,
-and uses the API's camelCase names on the wire. Optional fields default to ``None``.
+``Struct`` that decodes straight from JSON bytes and uses the API's camelCase names
+on the wire.
+
+**Set means sent, unset means absent.** A field the user set (or a decoded document
+held) is encoded, whatever its value, ``0``, ``""`` and ``False`` included; a field
+never set is left out, as client-go's apply configurations do. Required fields have
+no default and must be passed. Optional fields default to ``None`` (``None`` means
+"not set"); a field declared with another default reads as that default until set
+(see ``kubeforge.core._defaults``). ``NULL`` is an explicit JSON ``null``, for where
+the API gives it a meaning (a merge patch deleting a field).
 
 **Unknown fields are kept.** A server newer than the models (or a CRD with fields
 the Python class leaves out) sends keys a model does not declare. Dropping them
@@ -12,21 +20,26 @@ msgspec, which makes the common case free: ``decode()`` tries msgspec's one-pass
 decoder first and only when it reports an unknown field takes the slow path,
 which parks each object's undeclared keys in its ``unknown_fields_``
 (wire key ``UNKNOWN_FIELDS_KEY``) before converting. ``encode()`` and
-``to_builtins()`` put them back in place. Entry points: ``decode``, ``convert``,
-``encode``, ``to_builtins``. A subclass declared with
-``forbid_unknown_fields=False`` opts out (unknown keys are then dropped).
+``to_builtins()`` put them back in place. The same slow path gives a required
+field the server sent as ``null`` or left out Go's zero value (see
+``kubeforge.core._repair``). Entry points: ``decode``, ``convert``, ``encode``,
+``to_builtins``. A subclass declared with ``forbid_unknown_fields=False`` opts out
+(unknown keys are then dropped).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, dataclass_transform
 
 import msgspec
-import msgspec.inspect as mi
+
+from kubeforge.core._defaults import Declared, ModelMeta, python_defaults
+from kubeforge.core._repair import UNKNOWN_FIELDS_KEY, repair, zero_object
 
 __all__ = [
+    "NULL",
     "UNKNOWN_FIELDS_KEY",
+    "Declared",
     "ListMeta",
     "ManagedFieldsEntry",
     "Model",
@@ -35,18 +48,33 @@ __all__ = [
     "convert",
     "decode",
     "encode",
+    "python_defaults",
     "to_builtins",
+    "zero_object",
 ]
 
 T = TypeVar("T")
 
-UNKNOWN_FIELDS_KEY = "x-kubeforge-unknown-fields"
-"""Where a model's undeclared keys live while it is msgspec-encoded (the cache's packed
-copies, say); ``encode()`` and ``to_builtins()`` splice them back in place."""
+
+class _Null:
+    """The type of ``NULL``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NULL"
 
 
+NULL: Any = _Null()
+"""An explicit JSON ``null`` for any field or map value: ``labels={"stale": NULL}`` in a
+merge patch deletes that label. (``None`` means "not set" and is left out.)"""
+
+
+# Tells type checkers what ModelMeta does at run time: every model is keyword-only.
+@dataclass_transform(kw_only_default=True, field_specifiers=(msgspec.field,))
 class Model(
     msgspec.Struct,
+    metaclass=ModelMeta,
     kw_only=True,
     omit_defaults=True,
     rename="camel",
@@ -149,10 +177,15 @@ class ListMeta(Model):
 
 # --- lossless conversions -----------------------------------------------------------------------
 
-_encoder = msgspec.json.Encoder()
+
+def _encode_null(obj: Any) -> Any:
+    if obj is NULL:
+        return None
+    raise TypeError(f"Encoding objects of type {type(obj).__name__} is unsupported")
+
+
+_encoder = msgspec.json.Encoder(enc_hook=_encode_null)
 _MARKER = b'"' + UNKNOWN_FIELDS_KEY.encode() + b'":'
-_Fix = Callable[[Any], None]
-_plans: dict[Any, _Fix | None] = {}
 
 
 def decode(data: bytes, type_: type[T], decoder: msgspec.json.Decoder[T] | None = None) -> T:
@@ -165,12 +198,12 @@ def decode(data: bytes, type_: type[T], decoder: msgspec.json.Decoder[T] | None 
         if decoder is not None:
             return decoder.decode(data)
         return msgspec.json.decode(data, type=type_)
-    except msgspec.ValidationError as error:
-        if not _is_unknown_field(error):
-            raise
-    # Slow path: plain values first, then each model's extra keys moved aside.
+    except msgspec.ValidationError:
+        pass
+    # Slow path: plain values first, then each model's extra keys moved aside and
+    # required fields given their zero values; what still does not fit raises below.
     value = msgspec.json.decode(data)
-    _mark_unknown(value, type_)
+    repair(value, type_)
     return msgspec.json.decode(_encoder.encode(value), type=type_)
 
 
@@ -179,17 +212,20 @@ def convert(value: Any, type_: type[T]) -> T:
     fields; ``value`` itself is never modified. Raises ``msgspec.ValidationError``."""
     try:
         return msgspec.convert(value, type_)
-    except msgspec.ValidationError as error:
-        if not (_is_unknown_field(error) or _is_raw_field(error)):
-            raise
-    # Through JSON: it copies ``value`` and fills raw-JSON fields (``fieldsV1``),
-    # which ``msgspec.convert`` cannot build from dicts.
+    except msgspec.ValidationError:
+        pass
+    # Through JSON: it copies ``value``, repairs it as ``decode`` does, and fills
+    # raw-JSON fields (``fieldsV1``), which ``msgspec.convert`` cannot build from dicts.
     return decode(_encoder.encode(value), type_)
 
 
 def encode(obj: Any) -> bytes:
-    """JSON for ``obj`` (models, dicts, lists), unknown fields back where they came from."""
-    data = _encoder.encode(obj)
+    """JSON for ``obj`` (models, dicts, lists), unknown fields back where they came from.
+
+    A typed object given here is sent whole: a ``Resource`` gets its ``apiVersion``
+    and ``kind`` even when it does not carry them (see ``Resource.with_type_meta``).
+    """
+    data = _encoder.encode(_whole(obj))
     if _MARKER not in data:
         return data
     value = msgspec.json.decode(data)
@@ -198,20 +234,18 @@ def encode(obj: Any) -> bytes:
 
 
 def to_builtins(obj: Any) -> Any:
-    """``obj`` as plain dicts and lists (client-go's Unstructured), unknown fields included."""
-    data = _encoder.encode(obj)
+    """``obj`` as plain dicts and lists (client-go's Unstructured), unknown fields included;
+    a ``Resource`` with its ``apiVersion`` and ``kind``, as ``encode`` gives it."""
+    data = _encoder.encode(_whole(obj))
     value = msgspec.json.decode(data)
     if _MARKER in data:
         _splice_unknown(value)
     return value
 
 
-def _is_unknown_field(error: msgspec.ValidationError) -> bool:
-    return str(error).startswith("Object contains unknown field")
-
-
-def _is_raw_field(error: msgspec.ValidationError) -> bool:
-    return str(error).startswith("Expected `raw`")
+def _whole(obj: Any) -> Any:
+    complete = getattr(obj, "with_type_meta", None) if isinstance(obj, Model) else None
+    return obj if complete is None else complete()
 
 
 def _splice_unknown(value: Any) -> None:
@@ -225,125 +259,3 @@ def _splice_unknown(value: Any) -> None:
     elif isinstance(value, list):
         for item in value:
             _splice_unknown(item)
-
-
-def _mark_unknown(value: Any, type_: Any) -> None:
-    """Move the keys no model of ``type_`` declares into that model's unknown-fields key."""
-    try:
-        plan = _plans[type_]
-    except KeyError:
-        plan = _plans[type_] = _compile(mi.type_info(type_), {})
-    except TypeError:  # an unhashable type expression: compile without caching
-        plan = _compile(mi.type_info(type_), {})
-    if plan is not None:
-        plan(value)
-
-
-def _compile(t: mi.Type, memo: dict[int, list[_Fix | None]]) -> _Fix | None:
-    """A function that marks unknown keys in a plain value of type ``t``; ``None`` when
-    no model can occur inside ``t`` (most leaves), so the walk skips those subtrees."""
-    if isinstance(t, mi.Metadata):
-        return _compile(t.type, memo)
-    if isinstance(t, mi.StructType):
-        return _compile_struct(t, memo)
-    if isinstance(t, mi.ListType | mi.SetType | mi.FrozenSetType | mi.VarTupleType):
-        item = _compile(t.item_type, memo)
-        return None if item is None else _each_item(item)
-    if isinstance(t, mi.DictType):
-        item = _compile(t.value_type, memo)
-        return None if item is None else _each_value(item)
-    if isinstance(t, mi.UnionType):
-        return _compile_union(t, memo)
-    return None
-
-
-def _each_item(fix: _Fix) -> _Fix:
-    def fix_items(value: Any) -> None:
-        if isinstance(value, list):
-            for item in value:
-                fix(item)
-
-    return fix_items
-
-
-def _each_value(fix: _Fix) -> _Fix:
-    def fix_values(value: Any) -> None:
-        if isinstance(value, dict):
-            for item in value.values():
-                fix(item)
-
-    return fix_values
-
-
-def _compile_union(t: mi.UnionType, memo: dict[int, list[_Fix | None]]) -> _Fix | None:
-    objects = [m for m in t.types if isinstance(m, mi.StructType | mi.DictType)]
-    arrays = [m for m in t.types if isinstance(m, mi.ListType | mi.VarTupleType)]
-    array_fix = _compile(arrays[0], memo) if arrays else None
-    object_fix: _Fix | None = None
-    tagged = [m for m in objects if isinstance(m, mi.StructType) and m.tag_field]
-    if len(tagged) > 1:  # a tagged union: the tag names the struct
-        field = tagged[0].tag_field
-        by_tag = {m.tag: _compile(m, memo) for m in tagged}
-
-        def fix_tagged(value: Any) -> None:
-            fix = by_tag.get(value.get(field))
-            if fix is not None:
-                fix(value)
-
-        object_fix = fix_tagged
-    elif objects:
-        object_fix = _compile(objects[0], memo)
-    if object_fix is None and array_fix is None:
-        return None
-
-    def fix_union(value: Any) -> None:
-        if isinstance(value, dict):
-            if object_fix is not None:
-                object_fix(value)
-        elif isinstance(value, list) and array_fix is not None:
-            array_fix(value)
-
-    return fix_union
-
-
-def _compile_struct(t: mi.StructType, memo: dict[int, list[_Fix | None]]) -> _Fix | None:
-    cell = memo.get(id(t))
-    if cell is not None:  # a recursive type (JSONSchemaProps): resolve when called
-        found = cell
-
-        def fix_recursive(value: Any) -> None:
-            fix = found[0]
-            if fix is not None:
-                fix(value)
-
-        return fix_recursive
-    cell = memo[id(t)] = [None]
-    names = frozenset(f.encode_name for f in t.fields)
-    keeps = UNKNOWN_FIELDS_KEY in names
-    children = {f.encode_name: fix for f in t.fields if (fix := _compile(f.type, memo)) is not None}
-    if not keeps and not children:
-        return None
-
-    def fix_struct(value: Any) -> None:
-        if not isinstance(value, dict):
-            return
-        unknown: dict[str, Any] | None = None
-        for key, item in value.items():
-            child = children.get(key)
-            if child is not None:
-                child(item)
-            elif keeps and key not in names:
-                if unknown is None:
-                    unknown = {}
-                unknown[key] = item
-        if unknown:
-            for key in unknown:
-                del value[key]
-            # Keys parked earlier (a packed copy, say) stay; new ones join them.
-            parked = value.get(UNKNOWN_FIELDS_KEY)
-            value[UNKNOWN_FIELDS_KEY] = (
-                {**parked, **unknown} if isinstance(parked, dict) else unknown
-            )
-
-    cell[0] = fix_struct
-    return fix_struct

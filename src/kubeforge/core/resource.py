@@ -7,8 +7,8 @@ client takes one directly.
 Example, a custom resource as a user writes it::
 
     class PodToIpSpec(Model):
-        pod_name: str = ""
-        pod_address: str = ""
+        pod_name: str = ""      # reads "" until set; sent only once set
+        pod_address: str | None = None
 
     class PodToIp(Resource):
         info = ResourceInfo(group="example.com", version="v1", kind="PodToIp",
@@ -18,14 +18,16 @@ Example, a custom resource as a user writes it::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import msgspec
 
+from kubeforge.core._defaults import slot_of
 from kubeforge.core.meta import Model, ObjectMeta
 
-__all__ = ["Resource", "ResourceInfo"]
+__all__ = ["Resource", "ResourceInfo", "fill_type_meta"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,23 +57,74 @@ class ResourceInfo:
         return f"{self.kind}List"
 
 
+# Typed as the field's type so that mypy accepts it as the default; it is msgspec.UNSET.
+_NOT_SENT: Any = msgspec.UNSET
+
+
 class Resource(Model):
     """Base of typed Kubernetes objects; subclasses set ``info``.
 
-    ``api_version`` and ``kind`` are filled from ``info`` when left empty, so a
-    freshly built object encodes as a complete manifest.
+    ``api_version`` and ``kind`` read as ``info``'s when the object does not carry them
+    (a freshly built object, a list item) and are sent only when it does, or when the
+    object itself is what is encoded: ``encode(Deployment(...))`` and every write of
+    the client put them in, as the server needs them. A resource embedded in another
+    object (a StatefulSet's ``volumeClaimTemplates``) is sent exactly as given, as in Go.
     """
 
     info: ClassVar[ResourceInfo]
 
-    api_version: str = ""
-    kind: str = ""
+    api_version: str = _NOT_SENT
+    kind: str = _NOT_SENT
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
 
-    def __post_init__(self) -> None:
+    def with_type_meta(self) -> Resource:
+        """This object with ``apiVersion`` and ``kind`` set (a copy when it lacked them)."""
         info = getattr(type(self), "info", None)
-        if info is not None:
-            if not self.api_version:
-                self.api_version = info.api_version
-            if not self.kind:
-                self.kind = info.kind
+        if info is None:
+            return self
+        fill: dict[str, str] = {}
+        if _API_VERSION.__get__(self, type(self)) is msgspec.UNSET:
+            fill["api_version"] = info.api_version
+        if _KIND.__get__(self, type(self)) is msgspec.UNSET:
+            fill["kind"] = info.kind
+        return msgspec.structs.replace(self, **fill) if fill else self
+
+
+class _FromInfo:
+    """Data descriptor over ``api_version``/``kind``: an unset value reads as ``info``'s."""
+
+    __slots__ = ("_attribute", "_slot")
+
+    def __init__(self, slot: Any, attribute: str) -> None:
+        self._slot = slot
+        self._attribute = attribute
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        value = self._slot.__get__(obj, owner)
+        if value is msgspec.UNSET:
+            info = getattr(type(obj), "info", None)
+            return "" if info is None else getattr(info, self._attribute)
+        return value
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        self._slot.__set__(obj, value)
+
+
+_API_VERSION = slot_of(Resource, "api_version")
+_KIND = slot_of(Resource, "kind")
+Resource.api_version = _FromInfo(_API_VERSION, "api_version")  # type: ignore[assignment]
+Resource.kind = _FromInfo(_KIND, "kind")  # type: ignore[assignment]
+
+
+def fill_type_meta(objects: Iterable[Resource], info: ResourceInfo) -> None:
+    """Give objects that lack them ``info``'s ``apiVersion`` and ``kind``, in place: the
+    items of a list page, which the server sends without (client-go's unstructured
+    lists fill them the same way)."""
+    api_version, kind = info.api_version, info.kind
+    for obj in objects:
+        if _API_VERSION.__get__(obj) is msgspec.UNSET:
+            _API_VERSION.__set__(obj, api_version)
+        if _KIND.__get__(obj) is msgspec.UNSET:
+            _KIND.__set__(obj, kind)
