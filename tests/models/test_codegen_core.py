@@ -14,7 +14,7 @@ import pytest
 
 from kubeforge.codegen import plan_crd, plan_modules, render_module
 from kubeforge.codegen.render import format_source
-from kubeforge.core.meta import Model
+from kubeforge.core.meta import Model, decode, encode
 from kubeforge.core.resource import Resource, ResourceInfo
 
 WIDGET_INFO = ResourceInfo(
@@ -142,7 +142,7 @@ def test_a_crd_schema_becomes_a_resource_with_nested_models_named_by_path(
     assert json.loads(msgspec.json.encode(obj)) == raw
 
 
-def test_required_fields_default_to_zero_values_and_optional_ones_to_none(
+def test_required_fields_are_required_arguments_and_optional_ones_default_to_none(
     importable: Path,
 ) -> None:
     module = _load(
@@ -152,16 +152,26 @@ def test_required_fields_default_to_zero_values_and_optional_ones_to_none(
         place=lambda name: ("example_v1", name),
         resources={"Widget": WIDGET_INFO},
     )["example_v1"]
-    spec = module["WidgetSpec"]()
-    assert (spec.size, spec.ports, spec.template) == (0, [], module["WidgetSpecTemplate"]())
+    spec_cls, template_cls, port_cls = (
+        module["WidgetSpec"],
+        module["WidgetSpecTemplate"],
+        module["WidgetSpecPortsItem"],
+    )
+    with pytest.raises(TypeError, match="Missing required argument 'ports'"):
+        spec_cls(size=0, template=template_cls())
+    spec = spec_cls(size=0, ports=[port_cls(port=0)], template=template_cls())
     assert (spec.labels, spec.note, spec.ratio, spec.anything) == (None, None, None, None)
-    # a required int-or-string has no zero value that means "unset": it stays optional
-    assert module["WidgetSpecPortsItem"]().port is None
-    empty = msgspec.json.decode(b"{}", type=module["Widget"])
+    # what was passed is sent, zeros included; what was not is left out
+    assert json.loads(encode(spec)) == {"size": 0, "ports": [{"port": 0}], "template": {}}
+    empty = decode(b"{}", module["Widget"])
     assert empty.spec is None and empty.kind == "Widget"
+    # a document without the required fields decodes as Go reads it: zero values
+    assert decode(b'{"spec": {}}', module["Widget"]).spec == spec_cls(
+        size=0, ports=[], template=template_cls()
+    )
 
 
-def test_required_models_that_would_build_each_other_forever_become_optional(
+def test_required_models_that_refer_to_each_other_are_required_arguments(
     importable: Path,
 ) -> None:
     schemas = {
@@ -172,7 +182,7 @@ def test_required_models_that_would_build_each_other_forever_become_optional(
         },
         "a.Beta": {
             "type": "object",
-            "required": ["alpha", "gamma"],
+            "required": ["gamma"],
             "properties": {
                 "alpha": {"$ref": "#/definitions/a.Alpha"},
                 "gamma": {"$ref": "#/definitions/a.Gamma"},
@@ -184,8 +194,10 @@ def test_required_models_that_would_build_each_other_forever_become_optional(
         importable, "kf_cycle", schemas, place=lambda name: ("m", name.rsplit(".", 1)[-1])
     )["m"]
     alpha, beta, gamma = module["Alpha"], module["Beta"], module["Gamma"]
-    # Alpha -> Beta -> Alpha is cut once; Beta -> Gamma stays a default factory
-    assert alpha() == alpha(beta=beta(alpha=None, gamma=gamma()))
+    nested = alpha(beta=beta(gamma=gamma(), alpha=alpha(beta=beta(gamma=gamma(n=0)))))
+    assert json.loads(encode(nested)) == {
+        "beta": {"alpha": {"beta": {"gamma": {"n": 0}}}, "gamma": {}}
+    }
 
 
 def test_cross_module_references_import_by_name_and_aliases_are_emitted(

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from kubeforge.core.meta import ObjectMeta
+from kubeforge.core.meta import ObjectMeta, decode, encode
 from kubeforge.core.resource import Resource
 from kubeforge.models import resource_class
 from kubeforge.models.apiextensions_v1 import CustomResourceDefinition, JSONSchemaProps
@@ -167,7 +167,7 @@ def test_unset_fields_are_left_out_when_encoding() -> None:
             ]
         ),
     )
-    assert json.loads(msgspec.json.encode(pod)) == {
+    assert json.loads(encode(pod)) == {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": "web", "namespace": "default"},
@@ -190,17 +190,20 @@ def test_optional_fields_set_to_zero_values_are_still_sent() -> None:
 def test_a_bookmark_with_only_a_resource_version_decodes() -> None:
     bookmark = b'{"kind": "CustomResourceDefinition", "apiVersion": "apiextensions.k8s.io/v1",'
     bookmark += b' "metadata": {"resourceVersion": "12345"}}'
-    crd = msgspec.json.decode(bookmark, type=CustomResourceDefinition)
+    crd = decode(bookmark, CustomResourceDefinition)
     assert crd.metadata.resource_version == "12345"
-    assert crd.spec.names.plural == ""  # a required nested model defaults to an empty one
-    pod = msgspec.json.decode(b'{"metadata": {"resourceVersion": "7"}}', type=Pod)
+    assert crd.spec.names.plural == ""  # a required nested model: an empty one, as in Go
+    pod = decode(b'{"metadata": {"resourceVersion": "7"}}', Pod)
     assert pod.spec is None and pod.kind == "Pod" and pod.api_version == "v1"
+    # A Go server's bookmark of a pod: its empty spec, with the nil slice as null.
+    pod = decode(b'{"metadata": {"resourceVersion": "8"}, "spec": {"containers": null}}', Pod)
+    assert pod.spec is not None and pod.spec.containers == []
 
 
 def test_required_fields_missing_from_a_lax_server_get_zero_values() -> None:
-    container = msgspec.json.decode(b'{"image": "nginx"}', type=Container)
+    container = decode(b'{"image": "nginx"}', Container)
     assert container.name == "" and container.image == "nginx"
-    ingress = msgspec.json.decode(b'{"spec": {"rules": [{"http": {}}]}}', type=Ingress)
+    ingress = decode(b'{"spec": {"rules": [{"http": {}}]}}', Ingress)
     assert ingress.spec and ingress.spec.rules and ingress.spec.rules[0].http
     assert ingress.spec.rules[0].http.paths == []
 

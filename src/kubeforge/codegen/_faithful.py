@@ -12,8 +12,11 @@ CRD -> models -> CRD gives the schema again:
   ``kubeforge.crd``; whatever else the schema says -> ``Meta(extra_json_schema=...)``.
 - Descriptions are kept whole: field docstrings, class docstrings, or
   ``Meta(description=...)`` on list items and map values.
-- A required field keeps a zero-value default (so partial objects decode) and is
-  marked ``Required()``; a scalar ``default`` becomes the Python default.
+- A required field has no default: it is a required argument (a ``nullable`` one
+  is ``T | None``). A schema ``default`` becomes ``Default(value)``: documentation
+  in the annotation and the CRD's server-side default, never a Python default,
+  which would keep a value equal to it from being sent. Optional fields are
+  ``T | None = None``.
 - An object schema without properties is an empty class (it holds nothing), not
   a free-form dict. Fields come in alphabetical order, as ``generate_crd`` writes
   properties.
@@ -25,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kubeforge.codegen.naming import attribute_name, wire_name_override
-from kubeforge.codegen.plan import ANY, ClassPlan, FieldPlan, PyType, container_type
+from kubeforge.codegen.plan import ANY, ClassPlan, FieldPlan, PyType, container_type, optional
 from kubeforge.codegen.planner import RESERVED, RESOURCE_FIELDS, Planner, json_types
 from kubeforge.core.resource import ResourceInfo
 
@@ -74,21 +77,6 @@ def normalise(text: str) -> str:
 def py_literal(value: Any) -> str:
     """Python source for a JSON value."""
     return repr(value)
-
-
-def _scalar_default(schema: Mapping[str, Any], value: Any) -> bool:
-    """Whether ``value`` can be the field's plain Python default for this schema's type."""
-    if schema.get("x-kubernetes-int-or-string"):
-        return isinstance(value, int | str) and not isinstance(value, bool)
-    if "enum" in schema:
-        return value in schema["enum"] and isinstance(value, str | int)
-    kind = schema.get("type")
-    return (
-        (kind == "string" and isinstance(value, str))
-        or (kind == "boolean" and isinstance(value, bool))
-        or (kind == "integer" and isinstance(value, int) and not isinstance(value, bool))
-        or (kind == "number" and isinstance(value, int | float) and not isinstance(value, bool))
-    )
 
 
 def _literal_type(schema: Mapping[str, Any]) -> PyType | None:
@@ -308,24 +296,15 @@ class FaithfulPlanner(Planner):
         doc = normalise(str(prop.get("description") or ""))
         if is_class:
             doc = ""  # the class docstring holds it (and it is the same text)
-        default: str | None = None
         if "default" in prop:
-            value = prop["default"]
-            if _scalar_default(prop, value) and not required:
-                default = py_literal(value)
-            if not value or default is None:
-                # a zero value or an object: the marker says it (a zero Python default would not)
-                extras.marker("Default", py_literal(value))
-        if required:
-            extras.marker("Required")
+            # The server fills it in; a Python default would only keep the value from being sent.
+            extras.marker("Default", py_literal(prop["default"]))
         typed = extras.wrap(py)
         override = wire_name_override(attribute, wire)
-        if default is not None:
-            return FieldPlan(attribute, override, typed, typed.expr, default, None, doc)
-        if required and (py.zero is not None or py.factory is not None):
-            return FieldPlan(attribute, override, typed, typed.expr, py.zero, py.factory, doc)
-        annotation = typed.expr if py.is_any else f"{typed.expr} | None"
-        return FieldPlan(attribute, override, typed, annotation, "None", None, doc)
+        if required:
+            annotation = optional(typed) if json_types(prop)[1] else typed.expr
+            return FieldPlan(attribute, override, typed, annotation, None, None, doc)
+        return FieldPlan(attribute, override, typed, optional(typed), "None", None, doc)
 
 
 def cel_args(rule: Mapping[str, Any]) -> str:

@@ -69,6 +69,10 @@ _EXTERNALS: dict[str, External] = {
     _META + "ListMeta": _core("ListMeta"),
     _META + "ManagedFieldsEntry": _core("ManagedFieldsEntry"),
     _META + "OwnerReference": _core("OwnerReference", buildable=False),
+    # Go marshals a zero Time as null (a map of them holds nulls: a PodDisruptionBudget's
+    # status.disruptedPods), so a time is a string or None wherever it occurs
+    _META + "Time": External("str | None"),
+    _META + "MicroTime": External("str | None"),
     _INT_OR_STRING: _models("IntOrString", "meta_v1", "IntOrString"),
     _QUANTITY: _models("Quantity", "meta_v1", "Quantity"),
     # untyped in the schema (custom JSON marshalling in Go); these unions are what

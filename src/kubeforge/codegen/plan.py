@@ -29,6 +29,7 @@ __all__ = [
     "container_type",
     "first_paragraph",
     "first_sentence",
+    "optional",
 ]
 
 Schema = Mapping[str, Any]
@@ -56,6 +57,13 @@ class PyType:
 
 # ``Any`` already admits ``None``: its fields default to ``None`` without ``| None``.
 ANY = PyType("Any", frozenset({("typing", "Any")}))
+
+
+def optional(py: PyType) -> str:
+    """The annotation of ``py`` that also admits ``None`` (once, however ``py`` is spelled)."""
+    if py.is_any or py.expr.endswith("| None"):
+        return py.expr
+    return f"{py.expr} | None"
 
 
 def container_type(expr: str, inner: PyType, factory: str) -> PyType:

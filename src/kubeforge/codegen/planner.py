@@ -15,14 +15,12 @@ both:
   an object with only ``additionalProperties`` -> ``dict[str, T]``; an untyped or
   free-form schema -> ``Any`` or ``dict[str, Any]``; int-or-string -> the
   configured type (``int | str`` unless told otherwise).
-- Optional fields are ``T | None = None``. Required fields default to Go's zero
-  value (``""``, ``0``, ``False``, an empty list or dict, or an empty nested
-  model), so a partial object, such as a watch BOOKMARK, still decodes and the
-  annotation stays precise. Because models omit defaults when encoding, a
-  required field holding its zero value is left out of the JSON; Go decodes a
-  missing field to the same zero value, so nothing changes meaning. The one
-  exception is a required field whose nested model could only be built from
-  itself (a cycle), which stays ``T | None = None``.
+- Optional fields are ``T | None = None``: ``None`` is "not set" and is left out of
+  the JSON, every other value is sent. Required fields have no default: they
+  must be passed, and whatever they hold is sent (``replicas=0`` too). A required
+  ``nullable`` field is ``T | None`` without a default. A document that lacks a
+  required field (a watch BOOKMARK's empty object) still decodes: the slow path
+  of ``kubeforge.core.meta.decode`` gives it Go's zero value, as Go does.
 - Unknown JSON properties are ignored when decoding (msgspec's default).
 """
 
@@ -44,6 +42,7 @@ from kubeforge.codegen.plan import (
     container_type,
     first_paragraph,
     first_sentence,
+    optional,
 )
 from kubeforge.core.resource import ResourceInfo
 
@@ -202,10 +201,10 @@ class Planner:
         doc = first_sentence(str(prop.get("description") or ""))
         override = wire_name_override(attribute, wire)
         _, nullable = json_types(prop)
-        if required and not nullable and (py.zero is not None or py.factory is not None):
-            return FieldPlan(attribute, override, py, py.expr, py.zero, py.factory, doc)
-        annotation = py.expr if py.is_any else f"{py.expr} | None"
-        return FieldPlan(attribute, override, py, annotation, "None", None, doc)
+        if required:
+            annotation = optional(py) if nullable else py.expr
+            return FieldPlan(attribute, override, py, annotation, None, None, doc)
+        return FieldPlan(attribute, override, py, optional(py), "None", None, doc)
 
     def type_of(self, schema: Schema, owner: tuple[str, str], hint: str = "") -> PyType:
         """The Python type for ``schema``; ``owner`` and ``hint`` name inline classes."""

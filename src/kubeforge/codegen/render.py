@@ -152,7 +152,9 @@ def _class(cls: ClassPlan) -> list[str]:
     if cls.fields and len(out) > 1:
         out.append("")
     for f in cls.fields:
-        out.append(f"    {f.attribute}: {f.annotation} = {_default(f)}")
+        default = _default(f)
+        tail = "" if default is None else f" = {default}"
+        out.append(f"    {f.attribute}: {f.annotation}{tail}")
         if f.doc:
             out += docstring(f.doc, 4)
     out.append("")
@@ -167,13 +169,16 @@ def _summary_first(text: str) -> str:
     return f"{summary}\n\n{rest}" if rest else summary
 
 
-def _default(f: FieldPlan) -> str:
+def _default(f: FieldPlan) -> str | None:
+    """The right-hand side of the field's line; ``None`` for a required field."""
     name = f", name={json.dumps(f.wire_override)}" if f.wire_override is not None else ""
     if f.factory is not None:
         return f"msgspec.field(default_factory={f.factory}{name})"
+    if f.default is None:
+        return f"msgspec.field({name[2:]})" if name else None
     if name:
         return f"msgspec.field(default={f.default}{name})"
-    return str(f.default)
+    return f.default
 
 
 def _info(info: ResourceInfo) -> str:

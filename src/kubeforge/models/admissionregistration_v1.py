@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.meta_v1 import Condition, LabelSelector
@@ -45,9 +43,9 @@ __all__ = [
 class AuditAnnotation(Model):
     """AuditAnnotation describes how to produce an audit annotation for an API request."""
 
-    key: str = ""
+    key: str
     """key specifies the audit annotation key."""
-    value_expression: str = ""
+    value_expression: str
     """valueExpression represents the expression which is evaluated by CEL to produce an audit
     annotation value.
     """
@@ -56,9 +54,9 @@ class AuditAnnotation(Model):
 class ExpressionWarning(Model):
     """ExpressionWarning is a warning information that targets a specific expression."""
 
-    field_ref: str = ""
+    field_ref: str
     """The path to the field that refers the expression."""
-    warning: str = ""
+    warning: str
     """The content of type checking information in a human-readable form."""
 
 
@@ -67,9 +65,9 @@ class MatchCondition(Model):
     a webhook.
     """
 
-    expression: str = ""
+    expression: str
     """Expression represents the expression which will be evaluated by CEL."""
-    name: str = ""
+    name: str
     """Name is an identifier for this match condition, used for strategic merging of
     MatchConditions, as well as providing an identifier for logging purposes.
     """
@@ -104,29 +102,16 @@ class MatchResources(Model):
     """
 
 
-class WebhookClientConfig(Model):
-    """WebhookClientConfig contains the information to make a TLS connection with the webhook"""
-
-    ca_bundle: str | None = None
-    """`caBundle` is a PEM encoded CA bundle which will be used to validate the webhook's server
-    certificate.
-    """
-    service: ServiceReference | None = None
-    """`service` is a reference to the service for this webhook."""
-    url: str | None = None
-    """`url` gives the location of the webhook, in standard URL form (`scheme://host:port/path`)."""
-
-
 class MutatingWebhook(Model):
     """MutatingWebhook describes an admission webhook and the resources and operations it applies
     to.
     """
 
-    admission_review_versions: list[str] = msgspec.field(default_factory=list)
+    admission_review_versions: list[str]
     """AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the
     Webhook expects.
     """
-    client_config: WebhookClientConfig = msgspec.field(default_factory=WebhookClientConfig)
+    client_config: WebhookClientConfig
     """ClientConfig defines how to communicate with the hook."""
     failure_policy: str | None = None
     """FailurePolicy defines how unrecognized errors from the admission endpoint are handled -
@@ -138,7 +123,7 @@ class MutatingWebhook(Model):
     """
     match_policy: str | None = None
     """matchPolicy defines how the "rules" list is used to match incoming requests."""
-    name: str = ""
+    name: str
     """The name of the admission webhook."""
     namespace_selector: LabelSelector | None = None
     """NamespaceSelector decides whether to run the webhook on an object based on whether the
@@ -155,7 +140,7 @@ class MutatingWebhook(Model):
     """
     rules: list[RuleWithOperations] | None = None
     """Rules describes what operations on what resources/subresources the webhook cares about."""
-    side_effects: str = ""
+    side_effects: str
     """SideEffects states whether this webhook has side effects."""
     timeout_seconds: int | None = None
     """TimeoutSeconds specifies the timeout for this webhook."""
@@ -184,7 +169,7 @@ class MutatingWebhookConfigurationList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[MutatingWebhookConfiguration] = msgspec.field(default_factory=list)
+    items: list[MutatingWebhookConfiguration]
     """List of MutatingWebhookConfiguration."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -260,9 +245,9 @@ class RuleWithOperations(Model):
 class ServiceReference(Model):
     """ServiceReference holds a reference to Service.legacy.k8s.io"""
 
-    name: str = ""
+    name: str
     """`name` is the name of the service."""
-    namespace: str = ""
+    namespace: str
     """`namespace` is the namespace of the service."""
     path: str | None = None
     """`path` is an optional URL path which will be sent in any request to this service."""
@@ -327,7 +312,7 @@ class ValidatingAdmissionPolicyBindingList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ValidatingAdmissionPolicyBinding] = msgspec.field(default_factory=list)
+    items: list[ValidatingAdmissionPolicyBinding]
     """List of PolicyBinding."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -359,7 +344,7 @@ class ValidatingAdmissionPolicyList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ValidatingAdmissionPolicy] = msgspec.field(default_factory=list)
+    items: list[ValidatingAdmissionPolicy]
     """List of ValidatingAdmissionPolicy."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -409,11 +394,11 @@ class ValidatingWebhook(Model):
     applies to.
     """
 
-    admission_review_versions: list[str] = msgspec.field(default_factory=list)
+    admission_review_versions: list[str]
     """AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the
     Webhook expects.
     """
-    client_config: WebhookClientConfig = msgspec.field(default_factory=WebhookClientConfig)
+    client_config: WebhookClientConfig
     """ClientConfig defines how to communicate with the hook."""
     failure_policy: str | None = None
     """FailurePolicy defines how unrecognized errors from the admission endpoint are handled -
@@ -425,7 +410,7 @@ class ValidatingWebhook(Model):
     """
     match_policy: str | None = None
     """matchPolicy defines how the "rules" list is used to match incoming requests."""
-    name: str = ""
+    name: str
     """The name of the admission webhook."""
     namespace_selector: LabelSelector | None = None
     """NamespaceSelector decides whether to run the webhook on an object based on whether the
@@ -438,7 +423,7 @@ class ValidatingWebhook(Model):
     """
     rules: list[RuleWithOperations] | None = None
     """Rules describes what operations on what resources/subresources the webhook cares about."""
-    side_effects: str = ""
+    side_effects: str
     """SideEffects states whether this webhook has side effects."""
     timeout_seconds: int | None = None
     """TimeoutSeconds specifies the timeout for this webhook."""
@@ -467,7 +452,7 @@ class ValidatingWebhookConfigurationList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ValidatingWebhookConfiguration] = msgspec.field(default_factory=list)
+    items: list[ValidatingWebhookConfiguration]
     """List of ValidatingWebhookConfiguration."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -478,7 +463,7 @@ class ValidatingWebhookConfigurationList(Model):
 class Validation(Model):
     """Validation specifies the CEL expression which is used to apply the validation."""
 
-    expression: str = ""
+    expression: str
     """Expression represents the expression which will be evaluated by CEL. ref:
     https://github.com/google/cel-spec CEL expressions have access to the contents of the API
     request/response, organized into CEL variables as well as some other useful variables:
@@ -499,7 +484,20 @@ class Variable(Model):
     A variable is defined as a named expression.
     """
 
-    expression: str = ""
+    expression: str
     """Expression is the expression that will be evaluated as the value of the variable."""
-    name: str = ""
+    name: str
     """Name is the name of the variable."""
+
+
+class WebhookClientConfig(Model):
+    """WebhookClientConfig contains the information to make a TLS connection with the webhook"""
+
+    ca_bundle: str | None = None
+    """`caBundle` is a PEM encoded CA bundle which will be used to validate the webhook's server
+    certificate.
+    """
+    service: ServiceReference | None = None
+    """`service` is a reference to the service for this webhook."""
+    url: str | None = None
+    """`url` gives the location of the webhook, in standard URL form (`scheme://host:port/path`)."""

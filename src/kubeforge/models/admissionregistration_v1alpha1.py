@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.meta_v1 import LabelSelector
@@ -52,9 +50,9 @@ class JSONPatch(Model):
 class MatchCondition(Model):
     """MatchCondition"""
 
-    expression: str = ""
+    expression: str
     """Expression represents the expression which will be evaluated by CEL."""
-    name: str = ""
+    name: str
     """Name is an identifier for this match condition, used for strategic merging of
     MatchConditions, as well as providing an identifier for logging purposes.
     """
@@ -133,7 +131,7 @@ class MutatingAdmissionPolicyBindingList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[MutatingAdmissionPolicyBinding] = msgspec.field(default_factory=list)
+    items: list[MutatingAdmissionPolicyBinding]
     """List of PolicyBinding."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -161,7 +159,7 @@ class MutatingAdmissionPolicyList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[MutatingAdmissionPolicy] = msgspec.field(default_factory=list)
+    items: list[MutatingAdmissionPolicy]
     """List of ValidatingAdmissionPolicy."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -206,7 +204,7 @@ class Mutation(Model):
     """jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation
     to the object.
     """
-    patch_type: str = ""
+    patch_type: str
     """patchType indicates the patch strategy used."""
 
 
@@ -258,7 +256,7 @@ class ParamRef(Model):
 class Variable(Model):
     """Variable is the definition of a variable that is used for composition."""
 
-    expression: str = ""
+    expression: str
     """Expression is the expression that will be evaluated as the value of the variable."""
-    name: str = ""
+    name: str
     """Name is the name of the variable."""

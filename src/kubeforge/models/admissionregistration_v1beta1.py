@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.meta_v1 import Condition, LabelSelector
@@ -36,9 +34,9 @@ __all__ = [
 class AuditAnnotation(Model):
     """AuditAnnotation describes how to produce an audit annotation for an API request."""
 
-    key: str = ""
+    key: str
     """key specifies the audit annotation key."""
-    value_expression: str = ""
+    value_expression: str
     """valueExpression represents the expression which is evaluated by CEL to produce an audit
     annotation value.
     """
@@ -47,9 +45,9 @@ class AuditAnnotation(Model):
 class ExpressionWarning(Model):
     """ExpressionWarning is a warning information that targets a specific expression."""
 
-    field_ref: str = ""
+    field_ref: str
     """The path to the field that refers the expression."""
-    warning: str = ""
+    warning: str
     """The content of type checking information in a human-readable form."""
 
 
@@ -58,9 +56,9 @@ class MatchCondition(Model):
     a webhook.
     """
 
-    expression: str = ""
+    expression: str
     """Expression represents the expression which will be evaluated by CEL."""
-    name: str = ""
+    name: str
     """Name is an identifier for this match condition, used for strategic merging of
     MatchConditions, as well as providing an identifier for logging purposes.
     """
@@ -197,7 +195,7 @@ class ValidatingAdmissionPolicyBindingList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ValidatingAdmissionPolicyBinding] = msgspec.field(default_factory=list)
+    items: list[ValidatingAdmissionPolicyBinding]
     """List of PolicyBinding."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -229,7 +227,7 @@ class ValidatingAdmissionPolicyList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ValidatingAdmissionPolicy] = msgspec.field(default_factory=list)
+    items: list[ValidatingAdmissionPolicy]
     """List of ValidatingAdmissionPolicy."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -277,7 +275,7 @@ class ValidatingAdmissionPolicyStatus(Model):
 class Validation(Model):
     """Validation specifies the CEL expression which is used to apply the validation."""
 
-    expression: str = ""
+    expression: str
     """Expression represents the expression which will be evaluated by CEL. ref:
     https://github.com/google/cel-spec CEL expressions have access to the contents of the API
     request/response, organized into CEL variables as well as some other useful variables:
@@ -298,7 +296,7 @@ class Variable(Model):
     A variable is defined as a named expression.
     """
 
-    expression: str = ""
+    expression: str
     """Expression is the expression that will be evaluated as the value of the variable."""
-    name: str = ""
+    name: str
     """Name is the name of the variable."""

@@ -43,66 +43,25 @@ class CustomResourceColumnDefinition(Model):
     """description is a human readable description of this column."""
     format: str | None = None
     """format is an optional OpenAPI type definition for this column."""
-    json_path: str = ""
+    json_path: str
     """jsonPath is a simple JSON path (i.e. with array notation) which is evaluated against each
     custom resource to produce the value for this column.
     """
-    name: str = ""
+    name: str
     """name is a human readable name for the column."""
     priority: int | None = None
     """priority is an integer defining the relative importance of this column compared to others."""
-    type: str = ""
+    type: str
     """type is an OpenAPI type definition for this column."""
 
 
 class CustomResourceConversion(Model):
     """CustomResourceConversion describes how to convert different versions of a CR."""
 
-    strategy: str = ""
+    strategy: str
     """strategy specifies how custom resources are converted between versions."""
     webhook: WebhookConversion | None = None
     """webhook describes how to call the conversion webhook."""
-
-
-class CustomResourceDefinitionNames(Model):
-    """CustomResourceDefinitionNames indicates the names to serve this CustomResourceDefinition"""
-
-    categories: list[str] | None = None
-    """categories is a list of grouped resources this custom resource belongs to (e.g. 'all')."""
-    kind: str = ""
-    """kind is the serialized kind of the resource."""
-    list_kind: str | None = None
-    """listKind is the serialized kind of the list for this resource."""
-    plural: str = ""
-    """plural is the plural name of the resource to serve."""
-    short_names: list[str] | None = None
-    """shortNames are short names for the resource, exposed in API discovery documents, and used
-    by clients to support invocations like `kubectl get <shortname>`.
-    """
-    singular: str | None = None
-    """singular is the singular name of the resource."""
-
-
-class CustomResourceDefinitionSpec(Model):
-    """CustomResourceDefinitionSpec describes how a user wants their resource to appear"""
-
-    conversion: CustomResourceConversion | None = None
-    """conversion defines conversion settings for the CRD."""
-    group: str = ""
-    """group is the API group of the defined custom resource."""
-    names: CustomResourceDefinitionNames = msgspec.field(
-        default_factory=CustomResourceDefinitionNames
-    )
-    """names specify the resource and kind names for the custom resource."""
-    preserve_unknown_fields: bool | None = None
-    """preserveUnknownFields indicates that object fields which are not specified in the OpenAPI
-    schema should be preserved when persisting to storage. apiVersion, kind, metadata and known
-    fields inside metadata are always preserved.
-    """
-    scope: str = ""
-    """scope indicates whether the defined custom resource is cluster- or namespace-scoped."""
-    versions: list[CustomResourceDefinitionVersion] = msgspec.field(default_factory=list)
-    """versions is the list of all API versions of the defined custom resource."""
 
 
 class CustomResourceDefinition(Resource):
@@ -124,7 +83,7 @@ class CustomResourceDefinition(Resource):
         singular="customresourcedefinition",
     )
 
-    spec: CustomResourceDefinitionSpec = msgspec.field(default_factory=CustomResourceDefinitionSpec)
+    spec: CustomResourceDefinitionSpec
     """spec describes how the user wants the resources to appear"""
     status: CustomResourceDefinitionStatus | None = None
     """status indicates the actual state of the CustomResourceDefinition"""
@@ -139,9 +98,9 @@ class CustomResourceDefinitionCondition(Model):
     """message is a human-readable message indicating details about last transition."""
     reason: str | None = None
     """reason is a unique, one-word, CamelCase reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """status is the status of the condition."""
-    type: str = ""
+    type: str
     """type is the type of the condition."""
 
 
@@ -150,7 +109,7 @@ class CustomResourceDefinitionList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[CustomResourceDefinition] = msgspec.field(default_factory=list)
+    items: list[CustomResourceDefinition]
     """items list individual CustomResourceDefinition objects"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -158,6 +117,45 @@ class CustomResourceDefinitionList(Model):
     """Standard object's metadata More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     """
+
+
+class CustomResourceDefinitionNames(Model):
+    """CustomResourceDefinitionNames indicates the names to serve this CustomResourceDefinition"""
+
+    categories: list[str] | None = None
+    """categories is a list of grouped resources this custom resource belongs to (e.g. 'all')."""
+    kind: str
+    """kind is the serialized kind of the resource."""
+    list_kind: str | None = None
+    """listKind is the serialized kind of the list for this resource."""
+    plural: str
+    """plural is the plural name of the resource to serve."""
+    short_names: list[str] | None = None
+    """shortNames are short names for the resource, exposed in API discovery documents, and used
+    by clients to support invocations like `kubectl get <shortname>`.
+    """
+    singular: str | None = None
+    """singular is the singular name of the resource."""
+
+
+class CustomResourceDefinitionSpec(Model):
+    """CustomResourceDefinitionSpec describes how a user wants their resource to appear"""
+
+    conversion: CustomResourceConversion | None = None
+    """conversion defines conversion settings for the CRD."""
+    group: str
+    """group is the API group of the defined custom resource."""
+    names: CustomResourceDefinitionNames
+    """names specify the resource and kind names for the custom resource."""
+    preserve_unknown_fields: bool | None = None
+    """preserveUnknownFields indicates that object fields which are not specified in the OpenAPI
+    schema should be preserved when persisting to storage. apiVersion, kind, metadata and known
+    fields inside metadata are always preserved.
+    """
+    scope: str
+    """scope indicates whether the defined custom resource is cluster- or namespace-scoped."""
+    versions: list[CustomResourceDefinitionVersion]
+    """versions is the list of all API versions of the defined custom resource."""
 
 
 class CustomResourceDefinitionStatus(Model):
@@ -180,7 +178,7 @@ class CustomResourceDefinitionVersion(Model):
     """deprecated indicates this version of the custom resource API is deprecated."""
     deprecation_warning: str | None = None
     """deprecationWarning overrides the default warning returned to API clients."""
-    name: str = ""
+    name: str
     """name is the version name, e.g. "v1", "v2beta1", etc. The custom resources are served under
     this version at `/apis/<group>/<version>/...` if `served` is true.
     """
@@ -190,9 +188,9 @@ class CustomResourceDefinitionVersion(Model):
     """
     selectable_fields: list[SelectableField] | None = None
     """selectableFields specifies paths to fields that may be used as field selectors."""
-    served: bool = False
+    served: bool
     """served is a flag enabling/disabling this version from being served via REST APIs"""
-    storage: bool = False
+    storage: bool
     """storage indicates this version should be used when persisting custom resources to storage."""
     subresources: CustomResourceSubresources | None = None
     """subresources specify what subresources this version of the defined custom resource have."""
@@ -207,11 +205,11 @@ class CustomResourceSubresourceScale(Model):
     """labelSelectorPath defines the JSON path inside of a custom resource that corresponds to
     Scale `status.selector`.
     """
-    spec_replicas_path: str = ""
+    spec_replicas_path: str
     """specReplicasPath defines the JSON path inside of a custom resource that corresponds to
     Scale `spec.replicas`.
     """
-    status_replicas_path: str = ""
+    status_replicas_path: str
     """statusReplicasPath defines the JSON path inside of a custom resource that corresponds to
     Scale `status.replicas`.
     """
@@ -323,7 +321,7 @@ class JSONSchemaProps(Model):
 class SelectableField(Model):
     """SelectableField specifies the JSON path of a field that may be used with field selectors."""
 
-    json_path: str = ""
+    json_path: str
     """jsonPath is a simple JSON path which is evaluated against each custom resource to produce
     a field selector value.
     """
@@ -332,9 +330,9 @@ class SelectableField(Model):
 class ServiceReference(Model):
     """ServiceReference holds a reference to Service.legacy.k8s.io"""
 
-    name: str = ""
+    name: str
     """name is the name of the service."""
-    namespace: str = ""
+    namespace: str
     """namespace is the namespace of the service."""
     path: str | None = None
     """path is an optional URL path at which the webhook will be contacted."""
@@ -363,7 +361,7 @@ class ValidationRule(Model):
     """reason provides a machine-readable validation failure reason that is returned to the
     caller when a request fails this validation rule.
     """
-    rule: str = ""
+    rule: str
     """Rule represents the expression which will be evaluated by CEL. ref:
     https://github.com/google/cel-spec The Rule is scoped to the location of the
     x-kubernetes-validations extension in the schema.
@@ -388,7 +386,7 @@ class WebhookConversion(Model):
 
     client_config: WebhookClientConfig | None = None
     """clientConfig is the instructions for how to call the webhook if strategy is `Webhook`."""
-    conversion_review_versions: list[str] = msgspec.field(default_factory=list)
+    conversion_review_versions: list[str]
     """conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the
     Webhook expects.
     """

@@ -51,9 +51,9 @@ class APIServiceCondition(Model):
     """Human-readable message indicating details about last transition."""
     reason: str | None = None
     """Unique, one-word, CamelCase reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """Status is the status of the condition."""
-    type: str = ""
+    type: str
     """Type is the type of the condition."""
 
 
@@ -62,7 +62,7 @@ class APIServiceList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[APIService] = msgspec.field(default_factory=list)
+    items: list[APIService]
     """Items is the list of APIService"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -84,7 +84,7 @@ class APIServiceSpec(Model):
     """
     group: str | None = None
     """Group is the API group name this server hosts"""
-    group_priority_minimum: int = 0
+    group_priority_minimum: int
     """GroupPriorityMinimum is the priority this group should have at least."""
     insecure_skip_tls_verify: bool | None = msgspec.field(
         default=None, name="insecureSkipTLSVerify"
@@ -96,7 +96,7 @@ class APIServiceSpec(Model):
     """Service is a reference to the service for this API server."""
     version: str | None = None
     """Version is the API version this server hosts."""
-    version_priority: int = 0
+    version_priority: int
     """VersionPriority controls the ordering of this API version inside of its group."""
 
 

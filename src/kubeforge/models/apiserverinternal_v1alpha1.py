@@ -39,6 +39,56 @@ class ServerStorageVersion(Model):
     """The API server can serve these versions."""
 
 
+class StorageVersion(Resource):
+    """Storage version of a specific resource."""
+
+    info = ResourceInfo(
+        group="internal.apiserver.k8s.io",
+        version="v1alpha1",
+        kind="StorageVersion",
+        plural="storageversions",
+        namespaced=False,
+        singular="storageversion",
+    )
+
+    spec: dict[str, Any]
+    """Spec is an empty spec."""
+    status: StorageVersionStatus
+    """API server instances report the version they can decode and the version they encode
+    objects to when persisting objects in the backend.
+    """
+
+
+class StorageVersionCondition(Model):
+    """Describes the state of the storageVersion at a certain point."""
+
+    last_transition_time: str | None = None
+    """Last time the condition transitioned from one status to another."""
+    message: str
+    """A human readable message indicating details about the transition."""
+    observed_generation: int | None = None
+    """If set, this represents the .metadata.generation that the condition was set based upon."""
+    reason: str
+    """The reason for the condition's last transition."""
+    status: str
+    """Status of the condition, one of True, False, Unknown."""
+    type: str
+    """Type of the condition."""
+
+
+class StorageVersionList(Model):
+    """A list of StorageVersions."""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object."""
+    items: list[StorageVersion]
+    """Items holds a list of StorageVersion"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents."""
+    metadata: ListMeta | None = None
+    """Standard list metadata."""
+
+
 class StorageVersionStatus(Model):
     """API server instances report the versions they can decode and the version they encode
     objects to when persisting objects in the backend.
@@ -52,53 +102,3 @@ class StorageVersionStatus(Model):
     """The latest available observations of the storageVersion's state."""
     storage_versions: list[ServerStorageVersion] | None = None
     """The reported versions per API server instance."""
-
-
-class StorageVersion(Resource):
-    """Storage version of a specific resource."""
-
-    info = ResourceInfo(
-        group="internal.apiserver.k8s.io",
-        version="v1alpha1",
-        kind="StorageVersion",
-        plural="storageversions",
-        namespaced=False,
-        singular="storageversion",
-    )
-
-    spec: dict[str, Any] = msgspec.field(default_factory=dict)
-    """Spec is an empty spec."""
-    status: StorageVersionStatus = msgspec.field(default_factory=StorageVersionStatus)
-    """API server instances report the version they can decode and the version they encode
-    objects to when persisting objects in the backend.
-    """
-
-
-class StorageVersionCondition(Model):
-    """Describes the state of the storageVersion at a certain point."""
-
-    last_transition_time: str | None = None
-    """Last time the condition transitioned from one status to another."""
-    message: str = ""
-    """A human readable message indicating details about the transition."""
-    observed_generation: int | None = None
-    """If set, this represents the .metadata.generation that the condition was set based upon."""
-    reason: str = ""
-    """The reason for the condition's last transition."""
-    status: str = ""
-    """Status of the condition, one of True, False, Unknown."""
-    type: str = ""
-    """Type of the condition."""
-
-
-class StorageVersionList(Model):
-    """A list of StorageVersions."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[StorageVersion] = msgspec.field(default_factory=list)
-    """Items holds a list of StorageVersion"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents."""
-    metadata: ListMeta | None = None
-    """Standard list metadata."""

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.core_v1 import PersistentVolumeClaim, PodTemplateSpec
@@ -71,7 +69,7 @@ class ControllerRevision(Resource):
 
     data: dict[str, Any] | None = None
     """Data is the serialized representation of the state."""
-    revision: int = 0
+    revision: int
     """Revision indicates the revision of the state represented by Data."""
 
 
@@ -80,7 +78,7 @@ class ControllerRevisionList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ControllerRevision] = msgspec.field(default_factory=list)
+    items: list[ControllerRevision]
     """Items is the list of ControllerRevisions"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -117,9 +115,9 @@ class DaemonSetCondition(Model):
     """A human readable message indicating details about the transition."""
     reason: str | None = None
     """The reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """Status of the condition, one of True, False, Unknown."""
-    type: str = ""
+    type: str
     """Type of DaemonSet condition."""
 
 
@@ -128,7 +126,7 @@ class DaemonSetList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[DaemonSet] = msgspec.field(default_factory=list)
+    items: list[DaemonSet]
     """A list of daemon sets."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -145,9 +143,9 @@ class DaemonSetSpec(Model):
     """
     revision_history_limit: int | None = None
     """The number of old history to retain to allow rollback."""
-    selector: LabelSelector = msgspec.field(default_factory=LabelSelector)
+    selector: LabelSelector
     """A label query over pods that are managed by the daemon set."""
-    template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
+    template: PodTemplateSpec
     """An object that describes the pod that will be created."""
     update_strategy: DaemonSetUpdateStrategy | None = None
     """An update strategy to replace existing DaemonSet pods with new pods."""
@@ -160,11 +158,11 @@ class DaemonSetStatus(Model):
     """Count of hash collisions for the DaemonSet."""
     conditions: list[DaemonSetCondition] | None = None
     """Represents the latest available observations of a DaemonSet's current state."""
-    current_number_scheduled: int = 0
+    current_number_scheduled: int
     """The number of nodes that are running at least 1 daemon pod and are supposed to run the
     daemon pod.
     """
-    desired_number_scheduled: int = 0
+    desired_number_scheduled: int
     """The total number of nodes that should be running the daemon pod (including nodes correctly
     running the daemon pod).
     """
@@ -172,11 +170,11 @@ class DaemonSetStatus(Model):
     """The number of nodes that should be running the daemon pod and have one or more of the
     daemon pod running and available (ready for at least spec.minReadySeconds)
     """
-    number_misscheduled: int = 0
+    number_misscheduled: int
     """The number of nodes that are running the daemon pod, but are not supposed to run the
     daemon pod.
     """
-    number_ready: int = 0
+    number_ready: int
     """numberReady is the number of nodes that should be running the daemon pod and have one or
     more of the daemon pod running with a Ready Condition.
     """
@@ -228,9 +226,9 @@ class DeploymentCondition(Model):
     """A human readable message indicating details about the transition."""
     reason: str | None = None
     """The reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """Status of the condition, one of True, False, Unknown."""
-    type: str = ""
+    type: str
     """Type of deployment condition."""
 
 
@@ -239,7 +237,7 @@ class DeploymentList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Deployment] = msgspec.field(default_factory=list)
+    items: list[Deployment]
     """Items is the list of Deployments."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -264,11 +262,11 @@ class DeploymentSpec(Model):
     """Number of desired pods."""
     revision_history_limit: int | None = None
     """The number of old ReplicaSets to retain to allow rollback."""
-    selector: LabelSelector = msgspec.field(default_factory=LabelSelector)
+    selector: LabelSelector
     """Label selector for pods."""
     strategy: DeploymentStrategy | None = None
     """The deployment strategy to use to replace existing pods with new ones."""
-    template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
+    template: PodTemplateSpec
     """Template describes the pods that will be created."""
 
 
@@ -335,9 +333,9 @@ class ReplicaSetCondition(Model):
     """A human readable message indicating details about the transition."""
     reason: str | None = None
     """The reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """Status of the condition, one of True, False, Unknown."""
-    type: str = ""
+    type: str
     """Type of replica set condition."""
 
 
@@ -346,7 +344,7 @@ class ReplicaSetList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ReplicaSet] = msgspec.field(default_factory=list)
+    items: list[ReplicaSet]
     """List of ReplicaSets."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -363,7 +361,7 @@ class ReplicaSetSpec(Model):
     """
     replicas: int | None = None
     """Replicas is the number of desired replicas."""
-    selector: LabelSelector = msgspec.field(default_factory=LabelSelector)
+    selector: LabelSelector
     """Selector is a label query over pods that should match the replica count."""
     template: PodTemplateSpec | None = None
     """Template is the object that describes the pod that will be created if insufficient
@@ -388,7 +386,7 @@ class ReplicaSetStatus(Model):
     """ObservedGeneration reflects the generation of the most recently observed ReplicaSet."""
     ready_replicas: int | None = None
     """readyReplicas is the number of pods targeted by this ReplicaSet with a Ready Condition."""
-    replicas: int = 0
+    replicas: int
     """Replicas is the most recently observed number of replicas."""
 
 
@@ -456,9 +454,9 @@ class StatefulSetCondition(Model):
     """A human readable message indicating details about the transition."""
     reason: str | None = None
     """The reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """Status of the condition, one of True, False, Unknown."""
-    type: str = ""
+    type: str
     """Type of statefulset condition."""
 
 
@@ -467,7 +465,7 @@ class StatefulSetList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[StatefulSet] = msgspec.field(default_factory=list)
+    items: list[StatefulSet]
     """Items is the list of stateful sets."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -524,11 +522,11 @@ class StatefulSetSpec(Model):
     """revisionHistoryLimit is the maximum number of revisions that will be maintained in the
     StatefulSet's revision history.
     """
-    selector: LabelSelector = msgspec.field(default_factory=LabelSelector)
+    selector: LabelSelector
     """selector is a label query over pods that should match the replica count."""
-    service_name: str = ""
+    service_name: str
     """serviceName is the name of the service that governs this StatefulSet."""
-    template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
+    template: PodTemplateSpec
     """template is the object that describes the pod that will be created if insufficient
     replicas are detected.
     """
@@ -563,7 +561,7 @@ class StatefulSetStatus(Model):
     """observedGeneration is the most recent generation observed for this StatefulSet."""
     ready_replicas: int | None = None
     """readyReplicas is the number of pods created for this StatefulSet with a Ready Condition."""
-    replicas: int = 0
+    replicas: int
     """replicas is the number of Pods created by the StatefulSet controller."""
     update_revision: str | None = None
     """updateRevision, if not empty, indicates the version of the StatefulSet used to generate

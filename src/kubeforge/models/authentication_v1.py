@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import Model, ObjectMeta
 from kubeforge.core.resource import Resource, ResourceInfo
 
@@ -67,17 +65,6 @@ class SelfSubjectReviewStatus(Model):
     """User attributes of the user making this request."""
 
 
-class TokenRequestSpec(Model):
-    """TokenRequestSpec contains client provided parameters of a token request."""
-
-    audiences: list[str] = msgspec.field(default_factory=list)
-    """Audiences are the intendend audiences of the token."""
-    bound_object_ref: BoundObjectReference | None = None
-    """BoundObjectRef is a reference to an object that the token will be bound to."""
-    expiration_seconds: int | None = None
-    """ExpirationSeconds is the requested duration of validity of the request."""
-
-
 class TokenRequest(Model):
     """TokenRequest requests a token for a given service account."""
 
@@ -87,29 +74,29 @@ class TokenRequest(Model):
     """Kind is a string value representing the REST resource this object represents."""
     metadata: ObjectMeta | None = None
     """Standard object's metadata."""
-    spec: TokenRequestSpec = msgspec.field(default_factory=TokenRequestSpec)
+    spec: TokenRequestSpec
     """Spec holds information about the request being evaluated"""
     status: TokenRequestStatus | None = None
     """Status is filled in by the server and indicates whether the token can be authenticated."""
 
 
+class TokenRequestSpec(Model):
+    """TokenRequestSpec contains client provided parameters of a token request."""
+
+    audiences: list[str]
+    """Audiences are the intendend audiences of the token."""
+    bound_object_ref: BoundObjectReference | None = None
+    """BoundObjectRef is a reference to an object that the token will be bound to."""
+    expiration_seconds: int | None = None
+    """ExpirationSeconds is the requested duration of validity of the request."""
+
+
 class TokenRequestStatus(Model):
     """TokenRequestStatus is the result of a token request."""
 
-    expiration_timestamp: str = ""
+    expiration_timestamp: str | None
     """ExpirationTimestamp is the time of expiration of the returned token."""
-    token: str = ""
-    """Token is the opaque bearer token."""
-
-
-class TokenReviewSpec(Model):
-    """TokenReviewSpec is a description of the token authentication request."""
-
-    audiences: list[str] | None = None
-    """Audiences is a list of the identifiers that the resource server presented with the token
-    identifies as.
-    """
-    token: str | None = None
+    token: str
     """Token is the opaque bearer token."""
 
 
@@ -129,10 +116,21 @@ class TokenReview(Resource):
         singular="tokenreview",
     )
 
-    spec: TokenReviewSpec = msgspec.field(default_factory=TokenReviewSpec)
+    spec: TokenReviewSpec
     """Spec holds information about the request being evaluated"""
     status: TokenReviewStatus | None = None
     """Status is filled in by the server and indicates whether the request can be authenticated."""
+
+
+class TokenReviewSpec(Model):
+    """TokenReviewSpec is a description of the token authentication request."""
+
+    audiences: list[str] | None = None
+    """Audiences is a list of the identifiers that the resource server presented with the token
+    identifies as.
+    """
+    token: str | None = None
+    """Token is the opaque bearer token."""
 
 
 class TokenReviewStatus(Model):

@@ -77,27 +77,6 @@ class LabelSelectorAttributes(Model):
     """requirements is the parsed interpretation of a label selector."""
 
 
-class SubjectAccessReviewSpec(Model):
-    """SubjectAccessReviewSpec is a description of the access request.
-
-    Exactly one of ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must be
-    set
-    """
-
-    extra: dict[str, list[str]] | None = None
-    """Extra corresponds to the user.Info.GetExtra() method from the authenticator."""
-    groups: list[str] | None = None
-    """Groups is the groups you're testing for."""
-    non_resource_attributes: NonResourceAttributes | None = None
-    """NonResourceAttributes describes information for a non-resource access request"""
-    resource_attributes: ResourceAttributes | None = None
-    """ResourceAuthorizationAttributes describes information for a resource access request"""
-    uid: str | None = None
-    """UID information about the requesting user."""
-    user: str | None = None
-    """User is the user you're testing for."""
-
-
 class LocalSubjectAccessReview(Resource):
     """LocalSubjectAccessReview checks whether or not a user or group can perform an action in a
     given namespace.
@@ -114,7 +93,7 @@ class LocalSubjectAccessReview(Resource):
         singular="localsubjectaccessreview",
     )
 
-    spec: SubjectAccessReviewSpec = msgspec.field(default_factory=SubjectAccessReviewSpec)
+    spec: SubjectAccessReviewSpec
     """Spec holds information about the request being evaluated. spec.namespace must be equal to
     the namespace you made the request against.
     """
@@ -140,7 +119,7 @@ class NonResourceRule(Model):
     """NonResourceURLs is a set of partial urls that a user should have access to. *s are
     allowed, but only as the full, final step in the path. "*" means all.
     """
-    verbs: list[str] = msgspec.field(default_factory=list)
+    verbs: list[str]
     """Verb is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch,
     head, options. "*" means all.
     """
@@ -190,23 +169,10 @@ class ResourceRule(Model):
     apiGroups. "*/foo" represents the subresource 'foo' for all resources in the specified
     apiGroups.
     """
-    verbs: list[str] = msgspec.field(default_factory=list)
+    verbs: list[str]
     """Verb is a list of kubernetes resource API verbs, like: get, list, watch, create, update,
     delete, proxy. "*" means all.
     """
-
-
-class SelfSubjectAccessReviewSpec(Model):
-    """SelfSubjectAccessReviewSpec is a description of the access request.
-
-    Exactly one of ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must be
-    set
-    """
-
-    non_resource_attributes: NonResourceAttributes | None = None
-    """NonResourceAttributes describes information for a non-resource access request"""
-    resource_attributes: ResourceAttributes | None = None
-    """ResourceAuthorizationAttributes describes information for a resource access request"""
 
 
 class SelfSubjectAccessReview(Resource):
@@ -225,17 +191,23 @@ class SelfSubjectAccessReview(Resource):
         singular="selfsubjectaccessreview",
     )
 
-    spec: SelfSubjectAccessReviewSpec = msgspec.field(default_factory=SelfSubjectAccessReviewSpec)
+    spec: SelfSubjectAccessReviewSpec
     """Spec holds information about the request being evaluated. user and groups must be empty"""
     status: SubjectAccessReviewStatus | None = None
     """Status is filled in by the server and indicates whether the request is allowed or not"""
 
 
-class SelfSubjectRulesReviewSpec(Model):
-    """SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview."""
+class SelfSubjectAccessReviewSpec(Model):
+    """SelfSubjectAccessReviewSpec is a description of the access request.
 
-    namespace: str | None = None
-    """Namespace to evaluate rules for."""
+    Exactly one of ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must be
+    set
+    """
+
+    non_resource_attributes: NonResourceAttributes | None = None
+    """NonResourceAttributes describes information for a non-resource access request"""
+    resource_attributes: ResourceAttributes | None = None
+    """ResourceAuthorizationAttributes describes information for a resource access request"""
 
 
 class SelfSubjectRulesReview(Resource):
@@ -259,10 +231,17 @@ class SelfSubjectRulesReview(Resource):
         singular="selfsubjectrulesreview",
     )
 
-    spec: SelfSubjectRulesReviewSpec = msgspec.field(default_factory=SelfSubjectRulesReviewSpec)
+    spec: SelfSubjectRulesReviewSpec
     """Spec holds information about the request being evaluated."""
     status: SubjectRulesReviewStatus | None = None
     """Status is filled in by the server and indicates the set of actions a user can perform."""
+
+
+class SelfSubjectRulesReviewSpec(Model):
+    """SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview."""
+
+    namespace: str | None = None
+    """Namespace to evaluate rules for."""
 
 
 class SubjectAccessReview(Resource):
@@ -277,16 +256,37 @@ class SubjectAccessReview(Resource):
         singular="subjectaccessreview",
     )
 
-    spec: SubjectAccessReviewSpec = msgspec.field(default_factory=SubjectAccessReviewSpec)
+    spec: SubjectAccessReviewSpec
     """Spec holds information about the request being evaluated"""
     status: SubjectAccessReviewStatus | None = None
     """Status is filled in by the server and indicates whether the request is allowed or not"""
 
 
+class SubjectAccessReviewSpec(Model):
+    """SubjectAccessReviewSpec is a description of the access request.
+
+    Exactly one of ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must be
+    set
+    """
+
+    extra: dict[str, list[str]] | None = None
+    """Extra corresponds to the user.Info.GetExtra() method from the authenticator."""
+    groups: list[str] | None = None
+    """Groups is the groups you're testing for."""
+    non_resource_attributes: NonResourceAttributes | None = None
+    """NonResourceAttributes describes information for a non-resource access request"""
+    resource_attributes: ResourceAttributes | None = None
+    """ResourceAuthorizationAttributes describes information for a resource access request"""
+    uid: str | None = None
+    """UID information about the requesting user."""
+    user: str | None = None
+    """User is the user you're testing for."""
+
+
 class SubjectAccessReviewStatus(Model):
     """SubjectAccessReviewStatus"""
 
-    allowed: bool = False
+    allowed: bool
     """Allowed is required."""
     denied: bool | None = None
     """Denied is optional."""
@@ -307,11 +307,11 @@ class SubjectRulesReviewStatus(Model):
 
     evaluation_error: str | None = None
     """EvaluationError can appear in combination with Rules."""
-    incomplete: bool = False
+    incomplete: bool
     """Incomplete is true when the rules returned by this call are incomplete."""
-    non_resource_rules: list[NonResourceRule] = msgspec.field(default_factory=list)
+    non_resource_rules: list[NonResourceRule]
     """NonResourceRules is the list of actions the subject is allowed to perform on
     non-resources.
     """
-    resource_rules: list[ResourceRule] = msgspec.field(default_factory=list)
+    resource_rules: list[ResourceRule]
     """ResourceRules is the list of actions the subject is allowed to perform on resources."""

@@ -30,11 +30,11 @@ class CrossVersionObjectReference(Model):
 
     api_version: str | None = None
     """apiVersion is the API version of the referent"""
-    kind: str = ""
+    kind: str
     """kind is the kind of the referent; More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     """
-    name: str = ""
+    name: str
     """name is the name of the referent; More info:
     https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
     """
@@ -63,7 +63,7 @@ class HorizontalPodAutoscalerList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[HorizontalPodAutoscaler] = msgspec.field(default_factory=list)
+    items: list[HorizontalPodAutoscaler]
     """items is the list of horizontal pod autoscaler objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -74,7 +74,7 @@ class HorizontalPodAutoscalerList(Model):
 class HorizontalPodAutoscalerSpec(Model):
     """specification of a horizontal pod autoscaler."""
 
-    max_replicas: int = 0
+    max_replicas: int
     """maxReplicas is the upper limit for the number of pods that can be set by the autoscaler;
     cannot be smaller than MinReplicas.
     """
@@ -82,9 +82,7 @@ class HorizontalPodAutoscalerSpec(Model):
     """minReplicas is the lower limit for the number of replicas to which the autoscaler can
     scale down.
     """
-    scale_target_ref: CrossVersionObjectReference = msgspec.field(
-        default_factory=CrossVersionObjectReference
-    )
+    scale_target_ref: CrossVersionObjectReference
     """reference to scaled resource; horizontal pod autoscaler will learn the current resource
     consumption and will set the desired number of pods by using its Scale subresource.
     """
@@ -107,9 +105,9 @@ class HorizontalPodAutoscalerStatus(Model):
     represented as a percentage of requested CPU, e.g. 70 means that an average pod is using now
     70% of its requested CPU.
     """
-    current_replicas: int = 0
+    current_replicas: int
     """currentReplicas is the current number of replicas of pods managed by this autoscaler."""
-    desired_replicas: int = 0
+    desired_replicas: int
     """desiredReplicas is the desired number of replicas of pods managed by this autoscaler."""
     last_scale_time: str | None = None
     """lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number of pods; used
@@ -146,7 +144,7 @@ class ScaleSpec(Model):
 class ScaleStatus(Model):
     """ScaleStatus represents the current status of a scale subresource."""
 
-    replicas: int = 0
+    replicas: int
     """replicas is the actual number of observed instances of the scaled object."""
     selector: str | None = None
     """selector is the label query over pods that should match the replicas count."""

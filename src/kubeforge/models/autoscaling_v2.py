@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.meta_v1 import LabelSelector, Quantity
@@ -40,26 +38,6 @@ __all__ = [
 ]
 
 
-class MetricTarget(Model):
-    """MetricTarget defines the target value, average value, or average utilization of a specific
-    metric
-    """
-
-    average_utilization: int | None = None
-    """averageUtilization is the target value of the average of the resource metric across all
-    relevant pods, represented as a percentage of the requested value of the resource for the
-    pods.
-    """
-    average_value: Quantity | None = None
-    """averageValue is the target value of the average of the metric across all relevant pods (as
-    a quantity)
-    """
-    type: str = ""
-    """type represents whether the metric type is Utilization, Value, or AverageValue"""
-    value: Quantity | None = None
-    """value is the target value of the metric (as a quantity)."""
-
-
 class ContainerResourceMetricSource(Model):
     """ContainerResourceMetricSource indicates how to scale on a resource metric known to
     Kubernetes, as specified in requests and limits, describing each pod in the current scale
@@ -70,28 +48,12 @@ class ContainerResourceMetricSource(Model):
     per-pod metrics using the "pods" source. Only one "target" type should be set.
     """
 
-    container: str = ""
+    container: str
     """container is the name of the container in the pods of the scaling target"""
-    name: str = ""
+    name: str
     """name is the name of the resource in question."""
-    target: MetricTarget = msgspec.field(default_factory=MetricTarget)
+    target: MetricTarget
     """target specifies the target value for the given metric"""
-
-
-class MetricValueStatus(Model):
-    """MetricValueStatus holds the current value for a metric"""
-
-    average_utilization: int | None = None
-    """currentAverageUtilization is the current value of the average of the resource metric
-    across all relevant pods, represented as a percentage of the requested value of the resource
-    for the pods.
-    """
-    average_value: Quantity | None = None
-    """averageValue is the current value of the average of the metric across all relevant pods
-    (as a quantity)
-    """
-    value: Quantity | None = None
-    """value is the current value of the metric (as a quantity)."""
 
 
 class ContainerResourceMetricStatus(Model):
@@ -103,11 +65,11 @@ class ContainerResourceMetricStatus(Model):
     available to normal per-pod metrics using the "pods" source.
     """
 
-    container: str = ""
+    container: str
     """container is the name of the container in the pods of the scaling target"""
-    current: MetricValueStatus = msgspec.field(default_factory=MetricValueStatus)
+    current: MetricValueStatus
     """current contains the current value for the given metric"""
-    name: str = ""
+    name: str
     """name is the name of the resource in question."""
 
 
@@ -118,25 +80,13 @@ class CrossVersionObjectReference(Model):
 
     api_version: str | None = None
     """apiVersion is the API version of the referent"""
-    kind: str = ""
+    kind: str
     """kind is the kind of the referent; More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds
     """
-    name: str = ""
+    name: str
     """name is the name of the referent; More info:
     https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-    """
-
-
-class MetricIdentifier(Model):
-    """MetricIdentifier defines the name and optionally selector for a metric"""
-
-    name: str = ""
-    """name is the name of the given metric"""
-    selector: LabelSelector | None = None
-    """selector is the string-encoded form of a standard kubernetes label selector for the given
-    metric When set, it is passed as an additional parameter to the metrics server for more
-    specific metrics scoping.
     """
 
 
@@ -146,9 +96,9 @@ class ExternalMetricSource(Model):
     running outside of cluster).
     """
 
-    metric: MetricIdentifier = msgspec.field(default_factory=MetricIdentifier)
+    metric: MetricIdentifier
     """metric identifies the target metric by name and selector"""
-    target: MetricTarget = msgspec.field(default_factory=MetricTarget)
+    target: MetricTarget
     """target specifies the target value for the given metric"""
 
 
@@ -157,20 +107,20 @@ class ExternalMetricStatus(Model):
     any Kubernetes object.
     """
 
-    current: MetricValueStatus = msgspec.field(default_factory=MetricValueStatus)
+    current: MetricValueStatus
     """current contains the current value for the given metric"""
-    metric: MetricIdentifier = msgspec.field(default_factory=MetricIdentifier)
+    metric: MetricIdentifier
     """metric identifies the target metric by name and selector"""
 
 
 class HPAScalingPolicy(Model):
     """HPAScalingPolicy is a single policy which must hold true for a specified past interval."""
 
-    period_seconds: int = 0
+    period_seconds: int
     """periodSeconds specifies the window of time for which the policy should hold true."""
-    type: str = ""
+    type: str
     """type is used to specify the scaling policy."""
-    value: int = 0
+    value: int
     """value contains the amount of change which is permitted by the policy."""
 
 
@@ -236,9 +186,9 @@ class HorizontalPodAutoscalerCondition(Model):
     """message is a human-readable explanation containing details about the transition"""
     reason: str | None = None
     """reason is the reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """status is the status of the condition (True, False, Unknown)"""
-    type: str = ""
+    type: str
     """type describes the current condition"""
 
 
@@ -247,7 +197,7 @@ class HorizontalPodAutoscalerList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[HorizontalPodAutoscaler] = msgspec.field(default_factory=list)
+    items: list[HorizontalPodAutoscaler]
     """items is the list of horizontal pod autoscaler objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -264,7 +214,7 @@ class HorizontalPodAutoscalerSpec(Model):
     """behavior configures the scaling behavior of the target in both Up and Down directions
     (scaleUp and scaleDown fields respectively).
     """
-    max_replicas: int = 0
+    max_replicas: int
     """maxReplicas is the upper limit for the number of replicas to which the autoscaler can
     scale up.
     """
@@ -276,9 +226,7 @@ class HorizontalPodAutoscalerSpec(Model):
     """minReplicas is the lower limit for the number of replicas to which the autoscaler can
     scale down.
     """
-    scale_target_ref: CrossVersionObjectReference = msgspec.field(
-        default_factory=CrossVersionObjectReference
-    )
+    scale_target_ref: CrossVersionObjectReference
     """scaleTargetRef points to the target resource to scale, and is used to the pods for which
     metrics should be collected, as well as to actually change the replica count.
     """
@@ -297,7 +245,7 @@ class HorizontalPodAutoscalerStatus(Model):
     """currentReplicas is current number of replicas of pods managed by this autoscaler, as last
     seen by the autoscaler.
     """
-    desired_replicas: int = 0
+    desired_replicas: int
     """desiredReplicas is the desired number of replicas of pods managed by this autoscaler, as
     last calculated by the autoscaler.
     """
@@ -307,6 +255,18 @@ class HorizontalPodAutoscalerStatus(Model):
     """
     observed_generation: int | None = None
     """observedGeneration is the most recent generation observed by this autoscaler."""
+
+
+class MetricIdentifier(Model):
+    """MetricIdentifier defines the name and optionally selector for a metric"""
+
+    name: str
+    """name is the name of the given metric"""
+    selector: LabelSelector | None = None
+    """selector is the string-encoded form of a standard kubernetes label selector for the given
+    metric When set, it is passed as an additional parameter to the metrics server for more
+    specific metrics scoping.
+    """
 
 
 class MetricSpec(Model):
@@ -333,7 +293,7 @@ class MetricSpec(Model):
     """resource refers to a resource metric (such as those specified in requests and limits)
     known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory).
     """
-    type: str = ""
+    type: str
     """type is the type of metric source."""
 
 
@@ -359,8 +319,44 @@ class MetricStatus(Model):
     """resource refers to a resource metric (such as those specified in requests and limits)
     known to Kubernetes describing each pod in the current scale target (e.g. CPU or memory).
     """
-    type: str = ""
+    type: str
     """type is the type of metric source."""
+
+
+class MetricTarget(Model):
+    """MetricTarget defines the target value, average value, or average utilization of a specific
+    metric
+    """
+
+    average_utilization: int | None = None
+    """averageUtilization is the target value of the average of the resource metric across all
+    relevant pods, represented as a percentage of the requested value of the resource for the
+    pods.
+    """
+    average_value: Quantity | None = None
+    """averageValue is the target value of the average of the metric across all relevant pods (as
+    a quantity)
+    """
+    type: str
+    """type represents whether the metric type is Utilization, Value, or AverageValue"""
+    value: Quantity | None = None
+    """value is the target value of the metric (as a quantity)."""
+
+
+class MetricValueStatus(Model):
+    """MetricValueStatus holds the current value for a metric"""
+
+    average_utilization: int | None = None
+    """currentAverageUtilization is the current value of the average of the resource metric
+    across all relevant pods, represented as a percentage of the requested value of the resource
+    for the pods.
+    """
+    average_value: Quantity | None = None
+    """averageValue is the current value of the average of the metric across all relevant pods
+    (as a quantity)
+    """
+    value: Quantity | None = None
+    """value is the current value of the metric (as a quantity)."""
 
 
 class ObjectMetricSource(Model):
@@ -368,13 +364,11 @@ class ObjectMetricSource(Model):
     example, hits-per-second on an Ingress object).
     """
 
-    described_object: CrossVersionObjectReference = msgspec.field(
-        default_factory=CrossVersionObjectReference
-    )
+    described_object: CrossVersionObjectReference
     """describedObject specifies the descriptions of a object,such as kind,name apiVersion"""
-    metric: MetricIdentifier = msgspec.field(default_factory=MetricIdentifier)
+    metric: MetricIdentifier
     """metric identifies the target metric by name and selector"""
-    target: MetricTarget = msgspec.field(default_factory=MetricTarget)
+    target: MetricTarget
     """target specifies the target value for the given metric"""
 
 
@@ -383,13 +377,11 @@ class ObjectMetricStatus(Model):
     (for example, hits-per-second on an Ingress object).
     """
 
-    current: MetricValueStatus = msgspec.field(default_factory=MetricValueStatus)
+    current: MetricValueStatus
     """current contains the current value for the given metric"""
-    described_object: CrossVersionObjectReference = msgspec.field(
-        default_factory=CrossVersionObjectReference
-    )
+    described_object: CrossVersionObjectReference
     """DescribedObject specifies the descriptions of a object,such as kind,name apiVersion"""
-    metric: MetricIdentifier = msgspec.field(default_factory=MetricIdentifier)
+    metric: MetricIdentifier
     """metric identifies the target metric by name and selector"""
 
 
@@ -400,9 +392,9 @@ class PodsMetricSource(Model):
     The values will be averaged together before being compared to the target value.
     """
 
-    metric: MetricIdentifier = msgspec.field(default_factory=MetricIdentifier)
+    metric: MetricIdentifier
     """metric identifies the target metric by name and selector"""
-    target: MetricTarget = msgspec.field(default_factory=MetricTarget)
+    target: MetricTarget
     """target specifies the target value for the given metric"""
 
 
@@ -411,9 +403,9 @@ class PodsMetricStatus(Model):
     current scale target (for example, transactions-processed-per-second).
     """
 
-    current: MetricValueStatus = msgspec.field(default_factory=MetricValueStatus)
+    current: MetricValueStatus
     """current contains the current value for the given metric"""
-    metric: MetricIdentifier = msgspec.field(default_factory=MetricIdentifier)
+    metric: MetricIdentifier
     """metric identifies the target metric by name and selector"""
 
 
@@ -427,9 +419,9 @@ class ResourceMetricSource(Model):
     per-pod metrics using the "pods" source. Only one "target" type should be set.
     """
 
-    name: str = ""
+    name: str
     """name is the name of the resource in question."""
-    target: MetricTarget = msgspec.field(default_factory=MetricTarget)
+    target: MetricTarget
     """target specifies the target value for the given metric"""
 
 
@@ -442,7 +434,7 @@ class ResourceMetricStatus(Model):
     available to normal per-pod metrics using the "pods" source.
     """
 
-    current: MetricValueStatus = msgspec.field(default_factory=MetricValueStatus)
+    current: MetricValueStatus
     """current contains the current value for the given metric"""
-    name: str = ""
+    name: str
     """name is the name of the resource in question."""

@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model, ObjectMeta
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.core_v1 import ObjectReference, PodTemplateSpec
@@ -57,21 +55,12 @@ class CronJobList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[CronJob] = msgspec.field(default_factory=list)
+    items: list[CronJob]
     """items is the list of CronJobs."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
     metadata: ListMeta | None = None
     """Standard list metadata."""
-
-
-class JobTemplateSpec(Model):
-    """JobTemplateSpec describes the data a Job should have when created from a template"""
-
-    metadata: ObjectMeta | None = None
-    """Standard object's metadata of the jobs created from this template."""
-    spec: JobSpec | None = None
-    """Specification of the desired behavior of the job."""
 
 
 class CronJobSpec(Model):
@@ -81,9 +70,9 @@ class CronJobSpec(Model):
     """Specifies how to treat concurrent executions of a Job."""
     failed_jobs_history_limit: int | None = None
     """The number of failed finished jobs to retain."""
-    job_template: JobTemplateSpec = msgspec.field(default_factory=JobTemplateSpec)
+    job_template: JobTemplateSpec
     """Specifies the job that will be created when executing a CronJob."""
-    schedule: str = ""
+    schedule: str
     """The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."""
     starting_deadline_seconds: int | None = None
     """Optional deadline in seconds for starting the job if it misses scheduled time for any
@@ -134,9 +123,9 @@ class JobCondition(Model):
     """Human readable message indicating details about last transition."""
     reason: str | None = None
     """(brief) reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """Status of the condition, one of True, False, Unknown."""
-    type: str = ""
+    type: str
     """Type of job condition, Complete or Failed."""
 
 
@@ -145,7 +134,7 @@ class JobList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Job] = msgspec.field(default_factory=list)
+    items: list[Job]
     """items is the list of Jobs."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -190,7 +179,7 @@ class JobSpec(Model):
     """successPolicy specifies the policy when the Job can be declared as succeeded."""
     suspend: bool | None = None
     """suspend specifies whether the Job controller should create Pods or not."""
-    template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
+    template: PodTemplateSpec
     """Describes the pod that will be created when executing a job."""
     ttl_seconds_after_finished: int | None = None
     """ttlSecondsAfterFinished limits the lifetime of a Job that has finished execution (either
@@ -235,10 +224,19 @@ class JobStatus(Model):
     """
 
 
+class JobTemplateSpec(Model):
+    """JobTemplateSpec describes the data a Job should have when created from a template"""
+
+    metadata: ObjectMeta | None = None
+    """Standard object's metadata of the jobs created from this template."""
+    spec: JobSpec | None = None
+    """Specification of the desired behavior of the job."""
+
+
 class PodFailurePolicy(Model):
     """PodFailurePolicy describes how failed pods influence the backoffLimit."""
 
-    rules: list[PodFailurePolicyRule] = msgspec.field(default_factory=list)
+    rules: list[PodFailurePolicyRule]
     """A list of pod failure policy rules."""
 
 
@@ -254,9 +252,9 @@ class PodFailurePolicyOnExitCodesRequirement(Model):
 
     container_name: str | None = None
     """Restricts the check for exit codes to the container with the specified name."""
-    operator: str = ""
+    operator: str
     """Represents the relationship between the container exit code(s) and the specified values."""
-    values: list[int] = msgspec.field(default_factory=list)
+    values: list[int]
     """Specifies the set of values."""
 
 
@@ -265,9 +263,9 @@ class PodFailurePolicyOnPodConditionsPattern(Model):
     condition type.
     """
 
-    status: str = ""
+    status: str
     """Specifies the required Pod condition status."""
-    type: str = ""
+    type: str
     """Specifies the required Pod condition type."""
 
 
@@ -277,7 +275,7 @@ class PodFailurePolicyRule(Model):
     One of onExitCodes and onPodConditions, but not both, can be used in each rule.
     """
 
-    action: str = ""
+    action: str
     """Specifies the action taken on a pod failure when the requirements are satisfied."""
     on_exit_codes: PodFailurePolicyOnExitCodesRequirement | None = None
     """Represents the requirement on the container exit codes."""
@@ -290,7 +288,7 @@ class SuccessPolicy(Model):
     some indexes.
     """
 
-    rules: list[SuccessPolicyRule] = msgspec.field(default_factory=list)
+    rules: list[SuccessPolicyRule]
     """rules represents the list of alternative rules for the declaring the Jobs as successful
     before `.status.succeeded >= .spec.completions`.
     """

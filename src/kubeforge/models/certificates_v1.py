@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 
@@ -18,29 +16,6 @@ __all__ = [
     "CertificateSigningRequestSpec",
     "CertificateSigningRequestStatus",
 ]
-
-
-class CertificateSigningRequestSpec(Model):
-    """CertificateSigningRequestSpec contains the certificate request."""
-
-    expiration_seconds: int | None = None
-    """expirationSeconds is the requested duration of validity of the issued certificate."""
-    extra: dict[str, list[str]] | None = None
-    """extra contains extra attributes of the user that created the CertificateSigningRequest."""
-    groups: list[str] | None = None
-    """groups contains group membership of the user that created the CertificateSigningRequest."""
-    request: str = ""
-    """request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST"
-    PEM block.
-    """
-    signer_name: str = ""
-    """signerName indicates the requested signer, and is a qualified name."""
-    uid: str | None = None
-    """uid contains the uid of the user that created the CertificateSigningRequest."""
-    usages: list[str] | None = None
-    """usages specifies a set of key usages requested in the issued certificate."""
-    username: str | None = None
-    """username contains the name of the user that created the CertificateSigningRequest."""
 
 
 class CertificateSigningRequest(Resource):
@@ -58,9 +33,7 @@ class CertificateSigningRequest(Resource):
         singular="certificatesigningrequest",
     )
 
-    spec: CertificateSigningRequestSpec = msgspec.field(
-        default_factory=CertificateSigningRequestSpec
-    )
+    spec: CertificateSigningRequestSpec
     """spec contains the certificate request, and is immutable after creation."""
     status: CertificateSigningRequestStatus | None = None
     """status contains information about whether the request is approved or denied, and the
@@ -81,9 +54,9 @@ class CertificateSigningRequestCondition(Model):
     """message contains a human readable message with details about the request state"""
     reason: str | None = None
     """reason indicates a brief reason for the request state"""
-    status: str = ""
+    status: str
     """status of the condition, one of True, False, Unknown."""
-    type: str = ""
+    type: str
     """type of the condition."""
 
 
@@ -92,11 +65,34 @@ class CertificateSigningRequestList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[CertificateSigningRequest] = msgspec.field(default_factory=list)
+    items: list[CertificateSigningRequest]
     """items is a collection of CertificateSigningRequest objects"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
     metadata: ListMeta | None = None
+
+
+class CertificateSigningRequestSpec(Model):
+    """CertificateSigningRequestSpec contains the certificate request."""
+
+    expiration_seconds: int | None = None
+    """expirationSeconds is the requested duration of validity of the issued certificate."""
+    extra: dict[str, list[str]] | None = None
+    """extra contains extra attributes of the user that created the CertificateSigningRequest."""
+    groups: list[str] | None = None
+    """groups contains group membership of the user that created the CertificateSigningRequest."""
+    request: str
+    """request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST"
+    PEM block.
+    """
+    signer_name: str
+    """signerName indicates the requested signer, and is a qualified name."""
+    uid: str | None = None
+    """uid contains the uid of the user that created the CertificateSigningRequest."""
+    usages: list[str] | None = None
+    """usages specifies a set of key usages requested in the issued certificate."""
+    username: str | None = None
+    """username contains the name of the user that created the CertificateSigningRequest."""
 
 
 class CertificateSigningRequestStatus(Model):

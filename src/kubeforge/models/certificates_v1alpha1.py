@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 
@@ -16,17 +14,6 @@ __all__ = [
     "ClusterTrustBundleList",
     "ClusterTrustBundleSpec",
 ]
-
-
-class ClusterTrustBundleSpec(Model):
-    """ClusterTrustBundleSpec contains the signer and trust anchors."""
-
-    signer_name: str | None = None
-    """signerName indicates the associated signer, if any."""
-    trust_bundle: str = ""
-    """trustBundle contains the individual X.509 trust anchors for this bundle, as PEM bundle of
-    PEM-wrapped, DER-formatted X.509 certificates.
-    """
 
 
 class ClusterTrustBundle(Resource):
@@ -43,7 +30,7 @@ class ClusterTrustBundle(Resource):
         singular="clustertrustbundle",
     )
 
-    spec: ClusterTrustBundleSpec = msgspec.field(default_factory=ClusterTrustBundleSpec)
+    spec: ClusterTrustBundleSpec
     """spec contains the signer (if any) and trust anchors."""
 
 
@@ -52,9 +39,20 @@ class ClusterTrustBundleList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ClusterTrustBundle] = msgspec.field(default_factory=list)
+    items: list[ClusterTrustBundle]
     """items is a collection of ClusterTrustBundle objects"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
     metadata: ListMeta | None = None
     """metadata contains the list metadata."""
+
+
+class ClusterTrustBundleSpec(Model):
+    """ClusterTrustBundleSpec contains the signer and trust anchors."""
+
+    signer_name: str | None = None
+    """signerName indicates the associated signer, if any."""
+    trust_bundle: str
+    """trustBundle contains the individual X.509 trust anchors for this bundle, as PEM bundle of
+    PEM-wrapped, DER-formatted X.509 certificates.
+    """

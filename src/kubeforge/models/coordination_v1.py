@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 
@@ -34,7 +32,7 @@ class LeaseList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Lease] = msgspec.field(default_factory=list)
+    items: list[Lease]
     """items is a list of schema objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""

@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 
@@ -42,7 +40,7 @@ class LeaseCandidateList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[LeaseCandidate] = msgspec.field(default_factory=list)
+    items: list[LeaseCandidate]
     """items is a list of schema objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -53,15 +51,15 @@ class LeaseCandidateList(Model):
 class LeaseCandidateSpec(Model):
     """LeaseCandidateSpec is a specification of a Lease."""
 
-    binary_version: str = ""
+    binary_version: str
     """BinaryVersion is the binary version."""
     emulation_version: str | None = None
     """EmulationVersion is the emulation version."""
-    lease_name: str = ""
+    lease_name: str
     """LeaseName is the name of the lease for which this candidate is contending."""
     ping_time: str | None = None
     """PingTime is the last time that the server has requested the LeaseCandidate to renew."""
     renew_time: str | None = None
     """RenewTime is the time that the LeaseCandidate was last updated."""
-    strategy: str = ""
+    strategy: str
     """Strategy is the strategy that coordinated leader election will use for picking the leader."""

@@ -236,7 +236,7 @@ class AWSElasticBlockStoreVolumeSource(Model):
     """partition is the partition in the volume that you want to mount."""
     read_only: bool | None = None
     """readOnly value true will force the readOnly setting in VolumeMounts."""
-    volume_id: str = msgspec.field(default="", name="volumeID")
+    volume_id: str = msgspec.field(name="volumeID")
     """volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume)."""
 
 
@@ -260,16 +260,16 @@ class AppArmorProfile(Model):
 
     localhost_profile: str | None = None
     """localhostProfile indicates a profile loaded on the node that should be used."""
-    type: str = ""
+    type: str
     """type indicates which kind of AppArmor profile will be applied."""
 
 
 class AttachedVolume(Model):
     """AttachedVolume describes a volume attached to a node"""
 
-    device_path: str = ""
+    device_path: str
     """DevicePath represents the device path where the volume should be available"""
-    name: str = ""
+    name: str
     """Name of the attached volume"""
 
 
@@ -278,9 +278,9 @@ class AzureDiskVolumeSource(Model):
 
     caching_mode: str | None = None
     """cachingMode is the Host Caching mode: None, Read Only, Read Write."""
-    disk_name: str = ""
+    disk_name: str
     """diskName is the Name of the data disk in the blob storage"""
-    disk_uri: str = msgspec.field(default="", name="diskURI")
+    disk_uri: str = msgspec.field(name="diskURI")
     """diskURI is the URI of data disk in the blob storage"""
     fs_type: str | None = None
     """fsType is Filesystem type to mount."""
@@ -298,13 +298,13 @@ class AzureFilePersistentVolumeSource(Model):
 
     read_only: bool | None = None
     """readOnly defaults to false (read/write)."""
-    secret_name: str = ""
+    secret_name: str
     """secretName is the name of secret that contains Azure Storage Account Name and Key"""
     secret_namespace: str | None = None
     """secretNamespace is the namespace of the secret that contains Azure Storage Account Name
     and Key default is the same as the Pod
     """
-    share_name: str = ""
+    share_name: str
     """shareName is the azure Share Name"""
 
 
@@ -313,33 +313,10 @@ class AzureFileVolumeSource(Model):
 
     read_only: bool | None = None
     """readOnly defaults to false (read/write)."""
-    secret_name: str = ""
+    secret_name: str
     """secretName is the name of secret that contains Azure Storage Account Name and Key"""
-    share_name: str = ""
+    share_name: str
     """shareName is the azure share Name"""
-
-
-class ObjectReference(Model):
-    """ObjectReference contains enough information to let you inspect or modify the referred
-    object.
-    """
-
-    api_version: str | None = None
-    """API version of the referent."""
-    field_path: str | None = None
-    """If referring to a piece of an object instead of an entire object, this string should
-    contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].
-    """
-    kind: str | None = None
-    """Kind of the referent."""
-    name: str | None = None
-    """Name of the referent."""
-    namespace: str | None = None
-    """Namespace of the referent."""
-    resource_version: str | None = None
-    """Specific resourceVersion to which this reference is made, if any."""
-    uid: str | None = None
-    """UID of the referent."""
 
 
 class Binding(Resource):
@@ -349,7 +326,7 @@ class Binding(Resource):
         group="", version="v1", kind="Binding", plural="bindings", singular="binding"
     )
 
-    target: ObjectReference = msgspec.field(default_factory=ObjectReference)
+    target: ObjectReference
     """The target object that you want to bind to the standard object."""
 
 
@@ -365,7 +342,7 @@ class CSIPersistentVolumeSource(Model):
     information to pass to the CSI driver to complete the CSI ControllerPublishVolume and
     ControllerUnpublishVolume calls.
     """
-    driver: str = ""
+    driver: str
     """driver is the name of the driver to use for this volume."""
     fs_type: str | None = None
     """fsType to mount."""
@@ -387,7 +364,7 @@ class CSIPersistentVolumeSource(Model):
     """readOnly value to pass to ControllerPublishVolumeRequest."""
     volume_attributes: dict[str, str] | None = None
     """volumeAttributes of the volume to publish."""
-    volume_handle: str = ""
+    volume_handle: str
     """volumeHandle is the unique volume name returned by the CSI volume plugin's CreateVolume to
     refer to the volume on all subsequent calls.
     """
@@ -396,7 +373,7 @@ class CSIPersistentVolumeSource(Model):
 class CSIVolumeSource(Model):
     """Represents a source location of a volume to mount, managed by an external CSI driver"""
 
-    driver: str = ""
+    driver: str
     """driver is the name of the CSI driver that handles this volume."""
     fs_type: str | None = None
     """fsType to mount."""
@@ -425,7 +402,7 @@ class CephFSPersistentVolumeSource(Model):
     support ownership management or SELinux relabeling.
     """
 
-    monitors: list[str] = msgspec.field(default_factory=list)
+    monitors: list[str]
     """monitors is Required: Monitors is a collection of Ceph monitors More info:
     https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     """
@@ -453,7 +430,7 @@ class CephFSVolumeSource(Model):
     support ownership management or SELinux relabeling.
     """
 
-    monitors: list[str] = msgspec.field(default_factory=list)
+    monitors: list[str]
     """monitors is Required: Monitors is a collection of Ceph monitors More info:
     https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
     """
@@ -492,7 +469,7 @@ class CinderPersistentVolumeSource(Model):
     """secretRef is Optional: points to a secret object containing parameters used to connect to
     OpenStack.
     """
-    volume_id: str = msgspec.field(default="", name="volumeID")
+    volume_id: str = msgspec.field(name="volumeID")
     """volumeID used to identify the volume in cinder."""
 
 
@@ -512,7 +489,7 @@ class CinderVolumeSource(Model):
     """secretRef is optional: points to a secret object containing parameters used to connect to
     OpenStack.
     """
-    volume_id: str = msgspec.field(default="", name="volumeID")
+    volume_id: str = msgspec.field(name="volumeID")
     """volumeID used to identify the volume in cinder."""
 
 
@@ -534,7 +511,7 @@ class ClusterTrustBundleProjection(Model):
     """Select a single ClusterTrustBundle by object name."""
     optional: bool | None = None
     """If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available."""
-    path: str = ""
+    path: str
     """Relative path from the volume root to write the bundle."""
     signer_name: str | None = None
     """Select all ClusterTrustBundles that match this signer name."""
@@ -547,9 +524,9 @@ class ComponentCondition(Model):
     """Condition error code for a component."""
     message: str | None = None
     """Message about the condition for a component."""
-    status: str = ""
+    status: str
     """Status of the condition for a component."""
-    type: str = ""
+    type: str
     """Type of condition for a component."""
 
 
@@ -581,7 +558,7 @@ class ComponentStatusList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ComponentStatus] = msgspec.field(default_factory=list)
+    items: list[ComponentStatus]
     """List of ComponentStatus objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -623,7 +600,7 @@ class ConfigMapEnvSource(Model):
 class ConfigMapKeySelector(Model):
     """Selects a key from a ConfigMap."""
 
-    key: str = ""
+    key: str
     """The key to select."""
     name: str | None = None
     """Name of the referent."""
@@ -636,7 +613,7 @@ class ConfigMapList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ConfigMap] = msgspec.field(default_factory=list)
+    items: list[ConfigMap]
     """Items is the list of ConfigMaps."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -654,13 +631,13 @@ class ConfigMapNodeConfigSource(Model):
     https://git.k8s.io/enhancements/keps/sig-node/281-dynamic-kubelet-configuration
     """
 
-    kubelet_config_key: str = ""
+    kubelet_config_key: str
     """KubeletConfigKey declares which key of the referenced ConfigMap corresponds to the
     KubeletConfiguration structure This field is required in all cases.
     """
-    name: str = ""
+    name: str
     """Name is the metadata.name of the referenced ConfigMap."""
-    namespace: str = ""
+    namespace: str
     """Namespace is the metadata.namespace of the referenced ConfigMap."""
     resource_version: str | None = None
     """ResourceVersion is the metadata.ResourceVersion of the referenced ConfigMap."""
@@ -715,7 +692,7 @@ class Container(Model):
     """Actions that the management system should take in response to container lifecycle events."""
     liveness_probe: Probe | None = None
     """Periodic probe of container liveness."""
-    name: str = ""
+    name: str
     """Name of the container specified as a DNS_LABEL."""
     ports: list[ContainerPort] | None = None
     """List of ports to expose from the container."""
@@ -767,7 +744,7 @@ class ContainerImage(Model):
 class ContainerPort(Model):
     """ContainerPort represents a network port in a single container."""
 
-    container_port: int = 0
+    container_port: int
     """Number of port to expose on the pod's IP address."""
     host_ip: str | None = msgspec.field(default=None, name="hostIP")
     """What host IP to bind the external port to."""
@@ -782,9 +759,9 @@ class ContainerPort(Model):
 class ContainerResizePolicy(Model):
     """ContainerResizePolicy represents resource resize policy for the container."""
 
-    resource_name: str = ""
+    resource_name: str
     """Name of the resource to which this resource resize policy applies."""
-    restart_policy: str = ""
+    restart_policy: str
     """Restart policy to apply when specified resource is resized."""
 
 
@@ -815,7 +792,7 @@ class ContainerStateTerminated(Model):
 
     container_id: str | None = msgspec.field(default=None, name="containerID")
     """Container's ID in the format '<type>://<container_id>'"""
-    exit_code: int = 0
+    exit_code: int
     """Exit status from the last termination of the container"""
     finished_at: str | None = None
     """Time at which the container last terminated"""
@@ -851,23 +828,23 @@ class ContainerStatus(Model):
     """
     container_id: str | None = msgspec.field(default=None, name="containerID")
     """ContainerID is the ID of the container in the format '<type>://<container_id>'."""
-    image: str = ""
+    image: str
     """Image is the name of container image that the container is running."""
-    image_id: str = msgspec.field(default="", name="imageID")
+    image_id: str = msgspec.field(name="imageID")
     """ImageID is the image ID of the container's image."""
     last_state: ContainerState | None = None
     """LastTerminationState holds the last termination state of the container to help debug
     container crashes and restarts.
     """
-    name: str = ""
+    name: str
     """Name is a DNS_LABEL representing the unique name of the container."""
-    ready: bool = False
+    ready: bool
     """Ready specifies whether the container is currently passing its readiness check."""
     resources: ResourceRequirements | None = None
     """Resources represents the compute resource requests and limits that have been successfully
     enacted on the running container after it has been started or has been successfully resized.
     """
-    restart_count: int = 0
+    restart_count: int
     """RestartCount holds the number of times the container has been restarted."""
     started: bool | None = None
     """Started indicates whether the container has finished its postStart lifecycle hook and
@@ -895,7 +872,7 @@ class ContainerUser(Model):
 class DaemonEndpoint(Model):
     """DaemonEndpoint contains information about a single Daemon endpoint."""
 
-    port: int = msgspec.field(default=0, name="Port")
+    port: int = msgspec.field(name="Port")
     """Port number of the given endpoint."""
 
 
@@ -920,7 +897,7 @@ class DownwardAPIVolumeFile(Model):
     """Optional: mode bits used to set permissions on this file, must be an octal value between
     0000 and 0777 or a decimal value between 0 and 511.
     """
-    path: str = ""
+    path: str
     """Required: Path is the relative path name of the file to be created."""
     resource_field_ref: ResourceFieldSelector | None = None
     """Selects a resource of the container: only resources limits and requests (limits.cpu,
@@ -957,7 +934,7 @@ class EndpointAddress(Model):
 
     hostname: str | None = None
     """The Hostname of this endpoint"""
-    ip: str = ""
+    ip: str
     """The IP of this endpoint."""
     node_name: str | None = None
     """Optional: Node hosting this endpoint."""
@@ -972,7 +949,7 @@ class EndpointPort(Model):
     """The application protocol for this port."""
     name: str | None = None
     """The name of this port."""
-    port: int = 0
+    port: int
     """The port number of the endpoint."""
     protocol: str | None = None
     """The IP protocol for this port."""
@@ -1020,7 +997,7 @@ class EndpointsList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Endpoints] = msgspec.field(default_factory=list)
+    items: list[Endpoints]
     """List of endpoints."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -1042,7 +1019,7 @@ class EnvFromSource(Model):
 class EnvVar(Model):
     """EnvVar represents an environment variable present in a Container."""
 
-    name: str = ""
+    name: str
     """Name of the environment variable."""
     value: str | None = None
     """Variable references $(VAR_NAME) are expanded using the previously defined environment
@@ -1096,7 +1073,7 @@ class EphemeralContainer(Model):
     """Lifecycle is not allowed for ephemeral containers."""
     liveness_probe: Probe | None = None
     """Probes are not allowed for ephemeral containers."""
-    name: str = ""
+    name: str
     """Name of the ephemeral container specified as a DNS_LABEL."""
     ports: list[ContainerPort] | None = None
     """Ports are not allowed for ephemeral containers."""
@@ -1168,7 +1145,7 @@ class Event(Resource):
     """Time when this Event was first observed."""
     first_timestamp: str | None = None
     """The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)"""
-    involved_object: ObjectReference = msgspec.field(default_factory=ObjectReference)
+    involved_object: ObjectReference
     """The object that this event is about."""
     last_timestamp: str | None = None
     """The time at which the most recent occurrence of this event was recorded."""
@@ -1197,7 +1174,7 @@ class EventList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Event] = msgspec.field(default_factory=list)
+    items: list[Event]
     """List of events"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -1260,7 +1237,7 @@ class FlexPersistentVolumeSource(Model):
     provisioned/attached using an exec based plugin.
     """
 
-    driver: str = ""
+    driver: str
     """driver is the name of the driver to use for this volume."""
     fs_type: str | None = None
     """fsType is the Filesystem type to mount."""
@@ -1279,7 +1256,7 @@ class FlexVolumeSource(Model):
     based plugin.
     """
 
-    driver: str = ""
+    driver: str
     """driver is the name of the driver to use for this volume."""
     fs_type: str | None = None
     """fsType is the filesystem type to mount."""
@@ -1315,7 +1292,7 @@ class GCEPersistentDiskVolumeSource(Model):
     """fsType is filesystem type of the volume that you want to mount."""
     partition: int | None = None
     """partition is the partition in the volume that you want to mount."""
-    pd_name: str = ""
+    pd_name: str
     """pdName is unique name of the PD resource in GCE."""
     read_only: bool | None = None
     """readOnly here will force the ReadOnly setting in VolumeMounts."""
@@ -1324,7 +1301,7 @@ class GCEPersistentDiskVolumeSource(Model):
 class GRPCAction(Model):
     """GRPCAction specifies an action involving a GRPC service."""
 
-    port: int = 0
+    port: int
     """Port number of the gRPC service."""
     service: str | None = None
     """Service is the name of the service to place in the gRPC HealthCheckRequest (see
@@ -1341,7 +1318,7 @@ class GitRepoVolumeSource(Model):
 
     directory: str | None = None
     """directory is the target directory name."""
-    repository: str = ""
+    repository: str
     """repository is the URL"""
     revision: str | None = None
     """revision is the commit hash for the specified revision."""
@@ -1353,11 +1330,11 @@ class GlusterfsPersistentVolumeSource(Model):
     Glusterfs volumes do not support ownership management or SELinux relabeling.
     """
 
-    endpoints: str = ""
+    endpoints: str
     """endpoints is the endpoint name that details Glusterfs topology."""
     endpoints_namespace: str | None = None
     """endpointsNamespace is the namespace that contains Glusterfs endpoint."""
-    path: str = ""
+    path: str
     """path is the Glusterfs volume path."""
     read_only: bool | None = None
     """readOnly here will force the Glusterfs volume to be mounted with read-only permissions."""
@@ -1369,9 +1346,9 @@ class GlusterfsVolumeSource(Model):
     Glusterfs volumes do not support ownership management or SELinux relabeling.
     """
 
-    endpoints: str = ""
+    endpoints: str
     """endpoints is the endpoint name that details Glusterfs topology."""
-    path: str = ""
+    path: str
     """path is the Glusterfs volume path."""
     read_only: bool | None = None
     """readOnly here will force the Glusterfs volume to be mounted with read-only permissions."""
@@ -1386,7 +1363,7 @@ class HTTPGetAction(Model):
     """Custom headers to set in the request."""
     path: str | None = None
     """Path to access on the HTTP server."""
-    port: IntOrString | None = None
+    port: IntOrString
     """Name or number of the port to access on the container."""
     scheme: str | None = None
     """Scheme to use for connecting to the host."""
@@ -1395,9 +1372,9 @@ class HTTPGetAction(Model):
 class HTTPHeader(Model):
     """HTTPHeader describes a custom header to be used in HTTP probes"""
 
-    name: str = ""
+    name: str
     """The header field name."""
-    value: str = ""
+    value: str
     """The header field value"""
 
 
@@ -1408,14 +1385,14 @@ class HostAlias(Model):
 
     hostnames: list[str] | None = None
     """Hostnames for the above IP address."""
-    ip: str = ""
+    ip: str
     """IP address of the host file entry."""
 
 
 class HostIP(Model):
     """HostIP represents a single IP address allocated to the host."""
 
-    ip: str = ""
+    ip: str
     """IP is the IP address assigned to the host"""
 
 
@@ -1425,7 +1402,7 @@ class HostPathVolumeSource(Model):
     Host path volumes do not support ownership management or SELinux relabeling.
     """
 
-    path: str = ""
+    path: str
     """path of the directory on the host."""
     type: str | None = None
     """type for HostPath Volume Defaults to "" More info:
@@ -1448,11 +1425,11 @@ class ISCSIPersistentVolumeSource(Model):
     """fsType is the filesystem type of the volume that you want to mount."""
     initiator_name: str | None = None
     """initiatorName is the custom iSCSI Initiator Name."""
-    iqn: str = ""
+    iqn: str
     """iqn is Target iSCSI Qualified Name."""
     iscsi_interface: str | None = None
     """iscsiInterface is the interface Name that uses an iSCSI transport."""
-    lun: int = 0
+    lun: int
     """lun is iSCSI Target Lun number."""
     portals: list[str] | None = None
     """portals is the iSCSI Target Portal List."""
@@ -1460,7 +1437,7 @@ class ISCSIPersistentVolumeSource(Model):
     """readOnly here will force the ReadOnly setting in VolumeMounts."""
     secret_ref: SecretReference | None = None
     """secretRef is the CHAP Secret for iSCSI target and initiator authentication"""
-    target_portal: str = ""
+    target_portal: str
     """targetPortal is iSCSI Target Portal."""
 
 
@@ -1479,11 +1456,11 @@ class ISCSIVolumeSource(Model):
     """fsType is the filesystem type of the volume that you want to mount."""
     initiator_name: str | None = None
     """initiatorName is the custom iSCSI Initiator Name."""
-    iqn: str = ""
+    iqn: str
     """iqn is the target iSCSI Qualified Name."""
     iscsi_interface: str | None = None
     """iscsiInterface is the interface Name that uses an iSCSI transport."""
-    lun: int = 0
+    lun: int
     """lun represents iSCSI Target Lun number."""
     portals: list[str] | None = None
     """portals is the iSCSI Target Portal List."""
@@ -1491,7 +1468,7 @@ class ISCSIVolumeSource(Model):
     """readOnly here will force the ReadOnly setting in VolumeMounts."""
     secret_ref: LocalObjectReference | None = None
     """secretRef is the CHAP Secret for iSCSI target and initiator authentication"""
-    target_portal: str = ""
+    target_portal: str
     """targetPortal is iSCSI Target Portal."""
 
 
@@ -1507,11 +1484,11 @@ class ImageVolumeSource(Model):
 class KeyToPath(Model):
     """Maps a string key to a path within a volume."""
 
-    key: str = ""
+    key: str
     """key is the key to project."""
     mode: int | None = None
     """mode is Optional: mode bits used to set permissions on this file."""
-    path: str = ""
+    path: str
     """path is the relative path of the file to map the key to."""
 
 
@@ -1583,7 +1560,7 @@ class LimitRangeItem(Model):
     """
     min: dict[str, Quantity] | None = None
     """Min usage constraints on this kind by resource name."""
-    type: str = ""
+    type: str
     """Type of resource that this limit applies to."""
 
 
@@ -1592,7 +1569,7 @@ class LimitRangeList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[LimitRange] = msgspec.field(default_factory=list)
+    items: list[LimitRange]
     """Items is a list of LimitRange objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -1603,20 +1580,20 @@ class LimitRangeList(Model):
 class LimitRangeSpec(Model):
     """LimitRangeSpec defines a min/max usage limit for resources that match on kind."""
 
-    limits: list[LimitRangeItem] = msgspec.field(default_factory=list)
+    limits: list[LimitRangeItem]
     """Limits is the list of LimitRangeItem objects that are enforced."""
 
 
 class LinuxContainerUser(Model):
     """LinuxContainerUser represents user identity information in Linux containers"""
 
-    gid: int = 0
+    gid: int
     """GID is the primary gid initially attached to the first process in the container"""
     supplemental_groups: list[int] | None = None
     """SupplementalGroups are the supplemental groups initially attached to the first process in
     the container
     """
-    uid: int = 0
+    uid: int
     """UID is the primary uid initially attached to the first process in the container"""
 
 
@@ -1664,14 +1641,14 @@ class LocalVolumeSource(Model):
 
     fs_type: str | None = None
     """fsType is the filesystem type to mount."""
-    path: str = ""
+    path: str
     """path of the full path to the volume on the node."""
 
 
 class ModifyVolumeStatus(Model):
     """ModifyVolumeStatus represents the status object of ControllerModifyVolume operation"""
 
-    status: str = ""
+    status: str
     """status is the status of the ControllerModifyVolume operation."""
     target_volume_attributes_class_name: str | None = None
     """targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently
@@ -1685,11 +1662,11 @@ class NFSVolumeSource(Model):
     NFS volumes do not support ownership management or SELinux relabeling.
     """
 
-    path: str = ""
+    path: str
     """path that is exported by the NFS server."""
     read_only: bool | None = None
     """readOnly here will force the NFS export to be mounted with read-only permissions."""
-    server: str = ""
+    server: str
     """server is the hostname or IP address of the NFS server."""
 
 
@@ -1724,9 +1701,9 @@ class NamespaceCondition(Model):
     """Human-readable message indicating details about last transition."""
     reason: str | None = None
     """Unique, one-word, CamelCase reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """Status of the condition, one of True, False, Unknown."""
-    type: str = ""
+    type: str
     """Type of namespace controller condition."""
 
 
@@ -1735,7 +1712,7 @@ class NamespaceList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Namespace] = msgspec.field(default_factory=list)
+    items: list[Namespace]
     """Items is the list of Namespace objects in the list."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -1788,9 +1765,9 @@ class Node(Resource):
 class NodeAddress(Model):
     """NodeAddress contains information for the node's address."""
 
-    address: str = ""
+    address: str
     """The node address."""
-    type: str = ""
+    type: str
     """Node address type, one of Hostname, ExternalIP or InternalIP."""
 
 
@@ -1821,9 +1798,9 @@ class NodeCondition(Model):
     """Human readable message indicating details about last transition."""
     reason: str | None = None
     """(brief) reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """Status of the condition, one of True, False, Unknown."""
-    type: str = ""
+    type: str
     """Type of node condition."""
 
 
@@ -1877,7 +1854,7 @@ class NodeList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Node] = msgspec.field(default_factory=list)
+    items: list[Node]
     """List of nodes"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -1913,7 +1890,7 @@ class NodeSelector(Model):
     terms.
     """
 
-    node_selector_terms: list[NodeSelectorTerm] = msgspec.field(default_factory=list)
+    node_selector_terms: list[NodeSelectorTerm]
     """Required."""
 
 
@@ -1922,9 +1899,9 @@ class NodeSelectorRequirement(Model):
     that relates the key and values.
     """
 
-    key: str = ""
+    key: str
     """The label key that the selector applies to."""
-    operator: str = ""
+    operator: str
     """Represents a key's relationship to a set of values."""
     values: list[str] | None = None
     """An array of string values."""
@@ -2000,27 +1977,27 @@ class NodeStatus(Model):
 class NodeSystemInfo(Model):
     """NodeSystemInfo is a set of ids/uuids to uniquely identify the node."""
 
-    architecture: str = ""
+    architecture: str
     """The Architecture reported by the node"""
-    boot_id: str = msgspec.field(default="", name="bootID")
+    boot_id: str = msgspec.field(name="bootID")
     """Boot ID reported by the node."""
-    container_runtime_version: str = ""
+    container_runtime_version: str
     """ContainerRuntime Version reported by the node through runtime remote API (e.g.
     containerd://1.4.2).
     """
-    kernel_version: str = ""
+    kernel_version: str
     """Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64)."""
-    kube_proxy_version: str = ""
+    kube_proxy_version: str
     """Deprecated: KubeProxy Version reported by the node."""
-    kubelet_version: str = ""
+    kubelet_version: str
     """Kubelet Version reported by the node."""
-    machine_id: str = msgspec.field(default="", name="machineID")
+    machine_id: str = msgspec.field(name="machineID")
     """MachineID reported by the node."""
-    operating_system: str = ""
+    operating_system: str
     """The Operating System reported by the node"""
-    os_image: str = ""
+    os_image: str
     """OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy))."""
-    system_uuid: str = msgspec.field(default="", name="systemUUID")
+    system_uuid: str = msgspec.field(name="systemUUID")
     """SystemUUID reported by the node."""
 
 
@@ -2029,8 +2006,31 @@ class ObjectFieldSelector(Model):
 
     api_version: str | None = None
     """Version of the schema the FieldPath is written in terms of, defaults to "v1"."""
-    field_path: str = ""
+    field_path: str
     """Path of the field to select in the specified API version."""
+
+
+class ObjectReference(Model):
+    """ObjectReference contains enough information to let you inspect or modify the referred
+    object.
+    """
+
+    api_version: str | None = None
+    """API version of the referent."""
+    field_path: str | None = None
+    """If referring to a piece of an object instead of an entire object, this string should
+    contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2].
+    """
+    kind: str | None = None
+    """Kind of the referent."""
+    name: str | None = None
+    """Name of the referent."""
+    namespace: str | None = None
+    """Namespace of the referent."""
+    resource_version: str | None = None
+    """Specific resourceVersion to which this reference is made, if any."""
+    uid: str | None = None
+    """UID of the referent."""
 
 
 class PersistentVolume(Resource):
@@ -2087,9 +2087,9 @@ class PersistentVolumeClaimCondition(Model):
     """reason is a unique, this should be a short, machine understandable string that gives the
     reason for condition's last transition.
     """
-    status: str = ""
+    status: str
     """Status is the status of the condition."""
-    type: str = ""
+    type: str
     """Type is the type of the condition."""
 
 
@@ -2098,7 +2098,7 @@ class PersistentVolumeClaimList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[PersistentVolumeClaim] = msgspec.field(default_factory=list)
+    items: list[PersistentVolumeClaim]
     """items is a list of persistent volume claims."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -2167,7 +2167,7 @@ class PersistentVolumeClaimTemplate(Model):
 
     metadata: ObjectMeta | None = None
     """May contain labels and annotations that will be copied into the PVC when creating it."""
-    spec: PersistentVolumeClaimSpec = msgspec.field(default_factory=PersistentVolumeClaimSpec)
+    spec: PersistentVolumeClaimSpec
     """The specification for the PersistentVolumeClaim."""
 
 
@@ -2179,7 +2179,7 @@ class PersistentVolumeClaimVolumeSource(Model):
     that is owned by someone else (the system).
     """
 
-    claim_name: str = ""
+    claim_name: str
     """claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using
     this volume.
     """
@@ -2192,7 +2192,7 @@ class PersistentVolumeList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[PersistentVolume] = msgspec.field(default_factory=list)
+    items: list[PersistentVolume]
     """items is a list of persistent volumes."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -2313,7 +2313,7 @@ class PhotonPersistentDiskVolumeSource(Model):
 
     fs_type: str | None = None
     """fsType is the filesystem type to mount."""
-    pd_id: str = msgspec.field(default="", name="pdID")
+    pd_id: str = msgspec.field(name="pdID")
     """pdID is the ID that identifies Photon Controller persistent disk"""
 
 
@@ -2370,7 +2370,7 @@ class PodAffinityTerm(Model):
     """A label query over the set of namespaces that the term applies to."""
     namespaces: list[str] | None = None
     """namespaces specifies a static list of namespace names that the term applies to."""
-    topology_key: str = ""
+    topology_key: str
     """This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods
     matching the labelSelector in the specified namespaces, where co-located is defined as
     running on a node whose value of the label with key topologyKey matches that of any node on
@@ -2405,9 +2405,9 @@ class PodCondition(Model):
     """Human-readable message indicating details about last transition."""
     reason: str | None = None
     """Unique, one-word, CamelCase reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """Status is the status of the condition."""
-    type: str = ""
+    type: str
     """Type is the type of the condition."""
 
 
@@ -2436,7 +2436,7 @@ class PodDNSConfigOption(Model):
 class PodIP(Model):
     """PodIP represents a single IP address allocated to the pod."""
 
-    ip: str = ""
+    ip: str
     """IP is the IP address assigned to the pod"""
 
 
@@ -2445,7 +2445,7 @@ class PodList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Pod] = msgspec.field(default_factory=list)
+    items: list[Pod]
     """List of pods."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -2456,14 +2456,14 @@ class PodList(Model):
 class PodOS(Model):
     """PodOS defines the OS parameters of a pod."""
 
-    name: str = ""
+    name: str
     """Name is the name of the operating system."""
 
 
 class PodReadinessGate(Model):
     """PodReadinessGate contains the reference to a pod condition"""
 
-    condition_type: str = ""
+    condition_type: str
     """ConditionType refers to a condition in the pod's condition list with matching type."""
 
 
@@ -2472,7 +2472,7 @@ class PodResourceClaim(Model):
     ResourceClaimTemplate which is then turned into a ResourceClaim for the pod.
     """
 
-    name: str = ""
+    name: str
     """Name uniquely identifies this resource claim inside the pod."""
     resource_claim_name: str | None = None
     """ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod."""
@@ -2489,7 +2489,7 @@ class PodResourceClaimStatus(Model):
     It stores the generated name for the corresponding ResourceClaim.
     """
 
-    name: str = ""
+    name: str
     """Name uniquely identifies this resource claim inside the pod."""
     resource_claim_name: str | None = None
     """ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the
@@ -2500,7 +2500,7 @@ class PodResourceClaimStatus(Model):
 class PodSchedulingGate(Model):
     """PodSchedulingGate is associated to a Pod to guard its scheduling."""
 
-    name: str = ""
+    name: str
     """Name of the scheduling gate."""
 
 
@@ -2558,7 +2558,7 @@ class PodSpec(Model):
     """AutomountServiceAccountToken indicates whether a service account token should be
     automatically mounted.
     """
-    containers: list[Container] = msgspec.field(default_factory=list)
+    containers: list[Container]
     """List of containers belonging to the pod."""
     dns_config: PodDNSConfig | None = None
     """Specifies the DNS parameters of a pod."""
@@ -2727,7 +2727,7 @@ class PodTemplateList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[PodTemplate] = msgspec.field(default_factory=list)
+    items: list[PodTemplate]
     """List of pod templates"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -2753,9 +2753,9 @@ class PortStatus(Model):
     shall use CamelCase names - cloud provider specific error values must have names that comply
     with the format foo.example.com/CamelCase.
     """
-    port: int = 0
+    port: int
     """Port is the port number of the service port of which status is recorded here"""
-    protocol: str = ""
+    protocol: str
     """Protocol is the protocol of the service port of which status is recorded here The
     supported values are: "TCP", "UDP", "SCTP\"
     """
@@ -2770,7 +2770,7 @@ class PortworxVolumeSource(Model):
     """
     read_only: bool | None = None
     """readOnly defaults to false (read/write)."""
-    volume_id: str = msgspec.field(default="", name="volumeID")
+    volume_id: str = msgspec.field(name="volumeID")
     """volumeID uniquely identifies a Portworx volume"""
 
 
@@ -2781,9 +2781,9 @@ class PreferredSchedulingTerm(Model):
     A null preferred scheduling term matches no objects (i.e. is also a no-op).
     """
 
-    preference: NodeSelectorTerm = msgspec.field(default_factory=NodeSelectorTerm)
+    preference: NodeSelectorTerm
     """A node selector term, associated with the corresponding weight."""
-    weight: int = 0
+    weight: int
     """Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100."""
 
 
@@ -2835,7 +2835,7 @@ class QuobyteVolumeSource(Model):
     """group to map volume access to Default is no group"""
     read_only: bool | None = None
     """readOnly here will force the Quobyte volume to be mounted with read-only permissions."""
-    registry: str = ""
+    registry: str
     """registry represents a single or multiple Quobyte Registry services specified as a string
     as host:port pair (multiple entries are separated with commas) which acts as the central
     registry for volumes
@@ -2846,7 +2846,7 @@ class QuobyteVolumeSource(Model):
     """
     user: str | None = None
     """user to map volume access to Defaults to serivceaccount user"""
-    volume: str = ""
+    volume: str
     """volume is a string that references an already created Quobyte volume by name."""
 
 
@@ -2858,11 +2858,11 @@ class RBDPersistentVolumeSource(Model):
 
     fs_type: str | None = None
     """fsType is the filesystem type of the volume that you want to mount."""
-    image: str = ""
+    image: str
     """image is the rados image name."""
     keyring: str | None = None
     """keyring is the path to key ring for RBDUser."""
-    monitors: list[str] = msgspec.field(default_factory=list)
+    monitors: list[str]
     """monitors is a collection of Ceph monitors."""
     pool: str | None = None
     """pool is the rados pool name."""
@@ -2882,11 +2882,11 @@ class RBDVolumeSource(Model):
 
     fs_type: str | None = None
     """fsType is the filesystem type of the volume that you want to mount."""
-    image: str = ""
+    image: str
     """image is the rados image name."""
     keyring: str | None = None
     """keyring is the path to key ring for RBDUser."""
-    monitors: list[str] = msgspec.field(default_factory=list)
+    monitors: list[str]
     """monitors is a collection of Ceph monitors."""
     pool: str | None = None
     """pool is the rados pool name."""
@@ -2927,9 +2927,9 @@ class ReplicationControllerCondition(Model):
     """A human readable message indicating details about the transition."""
     reason: str | None = None
     """The reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """Status of the condition, one of True, False, Unknown."""
-    type: str = ""
+    type: str
     """Type of replication controller condition."""
 
 
@@ -2938,7 +2938,7 @@ class ReplicationControllerList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ReplicationController] = msgspec.field(default_factory=list)
+    items: list[ReplicationController]
     """List of replication controllers."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -2982,14 +2982,14 @@ class ReplicationControllerStatus(Model):
     """
     ready_replicas: int | None = None
     """The number of ready replicas for this replication controller."""
-    replicas: int = 0
+    replicas: int
     """Replicas is the most recently observed number of replicas."""
 
 
 class ResourceClaim(Model):
     """ResourceClaim references one entry in PodSpec.ResourceClaims."""
 
-    name: str = ""
+    name: str
     """Name must match the name of one entry in pod.spec.resourceClaims of the Pod where this
     field is used.
     """
@@ -3004,7 +3004,7 @@ class ResourceFieldSelector(Model):
     """Container name: required for volumes, optional for env vars"""
     divisor: Quantity | None = None
     """Specifies the output format of the exposed resources, defaults to "1\""""
-    resource: str = ""
+    resource: str
     """Required: resource to select"""
 
 
@@ -3018,7 +3018,7 @@ class ResourceHealth(Model):
     """Health of the resource. can be one of: - Healthy: operates as normal - Unhealthy: reported
     unhealthy.
     """
-    resource_id: str = msgspec.field(default="", name="resourceID")
+    resource_id: str = msgspec.field(name="resourceID")
     """ResourceID is the unique identifier of the resource."""
 
 
@@ -3049,7 +3049,7 @@ class ResourceQuotaList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ResourceQuota] = msgspec.field(default_factory=list)
+    items: list[ResourceQuota]
     """Items is a list of ResourceQuota objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -3096,7 +3096,7 @@ class ResourceRequirements(Model):
 class ResourceStatus(Model):
     """ResourceStatus represents the status of a single resource allocated to a Pod."""
 
-    name: str = ""
+    name: str
     """Name of the resource."""
     resources: list[ResourceHealth] | None = None
     """List of unique resources health."""
@@ -3115,30 +3115,18 @@ class SELinuxOptions(Model):
     """User is a SELinux user label that applies to the container."""
 
 
-class SecretReference(Model):
-    """SecretReference represents a Secret Reference.
-
-    It has enough information to retrieve secret in any namespace
-    """
-
-    name: str | None = None
-    """name is unique within a namespace to reference a secret resource."""
-    namespace: str | None = None
-    """namespace defines the space within which the secret name must be unique."""
-
-
 class ScaleIOPersistentVolumeSource(Model):
     """ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume"""
 
     fs_type: str | None = None
     """fsType is the filesystem type to mount."""
-    gateway: str = ""
+    gateway: str
     """gateway is the host address of the ScaleIO API Gateway."""
     protection_domain: str | None = None
     """protectionDomain is the name of the ScaleIO Protection Domain for the configured storage."""
     read_only: bool | None = None
     """readOnly defaults to false (read/write)."""
-    secret_ref: SecretReference = msgspec.field(default_factory=SecretReference)
+    secret_ref: SecretReference
     """secretRef references to the secret for ScaleIO user and other sensitive information."""
     ssl_enabled: bool | None = None
     """sslEnabled is the flag to enable/disable SSL communication with Gateway, default false"""
@@ -3148,7 +3136,7 @@ class ScaleIOPersistentVolumeSource(Model):
     """
     storage_pool: str | None = None
     """storagePool is the ScaleIO Storage Pool associated with the protection domain."""
-    system: str = ""
+    system: str
     """system is the name of the storage system as configured in ScaleIO."""
     volume_name: str | None = None
     """volumeName is the name of a volume already created in the ScaleIO system that is
@@ -3161,13 +3149,13 @@ class ScaleIOVolumeSource(Model):
 
     fs_type: str | None = None
     """fsType is the filesystem type to mount."""
-    gateway: str = ""
+    gateway: str
     """gateway is the host address of the ScaleIO API Gateway."""
     protection_domain: str | None = None
     """protectionDomain is the name of the ScaleIO Protection Domain for the configured storage."""
     read_only: bool | None = None
     """readOnly Defaults to false (read/write)."""
-    secret_ref: LocalObjectReference = msgspec.field(default_factory=LocalObjectReference)
+    secret_ref: LocalObjectReference
     """secretRef references to the secret for ScaleIO user and other sensitive information."""
     ssl_enabled: bool | None = None
     """sslEnabled Flag enable/disable SSL communication with Gateway, default false"""
@@ -3177,7 +3165,7 @@ class ScaleIOVolumeSource(Model):
     """
     storage_pool: str | None = None
     """storagePool is the ScaleIO Storage Pool associated with the protection domain."""
-    system: str = ""
+    system: str
     """system is the name of the storage system as configured in ScaleIO."""
     volume_name: str | None = None
     """volumeName is the name of a volume already created in the ScaleIO system that is
@@ -3199,9 +3187,9 @@ class ScopedResourceSelectorRequirement(Model):
     and an operator that relates the scope name and values.
     """
 
-    operator: str = ""
+    operator: str
     """Represents a scope's relationship to a set of values."""
-    scope_name: str = ""
+    scope_name: str
     """The name of the scope that the selector applies to."""
     values: list[str] | None = None
     """An array of string values."""
@@ -3215,7 +3203,7 @@ class SeccompProfile(Model):
 
     localhost_profile: str | None = None
     """localhostProfile indicates a profile defined in a file on the node should be used."""
-    type: str = ""
+    type: str
     """type indicates which kind of seccomp profile will be applied."""
 
 
@@ -3251,7 +3239,7 @@ class SecretEnvSource(Model):
 class SecretKeySelector(Model):
     """SecretKeySelector selects a key of a Secret."""
 
-    key: str = ""
+    key: str
     """The key of the secret to select from."""
     name: str | None = None
     """Name of the referent."""
@@ -3264,7 +3252,7 @@ class SecretList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Secret] = msgspec.field(default_factory=list)
+    items: list[Secret]
     """Items is a list of secret objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -3283,6 +3271,18 @@ class SecretProjection(Model):
     """Name of the referent."""
     optional: bool | None = None
     """optional field specify whether the Secret or its key must be defined"""
+
+
+class SecretReference(Model):
+    """SecretReference represents a Secret Reference.
+
+    It has enough information to retrieve secret in any namespace
+    """
+
+    name: str | None = None
+    """name is unique within a namespace to reference a secret resource."""
+    namespace: str | None = None
+    """namespace defines the space within which the secret name must be unique."""
 
 
 class SecretVolumeSource(Model):
@@ -3392,7 +3392,7 @@ class ServiceAccountList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ServiceAccount] = msgspec.field(default_factory=list)
+    items: list[ServiceAccount]
     """List of ServiceAccounts."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -3411,7 +3411,7 @@ class ServiceAccountTokenProjection(Model):
     """audience is the intended audience of the token."""
     expiration_seconds: int | None = None
     """expirationSeconds is the requested duration of validity of the service account token."""
-    path: str = ""
+    path: str
     """path is the path relative to the mount point of the file to project the token into."""
 
 
@@ -3420,7 +3420,7 @@ class ServiceList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Service] = msgspec.field(default_factory=list)
+    items: list[Service]
     """List of services"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -3439,7 +3439,7 @@ class ServicePort(Model):
     """The port on each node on which this service is exposed when type is NodePort or
     LoadBalancer.
     """
-    port: int = 0
+    port: int
     """The port that will be exposed by this service."""
     protocol: str | None = None
     """The IP protocol for this port."""
@@ -3532,7 +3532,7 @@ class SessionAffinityConfig(Model):
 class SleepAction(Model):
     """SleepAction describes a "sleep" action."""
 
-    seconds: int = 0
+    seconds: int
     """Seconds is the number of seconds to sleep."""
 
 
@@ -3569,9 +3569,9 @@ class StorageOSVolumeSource(Model):
 class Sysctl(Model):
     """Sysctl defines a kernel parameter to be set"""
 
-    name: str = ""
+    name: str
     """Name of a property to set"""
-    value: str = ""
+    value: str
     """Value of a property to set"""
 
 
@@ -3580,7 +3580,7 @@ class TCPSocketAction(Model):
 
     host: str | None = None
     """Optional: Host name to connect to, defaults to the pod IP."""
-    port: IntOrString | None = None
+    port: IntOrString
     """Number or name of the port to access on the container."""
 
 
@@ -3589,9 +3589,9 @@ class Taint(Model):
     Taint.
     """
 
-    effect: str = ""
+    effect: str
     """Required."""
-    key: str = ""
+    key: str
     """Required."""
     time_added: str | None = None
     """TimeAdded represents the time at which the taint was added."""
@@ -3624,9 +3624,9 @@ class TopologySelectorLabelRequirement(Model):
     This is an alpha feature and may change in the future.
     """
 
-    key: str = ""
+    key: str
     """The label key that the selector applies to."""
-    values: list[str] = msgspec.field(default_factory=list)
+    values: list[str]
     """An array of string values."""
 
 
@@ -3651,7 +3651,7 @@ class TopologySpreadConstraint(Model):
     """MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be
     calculated.
     """
-    max_skew: int = 0
+    max_skew: int
     """MaxSkew describes the degree to which pods may be unevenly distributed."""
     min_domains: int | None = None
     """MinDomains indicates a minimum number of eligible domains."""
@@ -3663,9 +3663,9 @@ class TopologySpreadConstraint(Model):
     """NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology
     spread skew.
     """
-    topology_key: str = ""
+    topology_key: str
     """TopologyKey is the key of node labels."""
-    when_unsatisfiable: str = ""
+    when_unsatisfiable: str
     """WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread
     constraint. - DoNotSchedule (default) tells the scheduler not to schedule it. -
     ScheduleAnyway tells the scheduler to schedule the pod in any location, but giving higher
@@ -3680,9 +3680,9 @@ class TypedLocalObjectReference(Model):
 
     api_group: str | None = None
     """APIGroup is the group for the resource being referenced."""
-    kind: str = ""
+    kind: str
     """Kind is the type of resource being referenced"""
-    name: str = ""
+    name: str
     """Name is the name of resource being referenced"""
 
 
@@ -3693,9 +3693,9 @@ class TypedObjectReference(Model):
 
     api_group: str | None = None
     """APIGroup is the group for the resource being referenced."""
-    kind: str = ""
+    kind: str
     """Kind is the type of resource being referenced"""
-    name: str = ""
+    name: str
     """Name is the name of resource being referenced"""
     namespace: str | None = None
     """Namespace is the namespace of resource being referenced Note that when a namespace is
@@ -3763,7 +3763,7 @@ class Volume(Model):
     """iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and
     then exposed to the pod.
     """
-    name: str = ""
+    name: str
     """name of the volume."""
     nfs: NFSVolumeSource | None = None
     """nfs represents an NFS mount on the host that shares a pod's lifetime More info:
@@ -3798,22 +3798,22 @@ class Volume(Model):
 class VolumeDevice(Model):
     """volumeDevice describes a mapping of a raw block device within a container."""
 
-    device_path: str = ""
+    device_path: str
     """devicePath is the path inside of the container that the device will be mapped to."""
-    name: str = ""
+    name: str
     """name must match the name of a persistentVolumeClaim in the pod"""
 
 
 class VolumeMount(Model):
     """VolumeMount describes a mounting of a Volume within a container."""
 
-    mount_path: str = ""
+    mount_path: str
     """Path within the container at which the volume should be mounted."""
     mount_propagation: str | None = None
     """mountPropagation determines how mounts are propagated from the host to container and the
     other way around.
     """
-    name: str = ""
+    name: str
     """This must match the Name of a Volume."""
     read_only: bool | None = None
     """Mounted read-only if true, read-write otherwise (false or unspecified)."""
@@ -3828,9 +3828,9 @@ class VolumeMount(Model):
 class VolumeMountStatus(Model):
     """VolumeMountStatus shows status of volume mounts."""
 
-    mount_path: str = ""
+    mount_path: str
     """MountPath corresponds to the original VolumeMount."""
-    name: str = ""
+    name: str
     """Name corresponds to the name of the original VolumeMount."""
     read_only: bool | None = None
     """ReadOnly corresponds to the original VolumeMount."""
@@ -3889,7 +3889,7 @@ class VsphereVirtualDiskVolumeSource(Model):
     """
     storage_policy_name: str | None = None
     """storagePolicyName is the storage Policy Based Management (SPBM) profile name."""
-    volume_path: str = ""
+    volume_path: str
     """volumePath is the path that identifies vSphere volume vmdk"""
 
 
@@ -3898,9 +3898,9 @@ class WeightedPodAffinityTerm(Model):
     find the most preferred node(s)
     """
 
-    pod_affinity_term: PodAffinityTerm = msgspec.field(default_factory=PodAffinityTerm)
+    pod_affinity_term: PodAffinityTerm
     """Required."""
-    weight: int = 0
+    weight: int
     """weight associated with matching the corresponding podAffinityTerm, in the range 1-100."""
 
 

@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.core_v1 import ObjectReference
@@ -26,7 +24,7 @@ __all__ = [
 class Endpoint(Model):
     """Endpoint represents a single logical "backend" implementing a service."""
 
-    addresses: list[str] = msgspec.field(default_factory=list)
+    addresses: list[str]
     """addresses of this endpoint."""
     conditions: EndpointConditions | None = None
     """conditions contains information about the current status of the endpoint."""
@@ -96,9 +94,9 @@ class EndpointSlice(Resource):
         singular="endpointslice",
     )
 
-    address_type: str = ""
+    address_type: str
     """addressType specifies the type of address carried by this EndpointSlice."""
-    endpoints: list[Endpoint] = msgspec.field(default_factory=list)
+    endpoints: list[Endpoint]
     """endpoints is a list of unique endpoints in this slice."""
     ports: list[EndpointPort] | None = None
     """ports specifies the list of network ports exposed by each endpoint in this slice."""
@@ -109,7 +107,7 @@ class EndpointSliceList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[EndpointSlice] = msgspec.field(default_factory=list)
+    items: list[EndpointSlice]
     """items is the list of endpoint slices"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -120,5 +118,5 @@ class EndpointSliceList(Model):
 class ForZone(Model):
     """ForZone provides information about which zones should consume this endpoint."""
 
-    name: str = ""
+    name: str
     """name represents the name of the zone."""

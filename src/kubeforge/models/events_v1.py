@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.core_v1 import EventSource, ObjectReference
@@ -56,7 +54,7 @@ class Event(Resource):
     """deprecatedSource is the deprecated field assuring backward compatibility with core.v1
     Event type.
     """
-    event_time: str = ""
+    event_time: str | None
     """eventTime is the time when this Event was first observed."""
     note: str | None = None
     """note is a human-readable description of the status of this operation."""
@@ -85,7 +83,7 @@ class EventList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Event] = msgspec.field(default_factory=list)
+    items: list[Event]
     """items is a list of schema objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -102,9 +100,9 @@ class EventSeries(Model):
     heartbeats and can guide customized reporter implementations.
     """
 
-    count: int = 0
+    count: int
     """count is the number of occurrences in this series up to the last heartbeat time."""
-    last_observed_time: str = ""
+    last_observed_time: str | None
     """lastObservedTime is the time when last Event from the series was seen before last
     heartbeat.
     """

@@ -59,7 +59,7 @@ class ExemptPriorityLevelConfiguration(Model):
 class FlowDistinguisherMethod(Model):
     """FlowDistinguisherMethod specifies the method of a flow distinguisher."""
 
-    type: str = ""
+    type: str
     """`type` is the type of flow distinguisher method The supported types are "ByUser" and
     "ByNamespace".
     """
@@ -109,21 +109,12 @@ class FlowSchemaList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[FlowSchema] = msgspec.field(default_factory=list)
+    items: list[FlowSchema]
     """`items` is a list of FlowSchemas."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
     metadata: ListMeta | None = None
     """`metadata` is the standard list metadata."""
-
-
-class PriorityLevelConfigurationReference(Model):
-    """PriorityLevelConfigurationReference contains information that points to the
-    "request-priority" being used.
-    """
-
-    name: str = ""
-    """`name` is the name of the priority level configuration being referenced Required."""
 
 
 class FlowSchemaSpec(Model):
@@ -136,9 +127,7 @@ class FlowSchemaSpec(Model):
     """
     matching_precedence: int | None = None
     """`matchingPrecedence` is used to choose among the FlowSchemas that match a given request."""
-    priority_level_configuration: PriorityLevelConfigurationReference = msgspec.field(
-        default_factory=PriorityLevelConfigurationReference
-    )
+    priority_level_configuration: PriorityLevelConfigurationReference
     """`priorityLevelConfiguration` should reference a PriorityLevelConfiguration in the cluster."""
     rules: list[PolicyRulesWithSubjects] | None = None
     """`rules` describes which requests will match this flow schema."""
@@ -154,7 +143,7 @@ class FlowSchemaStatus(Model):
 class GroupSubject(Model):
     """GroupSubject holds detailed information for group-kind subject."""
 
-    name: str = ""
+    name: str
     """name is the user group that matches, or "*" to match all user groups."""
 
 
@@ -163,7 +152,7 @@ class LimitResponse(Model):
 
     queuing: QueuingConfiguration | None = None
     """`queuing` holds the configuration parameters for queuing."""
-    type: str = ""
+    type: str
     """`type` is "Queue" or "Reject". "Queue" means that requests that can not be executed upon
     arrival are held in a queue until they can be executed or a queuing limit is reached.
     "Reject" means that requests that can not be executed upon arrival are rejected.
@@ -202,11 +191,11 @@ class NonResourcePolicyRule(Model):
     verbs matches the request and (b) at least one member of nonResourceURLs matches the request.
     """
 
-    non_resource_urls: list[str] = msgspec.field(default_factory=list, name="nonResourceURLs")
+    non_resource_urls: list[str] = msgspec.field(name="nonResourceURLs")
     """`nonResourceURLs` is a set of url prefixes that a user should have access to and may not
     be empty.
     """
-    verbs: list[str] = msgspec.field(default_factory=list)
+    verbs: list[str]
     """`verbs` is a list of matching verbs and may not be empty. "*" matches all verbs."""
 
 
@@ -227,7 +216,7 @@ class PolicyRulesWithSubjects(Model):
     """`resourceRules` is a slice of ResourcePolicyRules that identify matching requests
     according to their verb and the target resource.
     """
-    subjects: list[Subject] = msgspec.field(default_factory=list)
+    subjects: list[Subject]
     """subjects is the list of normal user, serviceaccount, or group that this rule cares about."""
 
 
@@ -271,12 +260,21 @@ class PriorityLevelConfigurationList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[PriorityLevelConfiguration] = msgspec.field(default_factory=list)
+    items: list[PriorityLevelConfiguration]
     """`items` is a list of request-priorities."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
     metadata: ListMeta | None = None
     """`metadata` is the standard object's metadata."""
+
+
+class PriorityLevelConfigurationReference(Model):
+    """PriorityLevelConfigurationReference contains information that points to the
+    "request-priority" being used.
+    """
+
+    name: str
+    """`name` is the name of the priority level configuration being referenced Required."""
 
 
 class PriorityLevelConfigurationSpec(Model):
@@ -286,7 +284,7 @@ class PriorityLevelConfigurationSpec(Model):
     """`exempt` specifies how requests are handled for an exempt priority level."""
     limited: LimitedPriorityLevelConfiguration | None = None
     """`limited` specifies how requests are handled for a Limited priority level."""
-    type: str = ""
+    type: str
     """`type` indicates whether this priority level is subject to limitation on request
     execution.
     """
@@ -325,7 +323,7 @@ class ResourcePolicyRule(Model):
     specifies a namespace and least one member of namespaces matches the request's namespace.
     """
 
-    api_groups: list[str] = msgspec.field(default_factory=list)
+    api_groups: list[str]
     """`apiGroups` is a list of matching API groups and may not be empty. "*" matches all API
     groups and, if present, must be the only entry.
     """
@@ -335,11 +333,11 @@ class ResourcePolicyRule(Model):
     """
     namespaces: list[str] | None = None
     """`namespaces` is a list of target namespaces that restricts matches."""
-    resources: list[str] = msgspec.field(default_factory=list)
+    resources: list[str]
     """`resources` is a list of matching resources (i.e., lowercase and plural) with, if desired,
     subresource.
     """
-    verbs: list[str] = msgspec.field(default_factory=list)
+    verbs: list[str]
     """`verbs` is a list of matching verbs and may not be empty. "*" matches all verbs and, if
     present, must be the only entry.
     """
@@ -348,9 +346,9 @@ class ResourcePolicyRule(Model):
 class ServiceAccountSubject(Model):
     """ServiceAccountSubject holds detailed information for service-account-kind subject."""
 
-    name: str = ""
+    name: str
     """`name` is the name of matching ServiceAccount objects, or "*" to match regardless of name."""
-    namespace: str = ""
+    namespace: str
     """`namespace` is the namespace of matching ServiceAccount objects."""
 
 
@@ -363,7 +361,7 @@ class Subject(Model):
 
     group: GroupSubject | None = None
     """`group` matches based on user group name."""
-    kind: str = ""
+    kind: str
     """`kind` indicates which one of the other fields is non-empty."""
     service_account: ServiceAccountSubject | None = None
     """`serviceAccount` matches ServiceAccounts."""
@@ -374,5 +372,5 @@ class Subject(Model):
 class UserSubject(Model):
     """UserSubject holds detailed information for user-kind subject."""
 
-    name: str = ""
+    name: str
     """`name` is the username that matches, or "*" to match all usernames."""

@@ -55,7 +55,7 @@ class APIGroup(Model):
     """APIVersion defines the versioned schema of this representation of an object."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
-    name: str = ""
+    name: str
     """name is the name of the group."""
     preferred_version: GroupVersionForDiscovery | None = None
     """preferredVersion is the version preferred by the API server, which probably is the storage
@@ -65,7 +65,7 @@ class APIGroup(Model):
         default=None, name="serverAddressByClientCIDRs"
     )
     """a map of client CIDR to server address that is serving this group."""
-    versions: list[GroupVersionForDiscovery] = msgspec.field(default_factory=list)
+    versions: list[GroupVersionForDiscovery]
     """versions are the versions supported in this group."""
 
 
@@ -74,7 +74,7 @@ class APIGroupList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    groups: list[APIGroup] = msgspec.field(default_factory=list)
+    groups: list[APIGroup]
     """groups is a list of APIGroup."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -87,21 +87,21 @@ class APIResource(Model):
     """categories is a list of the grouped resources this resource belongs to (e.g. 'all')"""
     group: str | None = None
     """group is the preferred group of the resource."""
-    kind: str = ""
+    kind: str
     """kind is the kind for the resource (e.g. 'Foo' is the kind for a resource 'foo')"""
-    name: str = ""
+    name: str
     """name is the plural name of the resource."""
-    namespaced: bool = False
+    namespaced: bool
     """namespaced indicates if a resource is namespaced or not."""
     short_names: list[str] | None = None
     """shortNames is a list of suggested short names of the resource."""
-    singular_name: str = ""
+    singular_name: str
     """singularName is the singular name of the resource."""
     storage_version_hash: str | None = None
     """The hash value of the storage version, the version this resource is converted to when
     written to the data store.
     """
-    verbs: list[str] = msgspec.field(default_factory=list)
+    verbs: list[str]
     """verbs is a list of supported kube verbs (this includes get, list, watch, create, update,
     patch, delete, deletecollection, and proxy)
     """
@@ -116,11 +116,11 @@ class APIResourceList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    group_version: str = ""
+    group_version: str
     """groupVersion is the group and version this APIResourceList is for."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
-    resources: list[APIResource] = msgspec.field(default_factory=list)
+    resources: list[APIResource]
     """resources contains the name of the resources and if they are namespaced."""
 
 
@@ -134,31 +134,31 @@ class APIVersions(Model):
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
     server_address_by_client_cidrs: list[ServerAddressByClientCIDR] = msgspec.field(
-        default_factory=list, name="serverAddressByClientCIDRs"
+        name="serverAddressByClientCIDRs"
     )
     """a map of client CIDR to server address that is serving this group."""
-    versions: list[str] = msgspec.field(default_factory=list)
+    versions: list[str]
     """versions are the api versions that are available."""
 
 
 class Condition(Model):
     """Condition contains details for one aspect of the current state of this API Resource."""
 
-    last_transition_time: str = ""
+    last_transition_time: str | None
     """lastTransitionTime is the last time the condition transitioned from one status to another."""
-    message: str = ""
+    message: str
     """message is a human readable message indicating details about the transition."""
     observed_generation: int | None = None
     """observedGeneration represents the .metadata.generation that the condition was set based
     upon.
     """
-    reason: str = ""
+    reason: str
     """reason contains a programmatic identifier indicating the reason for the condition's last
     transition.
     """
-    status: str = ""
+    status: str
     """status of the condition, one of True, False, Unknown."""
-    type: str = ""
+    type: str
     """type of condition in CamelCase or in foo.example.com/CamelCase."""
 
 
@@ -190,9 +190,9 @@ class FieldSelectorRequirement(Model):
     relates the key and values.
     """
 
-    key: str = ""
+    key: str
     """key is the field selector key that the requirement applies to."""
-    operator: str = ""
+    operator: str
     """operator represents a key's relationship to a set of values."""
     values: list[str] | None = None
     """values is an array of string values."""
@@ -204,24 +204,24 @@ class GroupVersionForDiscovery(Model):
     It is made a struct to keep extensibility.
     """
 
-    group_version: str = ""
+    group_version: str
     """groupVersion specifies the API group and version in the form "group/version\""""
-    version: str = ""
+    version: str
     """version specifies the version in the form of "version"."""
 
 
 class Info(Model):
     """Info contains versioning information. how we'll want to distribute that information."""
 
-    build_date: str = ""
-    compiler: str = ""
-    git_commit: str = ""
-    git_tree_state: str = ""
-    git_version: str = ""
-    go_version: str = ""
-    major: str = ""
-    minor: str = ""
-    platform: str = ""
+    build_date: str
+    compiler: str
+    git_commit: str
+    git_tree_state: str
+    git_version: str
+    go_version: str
+    major: str
+    minor: str
+    platform: str
 
 
 class LabelSelector(Model):
@@ -242,9 +242,9 @@ class LabelSelectorRequirement(Model):
     that relates the key and values.
     """
 
-    key: str = ""
+    key: str
     """key is the label key that the selector applies to."""
-    operator: str = ""
+    operator: str
     """operator represents a key's relationship to a set of values."""
     values: list[str] | None = None
     """values is an array of string values."""
@@ -264,11 +264,11 @@ class ServerAddressByClientCIDR(Model):
     should use, depending on the clientCIDR that they match.
     """
 
-    client_cidr: str = msgspec.field(default="", name="clientCIDR")
+    client_cidr: str = msgspec.field(name="clientCIDR")
     """The CIDR with which clients can match their IP to figure out the server address that they
     should use.
     """
-    server_address: str = ""
+    server_address: str
     """Address of this server, suitable for a client that matches the above CIDR."""
 
 
@@ -334,9 +334,9 @@ class StatusDetails(Model):
 class WatchEvent(Model):
     """Event represents a single event to a watched resource."""
 
-    object: dict[str, Any] = msgspec.field(default_factory=dict)
+    object: dict[str, Any]
     """Object is: * If Type is Added or Modified: the new state of the object. * If Type is
     Deleted: the state of the object immediately before deletion. * If Type is Error: *Status is
     recommended; other types may make sense depending on context.
     """
-    type: str = ""
+    type: str

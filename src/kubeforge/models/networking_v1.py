@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.core_v1 import TypedLocalObjectReference
@@ -43,28 +41,17 @@ __all__ = [
 ]
 
 
-class IngressBackend(Model):
-    """IngressBackend describes all endpoints for a given service and port."""
-
-    resource: TypedLocalObjectReference | None = None
-    """resource is an ObjectRef to another Kubernetes resource in the namespace of the Ingress
-    object.
-    """
-    service: IngressServiceBackend | None = None
-    """service references a service as a backend."""
-
-
 class HTTPIngressPath(Model):
     """HTTPIngressPath associates a path with a backend.
 
     Incoming urls matching the path are forwarded to the backend.
     """
 
-    backend: IngressBackend = msgspec.field(default_factory=IngressBackend)
+    backend: IngressBackend
     """backend defines the referenced service endpoint to which the traffic will be forwarded to."""
     path: str | None = None
     """path is matched against the path of an incoming request."""
-    path_type: str = ""
+    path_type: str
     """pathType determines the interpretation of the path matching."""
 
 
@@ -76,7 +63,7 @@ class HTTPIngressRuleValue(Model):
     '/' and before the first '?' or '#'.
     """
 
-    paths: list[HTTPIngressPath] = msgspec.field(default_factory=list)
+    paths: list[HTTPIngressPath]
     """paths is a collection of paths that map requests to backends."""
 
 
@@ -87,7 +74,7 @@ class IPBlock(Model):
     The except entry describes CIDRs that should not be included within this rule.
     """
 
-    cidr: str = ""
+    cidr: str
     """cidr is a string representing the IPBlock Valid examples are "192.168.1.0/24" or
     "2001:db8::/64\"
     """
@@ -121,6 +108,17 @@ class Ingress(Resource):
     """status is the current state of the Ingress."""
 
 
+class IngressBackend(Model):
+    """IngressBackend describes all endpoints for a given service and port."""
+
+    resource: TypedLocalObjectReference | None = None
+    """resource is an ObjectRef to another Kubernetes resource in the namespace of the Ingress
+    object.
+    """
+    service: IngressServiceBackend | None = None
+    """service references a service as a backend."""
+
+
 class IngressClass(Resource):
     """IngressClass represents the class of the Ingress, referenced by the Ingress Spec.
 
@@ -148,7 +146,7 @@ class IngressClassList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[IngressClass] = msgspec.field(default_factory=list)
+    items: list[IngressClass]
     """items is the list of IngressClasses."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -164,9 +162,9 @@ class IngressClassParametersReference(Model):
 
     api_group: str | None = None
     """apiGroup is the group for the resource being referenced."""
-    kind: str = ""
+    kind: str
     """kind is the type of resource being referenced."""
-    name: str = ""
+    name: str
     """name is the name of resource being referenced."""
     namespace: str | None = None
     """namespace is the namespace of the resource being referenced."""
@@ -190,7 +188,7 @@ class IngressList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Ingress] = msgspec.field(default_factory=list)
+    items: list[Ingress]
     """items is the list of Ingress."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -225,9 +223,9 @@ class IngressPortStatus(Model):
     shall use CamelCase names - cloud provider specific error values must have names that comply
     with the format foo.example.com/CamelCase.
     """
-    port: int = 0
+    port: int
     """port is the port number of the ingress port."""
-    protocol: str = ""
+    protocol: str
     """protocol is the protocol of the ingress port."""
 
 
@@ -247,7 +245,7 @@ class IngressRule(Model):
 class IngressServiceBackend(Model):
     """IngressServiceBackend references a Kubernetes Service as a Backend."""
 
-    name: str = ""
+    name: str
     """name is the referenced service."""
     port: ServiceBackendPort | None = None
     """port of the referenced service."""
@@ -331,7 +329,7 @@ class NetworkPolicyList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[NetworkPolicy] = msgspec.field(default_factory=list)
+    items: list[NetworkPolicy]
     """items is a list of schema objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -373,7 +371,7 @@ class NetworkPolicySpec(Model):
     """egress is a list of egress rules to be applied to the selected pods."""
     ingress: list[NetworkPolicyIngressRule] | None = None
     """ingress is a list of ingress rules to be applied to the selected pods."""
-    pod_selector: LabelSelector = msgspec.field(default_factory=LabelSelector)
+    pod_selector: LabelSelector
     """podSelector selects the pods to which this NetworkPolicy object applies."""
     policy_types: list[str] | None = None
     """policyTypes is a list of rule types that the NetworkPolicy relates to."""

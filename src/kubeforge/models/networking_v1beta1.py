@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.meta_v1 import Condition
@@ -53,7 +51,7 @@ class IPAddressList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[IPAddress] = msgspec.field(default_factory=list)
+    items: list[IPAddress]
     """items is the list of IPAddresses."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -61,24 +59,24 @@ class IPAddressList(Model):
     """Standard object's metadata."""
 
 
+class IPAddressSpec(Model):
+    """IPAddressSpec describe the attributes in an IP Address."""
+
+    parent_ref: ParentReference
+    """ParentRef references the resource that an IPAddress is attached to."""
+
+
 class ParentReference(Model):
     """ParentReference describes a reference to a parent object."""
 
     group: str | None = None
     """Group is the group of the object being referenced."""
-    name: str = ""
+    name: str
     """Name is the name of the object being referenced."""
     namespace: str | None = None
     """Namespace is the namespace of the object being referenced."""
-    resource: str = ""
+    resource: str
     """Resource is the resource of the object being referenced."""
-
-
-class IPAddressSpec(Model):
-    """IPAddressSpec describe the attributes in an IP Address."""
-
-    parent_ref: ParentReference = msgspec.field(default_factory=ParentReference)
-    """ParentRef references the resource that an IPAddress is attached to."""
 
 
 class ServiceCIDR(Resource):
@@ -108,7 +106,7 @@ class ServiceCIDRList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ServiceCIDR] = msgspec.field(default_factory=list)
+    items: list[ServiceCIDR]
     """items is the list of ServiceCIDRs."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""

@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.core_v1 import Toleration
@@ -47,7 +45,7 @@ class RuntimeClass(Resource):
         singular="runtimeclass",
     )
 
-    handler: str = ""
+    handler: str
     """handler specifies the underlying runtime and configuration that the CRI implementation
     will use to handle pods of this class.
     """
@@ -66,7 +64,7 @@ class RuntimeClassList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[RuntimeClass] = msgspec.field(default_factory=list)
+    items: list[RuntimeClass]
     """items is a list of schema objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""

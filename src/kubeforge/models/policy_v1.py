@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model, ObjectMeta
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.meta_v1 import Condition, DeleteOptions, IntOrString, LabelSelector
@@ -63,7 +61,7 @@ class PodDisruptionBudgetList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[PodDisruptionBudget] = msgspec.field(default_factory=list)
+    items: list[PodDisruptionBudget]
     """Items is a list of PodDisruptionBudgets"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -99,18 +97,18 @@ class PodDisruptionBudgetStatus(Model):
 
     conditions: list[Condition] | None = None
     """Conditions contain conditions for PDB."""
-    current_healthy: int = 0
+    current_healthy: int
     """current number of healthy pods"""
-    desired_healthy: int = 0
+    desired_healthy: int
     """minimum desired number of healthy pods"""
-    disrupted_pods: dict[str, str] | None = None
+    disrupted_pods: dict[str, str | None] | None = None
     """DisruptedPods contains information about pods whose eviction was processed by the API
     server eviction subresource handler but has not yet been observed by the PodDisruptionBudget
     controller.
     """
-    disruptions_allowed: int = 0
+    disruptions_allowed: int
     """Number of pod disruptions that are currently allowed."""
-    expected_pods: int = 0
+    expected_pods: int
     """total number of pods counted by this disruption budget"""
     observed_generation: int | None = None
     """Most recent generation observed when updating this PDB status."""

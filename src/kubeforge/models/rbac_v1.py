@@ -59,17 +59,6 @@ class ClusterRole(Resource):
     """Rules holds all the PolicyRules for this ClusterRole"""
 
 
-class RoleRef(Model):
-    """RoleRef contains information that points to the role being used"""
-
-    api_group: str = ""
-    """APIGroup is the group for the resource being referenced"""
-    kind: str = ""
-    """Kind is the type of resource being referenced"""
-    name: str = ""
-    """Name is the name of resource being referenced"""
-
-
 class ClusterRoleBinding(Resource):
     """ClusterRoleBinding references a ClusterRole, but not contain it.
 
@@ -85,7 +74,7 @@ class ClusterRoleBinding(Resource):
         singular="clusterrolebinding",
     )
 
-    role_ref: RoleRef = msgspec.field(default_factory=RoleRef)
+    role_ref: RoleRef
     """RoleRef can only reference a ClusterRole in the global namespace."""
     subjects: list[Subject] | None = None
     """Subjects holds references to the objects the role applies to."""
@@ -96,7 +85,7 @@ class ClusterRoleBindingList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ClusterRoleBinding] = msgspec.field(default_factory=list)
+    items: list[ClusterRoleBinding]
     """Items is a list of ClusterRoleBindings"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -109,7 +98,7 @@ class ClusterRoleList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ClusterRole] = msgspec.field(default_factory=list)
+    items: list[ClusterRole]
     """Items is a list of ClusterRoles"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -134,7 +123,7 @@ class PolicyRule(Model):
     """ResourceNames is an optional white list of names that the rule applies to."""
     resources: list[str] | None = None
     """Resources is a list of resources this rule applies to. '*' represents all resources."""
-    verbs: list[str] = msgspec.field(default_factory=list)
+    verbs: list[str]
     """Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule. '*'
     represents all verbs.
     """
@@ -173,7 +162,7 @@ class RoleBinding(Resource):
         singular="rolebinding",
     )
 
-    role_ref: RoleRef = msgspec.field(default_factory=RoleRef)
+    role_ref: RoleRef
     """RoleRef can reference a Role in the current namespace or a ClusterRole in the global
     namespace.
     """
@@ -186,7 +175,7 @@ class RoleBindingList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[RoleBinding] = msgspec.field(default_factory=list)
+    items: list[RoleBinding]
     """Items is a list of RoleBindings"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -199,12 +188,23 @@ class RoleList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[Role] = msgspec.field(default_factory=list)
+    items: list[Role]
     """Items is a list of Roles"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
     metadata: ListMeta | None = None
     """Standard object's metadata."""
+
+
+class RoleRef(Model):
+    """RoleRef contains information that points to the role being used"""
+
+    api_group: str
+    """APIGroup is the group for the resource being referenced"""
+    kind: str
+    """Kind is the type of resource being referenced"""
+    name: str
+    """Name is the name of resource being referenced"""
 
 
 class Subject(Model):
@@ -216,9 +216,9 @@ class Subject(Model):
 
     api_group: str | None = None
     """APIGroup holds the API group of the referenced subject."""
-    kind: str = ""
+    kind: str
     """Kind of object being referenced."""
-    name: str = ""
+    name: str
     """Name of the object being referenced."""
     namespace: str | None = None
     """Namespace of the referenced object."""

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model, ObjectMeta
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.models.core_v1 import NodeSelector
@@ -62,15 +60,15 @@ class AllocatedDeviceStatus(Model):
     """Conditions contains the latest observation of the device's state."""
     data: dict[str, Any] | None = None
     """Data contains arbitrary driver-specific data."""
-    device: str = ""
+    device: str
     """Device references one device instance via its name in the driver's resource pool."""
-    driver: str = ""
+    driver: str
     """Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to
     process the allocation once the claim is needed on a node.
     """
     network_data: NetworkDeviceData | None = None
     """NetworkData contains network-related information specific to the device."""
-    pool: str = ""
+    pool: str
     """This name together with the driver name and the device name field identify which device
     was allocated (`<driver name>/<pool name>/<device name>`).
     """
@@ -97,7 +95,7 @@ class BasicDevice(Model):
 class CELDeviceSelector(Model):
     """CELDeviceSelector contains a CEL expression for selecting a device."""
 
-    expression: str = ""
+    expression: str
     """Expression is a CEL expression which evaluates a single device."""
 
 
@@ -110,7 +108,7 @@ class Device(Model):
 
     basic: BasicDevice | None = None
     """Basic defines one device instance."""
-    name: str = ""
+    name: str
     """Name is unique identifier among all devices managed by the driver in the pool."""
 
 
@@ -121,7 +119,7 @@ class DeviceAllocationConfiguration(Model):
     """Opaque provides driver-specific configuration parameters."""
     requests: list[str] | None = None
     """Requests lists the names of requests where the configuration applies."""
-    source: str = ""
+    source: str
     """Source records whether the configuration comes from a class and thus is not something that
     a normal user would have been able to set or from a claim.
     """
@@ -173,19 +171,6 @@ class DeviceClaimConfiguration(Model):
     """Requests lists the names of requests where the configuration applies."""
 
 
-class DeviceClassSpec(Model):
-    """DeviceClassSpec is used in a [DeviceClass] to define what can be allocated and how to
-    configure it.
-    """
-
-    config: list[DeviceClassConfiguration] | None = None
-    """Config defines configuration parameters that apply to each device that is claimed via this
-    class.
-    """
-    selectors: list[DeviceSelector] | None = None
-    """Each selector must be satisfied by a device which is claimed via this class."""
-
-
 class DeviceClass(Resource):
     """DeviceClass is a vendor- or admin-provided resource that contains device configuration and
     selectors.
@@ -203,7 +188,7 @@ class DeviceClass(Resource):
         singular="deviceclass",
     )
 
-    spec: DeviceClassSpec = msgspec.field(default_factory=DeviceClassSpec)
+    spec: DeviceClassSpec
     """Spec defines what can be allocated and how to configure it."""
 
 
@@ -219,12 +204,25 @@ class DeviceClassList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[DeviceClass] = msgspec.field(default_factory=list)
+    items: list[DeviceClass]
     """Items is the list of resource classes."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
     metadata: ListMeta | None = None
     """Standard list metadata"""
+
+
+class DeviceClassSpec(Model):
+    """DeviceClassSpec is used in a [DeviceClass] to define what can be allocated and how to
+    configure it.
+    """
+
+    config: list[DeviceClassConfiguration] | None = None
+    """Config defines configuration parameters that apply to each device that is claimed via this
+    class.
+    """
+    selectors: list[DeviceSelector] | None = None
+    """Each selector must be satisfied by a device which is claimed via this class."""
 
 
 class DeviceConstraint(Model):
@@ -255,11 +253,11 @@ class DeviceRequest(Model):
     """
     count: int | None = None
     """Count is used only when the count mode is "ExactCount"."""
-    device_class_name: str = ""
+    device_class_name: str
     """DeviceClassName references a specific DeviceClass, which can define additional
     configuration and selectors to be inherited by this request.
     """
-    name: str = ""
+    name: str
     """Name can be used to reference this request in a pod.spec.containers[].resources.claims
     entry and in a constraint of the claim.
     """
@@ -274,17 +272,17 @@ class DeviceRequestAllocationResult(Model):
 
     admin_access: bool | None = None
     """AdminAccess indicates that this device was allocated for administrative access."""
-    device: str = ""
+    device: str
     """Device references one device instance via its name in the driver's resource pool."""
-    driver: str = ""
+    driver: str
     """Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to
     process the allocation once the claim is needed on a node.
     """
-    pool: str = ""
+    pool: str
     """This name together with the driver name and the device name field identify which device
     was allocated (`<driver name>/<pool name>/<device name>`).
     """
-    request: str = ""
+    request: str
     """Request is the name of the request in the claim which caused this device to be allocated."""
 
 
@@ -319,21 +317,12 @@ class OpaqueDeviceConfiguration(Model):
     defined by the driver vendor.
     """
 
-    driver: str = ""
+    driver: str
     """Driver is used to determine which kubelet plugin needs to be passed these configuration
     parameters.
     """
-    parameters: dict[str, Any] = msgspec.field(default_factory=dict)
+    parameters: dict[str, Any]
     """Parameters can contain arbitrary data."""
-
-
-class ResourceClaimSpec(Model):
-    """ResourceClaimSpec defines what is being requested in a ResourceClaim and how to configure
-    it.
-    """
-
-    devices: DeviceClaim | None = None
-    """Devices defines how to request devices."""
 
 
 class ResourceClaim(Resource):
@@ -353,7 +342,7 @@ class ResourceClaim(Resource):
         singular="resourceclaim",
     )
 
-    spec: ResourceClaimSpec = msgspec.field(default_factory=ResourceClaimSpec)
+    spec: ResourceClaimSpec
     """Spec describes what is being requested and how to configure it."""
     status: ResourceClaimStatus | None = None
     """Status describes whether the claim is ready to use and what has been allocated."""
@@ -368,11 +357,11 @@ class ResourceClaimConsumerReference(Model):
 
     api_group: str | None = None
     """APIGroup is the group for the resource being referenced."""
-    name: str = ""
+    name: str
     """Name is the name of resource being referenced."""
-    resource: str = ""
+    resource: str
     """Resource is the type of resource being referenced, for example "pods"."""
-    uid: str = ""
+    uid: str
     """UID identifies exactly one incarnation of the resource."""
 
 
@@ -381,12 +370,21 @@ class ResourceClaimList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ResourceClaim] = msgspec.field(default_factory=list)
+    items: list[ResourceClaim]
     """Items is the list of resource claims."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
     metadata: ListMeta | None = None
     """Standard list metadata"""
+
+
+class ResourceClaimSpec(Model):
+    """ResourceClaimSpec defines what is being requested in a ResourceClaim and how to configure
+    it.
+    """
+
+    devices: DeviceClaim | None = None
+    """Devices defines how to request devices."""
 
 
 class ResourceClaimStatus(Model):
@@ -404,17 +402,6 @@ class ResourceClaimStatus(Model):
     """ReservedFor indicates which entities are currently allowed to use the claim."""
 
 
-class ResourceClaimTemplateSpec(Model):
-    """ResourceClaimTemplateSpec contains the metadata and fields for a ResourceClaim."""
-
-    metadata: ObjectMeta | None = None
-    """ObjectMeta may contain labels and annotations that will be copied into the ResourceClaim
-    when creating it.
-    """
-    spec: ResourceClaimSpec = msgspec.field(default_factory=ResourceClaimSpec)
-    """Spec for the ResourceClaim."""
-
-
 class ResourceClaimTemplate(Resource):
     """ResourceClaimTemplate is used to produce ResourceClaim objects."""
 
@@ -426,7 +413,7 @@ class ResourceClaimTemplate(Resource):
         singular="resourceclaimtemplate",
     )
 
-    spec: ResourceClaimTemplateSpec = msgspec.field(default_factory=ResourceClaimTemplateSpec)
+    spec: ResourceClaimTemplateSpec
     """Describes the ResourceClaim that is to be generated."""
 
 
@@ -435,7 +422,7 @@ class ResourceClaimTemplateList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ResourceClaimTemplate] = msgspec.field(default_factory=list)
+    items: list[ResourceClaimTemplate]
     """Items is the list of resource claim templates."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -443,36 +430,28 @@ class ResourceClaimTemplateList(Model):
     """Standard list metadata"""
 
 
+class ResourceClaimTemplateSpec(Model):
+    """ResourceClaimTemplateSpec contains the metadata and fields for a ResourceClaim."""
+
+    metadata: ObjectMeta | None = None
+    """ObjectMeta may contain labels and annotations that will be copied into the ResourceClaim
+    when creating it.
+    """
+    spec: ResourceClaimSpec
+    """Spec for the ResourceClaim."""
+
+
 class ResourcePool(Model):
     """ResourcePool describes the pool that ResourceSlices belong to."""
 
-    generation: int = 0
+    generation: int
     """Generation tracks the change in a pool over time."""
-    name: str = ""
+    name: str
     """Name is used to identify the pool."""
-    resource_slice_count: int = 0
+    resource_slice_count: int
     """ResourceSliceCount is the total number of ResourceSlices in the pool at this generation
     number.
     """
-
-
-class ResourceSliceSpec(Model):
-    """ResourceSliceSpec contains the information published by the driver in one ResourceSlice."""
-
-    all_nodes: bool | None = None
-    """AllNodes indicates that all nodes have access to the resources in the pool."""
-    devices: list[Device] | None = None
-    """Devices lists some or all of the devices in this pool."""
-    driver: str = ""
-    """Driver identifies the DRA driver providing the capacity information."""
-    node_name: str | None = None
-    """NodeName identifies the node which provides the resources in this pool."""
-    node_selector: NodeSelector | None = None
-    """NodeSelector defines which nodes have access to the resources in the pool, when that pool
-    is not limited to a single node.
-    """
-    pool: ResourcePool = msgspec.field(default_factory=ResourcePool)
-    """Pool describes the pool that this ResourceSlice belongs to."""
 
 
 class ResourceSlice(Resource):
@@ -492,7 +471,7 @@ class ResourceSlice(Resource):
         singular="resourceslice",
     )
 
-    spec: ResourceSliceSpec = msgspec.field(default_factory=ResourceSliceSpec)
+    spec: ResourceSliceSpec
     """Contains the information published by the driver."""
 
 
@@ -501,9 +480,28 @@ class ResourceSliceList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[ResourceSlice] = msgspec.field(default_factory=list)
+    items: list[ResourceSlice]
     """Items is the list of resource ResourceSlices."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
     metadata: ListMeta | None = None
     """Standard list metadata"""
+
+
+class ResourceSliceSpec(Model):
+    """ResourceSliceSpec contains the information published by the driver in one ResourceSlice."""
+
+    all_nodes: bool | None = None
+    """AllNodes indicates that all nodes have access to the resources in the pool."""
+    devices: list[Device] | None = None
+    """Devices lists some or all of the devices in this pool."""
+    driver: str
+    """Driver identifies the DRA driver providing the capacity information."""
+    node_name: str | None = None
+    """NodeName identifies the node which provides the resources in this pool."""
+    node_selector: NodeSelector | None = None
+    """NodeSelector defines which nodes have access to the resources in the pool, when that pool
+    is not limited to a single node.
+    """
+    pool: ResourcePool
+    """Pool describes the pool that this ResourceSlice belongs to."""

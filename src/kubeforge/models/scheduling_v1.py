@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 
@@ -43,7 +41,7 @@ class PriorityClass(Resource):
     """
     preemption_policy: str | None = None
     """preemptionPolicy is the Policy for preempting pods with lower priority."""
-    value: int = 0
+    value: int
     """value represents the integer value of this priority class."""
 
 
@@ -52,7 +50,7 @@ class PriorityClassList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[PriorityClass] = msgspec.field(default_factory=list)
+    items: list[PriorityClass]
     """items is the list of PriorityClasses"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""

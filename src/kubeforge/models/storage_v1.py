@@ -36,6 +36,43 @@ __all__ = [
 ]
 
 
+class CSIDriver(Resource):
+    """CSIDriver captures information about a Container Storage Interface (CSI) volume driver
+    deployed on the cluster.
+
+    Kubernetes attach detach controller uses this object to determine whether attach is required.
+    Kubelet uses this object to determine whether pod information needs to be passed on mount.
+    CSIDriver objects are non-namespaced.
+    """
+
+    info = ResourceInfo(
+        group="storage.k8s.io",
+        version="v1",
+        kind="CSIDriver",
+        plural="csidrivers",
+        namespaced=False,
+        singular="csidriver",
+    )
+
+    spec: CSIDriverSpec
+    """spec represents the specification of the CSI Driver."""
+
+
+class CSIDriverList(Model):
+    """CSIDriverList is a collection of CSIDriver objects."""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object."""
+    items: list[CSIDriver]
+    """items is the list of CSIDriver"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents."""
+    metadata: ListMeta | None = None
+    """Standard list metadata More info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+    """
+
+
 class CSIDriverSpec(Model):
     """CSIDriverSpec is the specification of a CSIDriver."""
 
@@ -72,52 +109,6 @@ class CSIDriverSpec(Model):
     """volumeLifecycleModes defines what kind of volumes this CSI volume driver supports."""
 
 
-class CSIDriver(Resource):
-    """CSIDriver captures information about a Container Storage Interface (CSI) volume driver
-    deployed on the cluster.
-
-    Kubernetes attach detach controller uses this object to determine whether attach is required.
-    Kubelet uses this object to determine whether pod information needs to be passed on mount.
-    CSIDriver objects are non-namespaced.
-    """
-
-    info = ResourceInfo(
-        group="storage.k8s.io",
-        version="v1",
-        kind="CSIDriver",
-        plural="csidrivers",
-        namespaced=False,
-        singular="csidriver",
-    )
-
-    spec: CSIDriverSpec = msgspec.field(default_factory=CSIDriverSpec)
-    """spec represents the specification of the CSI Driver."""
-
-
-class CSIDriverList(Model):
-    """CSIDriverList is a collection of CSIDriver objects."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[CSIDriver] = msgspec.field(default_factory=list)
-    """items is the list of CSIDriver"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents."""
-    metadata: ListMeta | None = None
-    """Standard list metadata More info:
-    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
-    """
-
-
-class CSINodeSpec(Model):
-    """CSINodeSpec holds information about the specification of all CSI drivers installed on a
-    node
-    """
-
-    drivers: list[CSINodeDriver] = msgspec.field(default_factory=list)
-    """drivers is a list of information of all CSI Drivers existing on a node."""
-
-
 class CSINode(Resource):
     """CSINode holds information about all CSI drivers installed on a node.
 
@@ -138,7 +129,7 @@ class CSINode(Resource):
         singular="csinode",
     )
 
-    spec: CSINodeSpec = msgspec.field(default_factory=CSINodeSpec)
+    spec: CSINodeSpec
     """spec is the specification of CSINode"""
 
 
@@ -149,9 +140,9 @@ class CSINodeDriver(Model):
 
     allocatable: VolumeNodeResources | None = None
     """allocatable represents the volume resources of a node that are available for scheduling."""
-    name: str = ""
+    name: str
     """name represents the name of the CSI driver that this object refers to."""
-    node_id: str = msgspec.field(default="", name="nodeID")
+    node_id: str = msgspec.field(name="nodeID")
     """nodeID of the node from the driver point of view."""
     topology_keys: list[str] | None = None
     """topologyKeys is the list of keys supported by the driver."""
@@ -162,7 +153,7 @@ class CSINodeList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[CSINode] = msgspec.field(default_factory=list)
+    items: list[CSINode]
     """items is the list of CSINode"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -170,6 +161,15 @@ class CSINodeList(Model):
     """Standard list metadata More info:
     https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
     """
+
+
+class CSINodeSpec(Model):
+    """CSINodeSpec holds information about the specification of all CSI drivers installed on a
+    node
+    """
+
+    drivers: list[CSINodeDriver]
+    """drivers is a list of information of all CSI Drivers existing on a node."""
 
 
 class CSIStorageCapacity(Resource):
@@ -199,7 +199,7 @@ class CSIStorageCapacity(Resource):
     """nodeTopology defines which nodes have access to the storage for which capacity was
     reported.
     """
-    storage_class_name: str = ""
+    storage_class_name: str
     """storageClassName represents the name of the StorageClass that the reported capacity
     applies to.
     """
@@ -210,7 +210,7 @@ class CSIStorageCapacityList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[CSIStorageCapacity] = msgspec.field(default_factory=list)
+    items: list[CSIStorageCapacity]
     """items is the list of CSIStorageCapacity objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -249,7 +249,7 @@ class StorageClass(Resource):
     """parameters holds the parameters for the provisioner that should create volumes of this
     storage class.
     """
-    provisioner: str = ""
+    provisioner: str
     """provisioner indicates the type of the provisioner."""
     reclaim_policy: str | None = None
     """reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of
@@ -264,7 +264,7 @@ class StorageClassList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[StorageClass] = msgspec.field(default_factory=list)
+    items: list[StorageClass]
     """items is the list of StorageClasses"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -277,10 +277,45 @@ class StorageClassList(Model):
 class TokenRequest(Model):
     """TokenRequest contains parameters of a service account token."""
 
-    audience: str = ""
+    audience: str
     """audience is the intended audience of the token in "TokenRequestSpec"."""
     expiration_seconds: int | None = None
     """expirationSeconds is the duration of validity of the token in "TokenRequestSpec"."""
+
+
+class VolumeAttachment(Resource):
+    """VolumeAttachment captures the intent to attach or detach the specified volume to/from the
+    specified node.
+    """
+
+    info = ResourceInfo(
+        group="storage.k8s.io",
+        version="v1",
+        kind="VolumeAttachment",
+        plural="volumeattachments",
+        namespaced=False,
+        singular="volumeattachment",
+    )
+
+    spec: VolumeAttachmentSpec
+    """spec represents specification of the desired attach/detach volume behavior."""
+    status: VolumeAttachmentStatus | None = None
+    """status represents status of the VolumeAttachment request."""
+
+
+class VolumeAttachmentList(Model):
+    """VolumeAttachmentList is a collection of VolumeAttachment objects."""
+
+    api_version: str | None = None
+    """APIVersion defines the versioned schema of this representation of an object."""
+    items: list[VolumeAttachment]
+    """items is the list of VolumeAttachments"""
+    kind: str | None = None
+    """Kind is a string value representing the REST resource this object represents."""
+    metadata: ListMeta | None = None
+    """Standard list metadata More info:
+    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
+    """
 
 
 class VolumeAttachmentSource(Model):
@@ -301,47 +336,12 @@ class VolumeAttachmentSource(Model):
 class VolumeAttachmentSpec(Model):
     """VolumeAttachmentSpec is the specification of a VolumeAttachment request."""
 
-    attacher: str = ""
+    attacher: str
     """attacher indicates the name of the volume driver that MUST handle this request."""
-    node_name: str = ""
+    node_name: str
     """nodeName represents the node that the volume should be attached to."""
-    source: VolumeAttachmentSource = msgspec.field(default_factory=VolumeAttachmentSource)
+    source: VolumeAttachmentSource
     """source represents the volume that should be attached."""
-
-
-class VolumeAttachment(Resource):
-    """VolumeAttachment captures the intent to attach or detach the specified volume to/from the
-    specified node.
-    """
-
-    info = ResourceInfo(
-        group="storage.k8s.io",
-        version="v1",
-        kind="VolumeAttachment",
-        plural="volumeattachments",
-        namespaced=False,
-        singular="volumeattachment",
-    )
-
-    spec: VolumeAttachmentSpec = msgspec.field(default_factory=VolumeAttachmentSpec)
-    """spec represents specification of the desired attach/detach volume behavior."""
-    status: VolumeAttachmentStatus | None = None
-    """status represents status of the VolumeAttachment request."""
-
-
-class VolumeAttachmentList(Model):
-    """VolumeAttachmentList is a collection of VolumeAttachment objects."""
-
-    api_version: str | None = None
-    """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[VolumeAttachment] = msgspec.field(default_factory=list)
-    """items is the list of VolumeAttachments"""
-    kind: str | None = None
-    """Kind is a string value representing the REST resource this object represents."""
-    metadata: ListMeta | None = None
-    """Standard list metadata More info:
-    https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata
-    """
 
 
 class VolumeAttachmentStatus(Model):
@@ -349,7 +349,7 @@ class VolumeAttachmentStatus(Model):
 
     attach_error: VolumeError | None = None
     """attachError represents the last error encountered during attach operation, if any."""
-    attached: bool = False
+    attached: bool
     """attached indicates the volume is successfully attached."""
     attachment_metadata: dict[str, str] | None = None
     """attachmentMetadata is populated with any information returned by the attach operation,

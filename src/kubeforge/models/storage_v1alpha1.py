@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 
@@ -34,7 +32,7 @@ class VolumeAttributesClass(Resource):
         singular="volumeattributesclass",
     )
 
-    driver_name: str = ""
+    driver_name: str
     """Name of the CSI driver This field is immutable."""
     parameters: dict[str, str] | None = None
     """parameters hold volume attributes defined by the CSI driver."""
@@ -45,7 +43,7 @@ class VolumeAttributesClassList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[VolumeAttributesClass] = msgspec.field(default_factory=list)
+    items: list[VolumeAttributesClass]
     """items is the list of VolumeAttributesClass objects."""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""

@@ -6,8 +6,6 @@ lightkube-models 1.32.0.8; do not edit.
 
 from __future__ import annotations
 
-import msgspec
-
 from kubeforge.core.meta import ListMeta, Model
 from kubeforge.core.resource import Resource, ResourceInfo
 
@@ -41,9 +39,9 @@ class MigrationCondition(Model):
     """A human readable message indicating details about the transition."""
     reason: str | None = None
     """The reason for the condition's last transition."""
-    status: str = ""
+    status: str
     """Status of the condition, one of True, False, Unknown."""
-    type: str = ""
+    type: str
     """Type of the condition."""
 
 
@@ -72,7 +70,7 @@ class StorageVersionMigrationList(Model):
 
     api_version: str | None = None
     """APIVersion defines the versioned schema of this representation of an object."""
-    items: list[StorageVersionMigration] = msgspec.field(default_factory=list)
+    items: list[StorageVersionMigration]
     """Items is the list of StorageVersionMigration"""
     kind: str | None = None
     """Kind is a string value representing the REST resource this object represents."""
@@ -87,7 +85,7 @@ class StorageVersionMigrationSpec(Model):
 
     continue_token: str | None = None
     """The token used in the list options to get the next chunk of objects to migrate."""
-    resource: GroupVersionResource = msgspec.field(default_factory=GroupVersionResource)
+    resource: GroupVersionResource
     """The resource that is being migrated."""
 
 
