@@ -13,6 +13,8 @@ import msgspec
 import pytest
 from msgspec import Meta
 
+from kubeforge.client._codec import typed_codec
+from kubeforge.core.meta import convert
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.crd import (
     CEL,
@@ -21,7 +23,6 @@ from kubeforge.crd import (
     ListType,
     PreserveUnknownFields,
     PrinterColumn,
-    Required,
     generate_models,
 )
 from kubeforge.crd._docs import class_description, field_descriptions
@@ -98,11 +99,12 @@ def test_field_types_carry_the_schema(generated: Load) -> None:
     hints = typing.get_type_hints(module.CertificateSpecPrivateKey, include_extras=True)
     assert hints["algorithm"] == Literal["RSA", "ECDSA", "Ed25519"] | None
     assert hints["size"] == Annotated[int, Format("int32"), Meta(ge=0)] | None
-    assert hints["encoding"] == Literal["PKCS1", "PKCS8"]
-    assert module.CertificateSpecPrivateKey().encoding == "PKCS1"  # the schema default
+    assert hints["encoding"] == Annotated[Literal["PKCS1", "PKCS8"], Default("PKCS1")] | None
+    # The schema default is the server's: unset, nothing is sent and the server fills it in.
+    assert module.CertificateSpecPrivateKey().encoding is None
     spec = typing.get_type_hints(module.CertificateSpec, include_extras=True)
-    assert spec["secret_name"] == Annotated[str, Required()]
-    assert spec["is_ca"] == Annotated[bool, Default(False)]
+    assert spec["secret_name"] is str  # required: an argument without a default
+    assert spec["is_ca"] == Annotated[bool, Default(False)] | None
     assert spec["usages"] == (
         Annotated[
             list[Literal["signing", "digital signature", "server auth", "client auth"]],
@@ -152,9 +154,18 @@ def test_models_check_enums_and_bounds_when_decoding(generated: Load) -> None:
 def test_required_fields_still_decode_when_absent_so_watch_bookmarks_work(generated: Load) -> None:
     module = generated(CERTIFICATES.read_text())["certificate_v1"]
     bookmark = {"kind": "Certificate", "apiVersion": "cert-manager.io/v1", "metadata": {}}
-    cert = msgspec.convert(bookmark, module.Certificate)
-    assert cert.spec.secret_name == ""
-    assert cert.spec.issuer_ref.name == ""
+    # Go's zero values would fill the required fields, but a required issuerRef.name of
+    # at least one character cannot be "": the model refuses the bare object ...
+    with pytest.raises(msgspec.ValidationError, match=r"issuerRef\.name"):
+        convert(bookmark, module.Certificate)
+    # ... and the watch decoder answers such a bookmark with the model's zero value
+    # and the bookmark's metadata, all a bookmark means.
+    line = json.dumps(
+        {"type": "BOOKMARK", "object": {**bookmark, "metadata": {"resourceVersion": "9"}}}
+    )
+    event = typed_codec(module.Certificate).decode_event(line.encode())
+    assert event.type == "BOOKMARK" and event.object.metadata.resource_version == "9"
+    assert event.object.spec.secret_name == "" and event.object.spec.issuer_ref.name == ""
 
 
 def test_descriptions_become_docstrings_whole(generated: Load) -> None:

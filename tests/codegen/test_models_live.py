@@ -70,3 +70,61 @@ async def test_a_generated_model_is_a_typed_client_for_the_third_party_kind(
     fetched = await api.get("web")
     assert fetched.status.revision == 1
     assert fetched.spec.secret_name == "web-tls"
+
+
+TOKENS = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "tokens.auth.example.com"},
+    "spec": {
+        "group": "auth.example.com",
+        "scope": "Namespaced",
+        "names": {"kind": "Token", "plural": "tokens", "singular": "token"},
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {
+                            "spec": {
+                                "type": "object",
+                                "required": ["iat", "name"],
+                                "properties": {
+                                    "iat": {"type": "integer"},
+                                    "name": {"type": "string"},
+                                    "ttl": {"type": "integer", "default": 3600},
+                                    "revoked": {"type": "boolean"},
+                                },
+                                "x-kubernetes-validations": [
+                                    {"rule": "self.iat >= 0", "message": "iat is a time"}
+                                ],
+                            }
+                        },
+                    }
+                },
+            }
+        ],
+    },
+}
+
+
+async def test_a_required_zero_is_sent_and_a_schema_default_is_the_servers(
+    client: Client, generated: Load
+) -> None:
+    await install_crds(client, [TOKENS])
+    model = generated(TOKENS)["token_v1"]
+    with pytest.raises(TypeError, match="Missing required argument 'iat'"):
+        model.TokenSpec(name="x")
+    api = client.api(model.Token, namespace="default")
+    created = await api.create(
+        model.Token(metadata={"name": "zero"}, spec=model.TokenSpec(iat=0, name="x", revoked=False))
+    )
+    # iat=0 reached the server (no 422 "Required value", and the CEL rule saw it) ...
+    assert (created.spec.iat, created.spec.revoked) == (0, False)
+    # ... and ttl, left unset, was filled in by the server from the schema's default.
+    assert created.spec.ttl == 3600
+    raw = await client.dynamic(model.Token.info, namespace="default").get("zero")
+    assert raw["spec"] == {"iat": 0, "name": "x", "revoked": False, "ttl": 3600}

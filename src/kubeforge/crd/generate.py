@@ -31,12 +31,10 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
-import msgspec
-
 from kubeforge.core.names import dns1035_label, dns1123_subdomain
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.crd.markers import CRDOptions, PrinterColumn, Subresources
-from kubeforge.crd.schema import Schema, SchemaError, canonical, model_schema
+from kubeforge.crd.schema import Schema, canonical, model_schema
 
 __all__ = ["generate_crd", "generate_crds", "resources_in", "version_priority"]
 
@@ -207,14 +205,8 @@ def _options(cls: type[Resource]) -> CRDOptions:
 
 
 def _root_schema(cls: type[Resource], options: CRDOptions) -> Schema:
-    for field in msgspec.structs.fields(cls):
-        if field.required:
-            raise SchemaError(
-                f"{cls.__qualname__}.{field.name} has no default: a watch bookmark, which carries "
-                f"only metadata, would not decode. Give it one (for example "
-                f"msgspec.field(default_factory=...)) and mark it Required() if the server "
-                f"must require it"
-            )
+    # A required top-level field is fine: a watch bookmark, which carries only
+    # metadata, still decodes (kubeforge.core.meta.decode fills in Go's zero values).
     schema = model_schema(cls, skip=_ROOT_FIELDS)
     schema["properties"] = {
         "apiVersion": dict(_API_VERSION),

@@ -18,9 +18,9 @@ Two kinds of declaration, both plain values (no metaprogramming):
 
 A marker describes the schema node of the type it annotates:
 ``list[Annotated[str, Format("hostname")]]`` marks the items,
-``Annotated[list[str], ListType("set")]`` the list. ``Required()`` is about the
-field itself: the server requires it even though the Python class gives it a
-default (a decode fallback, as Go's zero values are).
+``Annotated[list[str], ListType("set")]`` the list. A field without a default is
+required (in Python and by the server); partial documents still decode, missing
+required fields reading as Go's zero values.
 """
 
 from __future__ import annotations
@@ -152,9 +152,10 @@ class EmbeddedResource:
 class Required:
     """The server requires this field although the Python class gives it a default.
 
-    A field without a default is required anyway; this marker is for fields that
-    keep a default so that partial objects (watch bookmarks, older objects) still
-    decode.
+    Rarely needed: a field without a default is required anyway, and partial
+    documents (watch bookmarks, older objects) still decode without one. A field
+    with a default and this marker reads as its default until set, and is sent only
+    once set, so leaving it unset gets the server's "Required value" answer.
     """
 
 

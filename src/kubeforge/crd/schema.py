@@ -13,10 +13,13 @@ Entry point: ``model_schema(cls)`` for a ``Model`` class. The mapping:
 - ``int | str`` -> ``x-kubernetes-int-or-string``.
 - A ``Model`` (any msgspec ``Struct``) -> ``object`` with ``properties`` named as on
   the wire; a field without a default is ``required``; ``T | None = None`` is
-  optional; any other default is the schema's ``default``, unless it is a zero
-  value (``""``, ``0``, ``False``, empty), which like Go's means "not set". (A
-  ``default_factory`` that is a class, such as ``list`` or a model, builds an empty
-  value.) ``Annotated[T, Default(value)]`` states the schema default outright.
+  optional; any other default is the schema's ``default`` (and, set or not, the
+  value a model reads; it is sent once set), unless it is a zero value (``""``,
+  ``0``, ``False``, empty), which reads the same as a missing field in Go and so
+  needs no server default (as kubebuilder writes it), or the field's own
+  constraints reject it. (A ``default_factory`` that is a class, such as ``list``
+  or a model, builds an empty value.) ``Annotated[T, Default(value)]`` states the
+  schema default outright, zero values included.
 - ``Annotated[T, Meta(...)]`` adds bounds, lengths, patterns, ``title``,
   ``example`` and ``extra_json_schema``; the markers of ``kubeforge.crd.markers``
   add the Kubernetes extensions.
@@ -40,7 +43,7 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 
 from kubeforge.core.errors import SchemaError
-from kubeforge.core.meta import Model
+from kubeforge.core.meta import Model, python_defaults
 from kubeforge.crd._docs import class_description, field_descriptions
 from kubeforge.crd.markers import (
     CEL,
@@ -188,8 +191,8 @@ class _Builder:
         if field.required and optional:
             schema["nullable"] = True
         if not required and "default" not in schema:
-            default = _default(field)
-            if default is not None:
+            default = _default(owner, field, tp)
+            if default is not _NO_DEFAULT:
                 schema["default"] = default
         return schema, required
 
@@ -327,21 +330,29 @@ def _apply_meta(schema: Schema, meta: msgspec.Meta, int_or_string: bool) -> None
         schema.update(msgspec.to_builtins(meta.extra_json_schema))
 
 
-def _default(field: msgspec.structs.FieldInfo) -> Any:
-    """The JSON default of a field, or ``None`` when it has none worth sending to the server."""
-    if field.default is not msgspec.NODEFAULT:
-        value = field.default
-    elif field.default_factory is not msgspec.NODEFAULT and not isinstance(
-        field.default_factory, type
-    ):
-        value = field.default_factory()
+_NO_DEFAULT = object()
+
+
+def _default(owner: type, field: msgspec.structs.FieldInfo, tp: Any) -> Any:
+    """The JSON default of a field, or ``_NO_DEFAULT`` when it has none for the server."""
+    declared = python_defaults(owner).get(field.name)
+    if declared is None or declared.factory is not msgspec.NODEFAULT:
+        factory = declared.factory if declared is not None else field.default_factory
+        if factory is msgspec.NODEFAULT or isinstance(factory, type):
+            return _NO_DEFAULT  # None, or an empty value built to be filled in
+        value = factory()
     else:
-        return None
+        value = declared.value
     if isinstance(value, set | frozenset):
         value = sorted(value)  # a set's order depends on the hash seed
-    encoded = msgspec.to_builtins(value)
-    # The falsy JSON values are exactly the zero values, which mean "not set" (as in Go).
-    return encoded if encoded else None
+    encoded = msgspec.json.decode(msgspec.json.encode(value))
+    if not encoded:
+        return _NO_DEFAULT  # a zero value: Go reads a missing field the same way
+    try:
+        msgspec.convert(value, tp)
+    except msgspec.ValidationError:
+        return _NO_DEFAULT  # the field's own constraints refuse it: a Python-side value only
+    return encoded
 
 
 def walk(schema: Schema) -> Iterator[Schema]:
