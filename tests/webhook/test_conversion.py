@@ -206,7 +206,8 @@ def test_conversions_are_declared_on_the_hub_with_distinct_versions() -> None:
 def test_conversion_works_without_a_server_too() -> None:
     out = CONVERSION.convert(_obj("v1", {"size": 1}), "fleet.example.com/v3")
     assert out["apiVersion"] == "fleet.example.com/v3"
-    assert out["spec"] == {"length": 10}
+    # v3_from_hub passes paint=hub.spec.color, which reads "" (unset): set, so sent.
+    assert out["spec"] == {"length": 10, "paint": ""}
 
 
 async def test_the_local_server_s_conversion_client_accepts_the_answers(tmp_path: Path) -> None:
@@ -231,7 +232,7 @@ async def test_the_local_server_s_conversion_client_accepts_the_answers(tmp_path
         converted = await asyncio.to_thread(converter.convert, objects, "fleet.example.com/v3")
         assert [o["spec"] for o in converted] == [
             {"length": 40, "paint": "red"},
-            {"length": 10},
+            {"length": 10, "paint": ""},
         ]
         with pytest.raises(ConversionFailed) as failed:
             await asyncio.to_thread(
