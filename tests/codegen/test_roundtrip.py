@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import copy
+import json
+import typing
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import kubernetes_validate
 import pytest
 
 from crd.kf_ships import Carrier, CarrierV1Alpha1, Frigate
 from crd.kf_structural import structural_problems
+from kubeforge.core.meta import decode, encode
 from kubeforge.core.resource import Resource
-from kubeforge.crd import generate_crd, generate_models, render_yaml
+from kubeforge.crd import Default, EmbeddedResource, generate_crd, generate_models, render_yaml
 from kubeforge.crd._docs import normalise
 
 from .conftest import CERTIFICATES, SERVICE_MONITORS, Load, fixture_crd
@@ -102,3 +105,95 @@ def test_models_from_the_regenerated_crd_are_the_same_source(
     assert generate_models(regenerated, package="m", directory=folder) == generate_models(
         path.read_text(), package="m", directory=folder
     )
+
+
+JOBSETS: dict[str, Any] = {
+    "apiVersion": "apiextensions.k8s.io/v1",
+    "kind": "CustomResourceDefinition",
+    "metadata": {"name": "jobsets.batch.example.com"},
+    "spec": {
+        "group": "batch.example.com",
+        "scope": "Namespaced",
+        "names": {
+            "kind": "JobSet",
+            "listKind": "JobSetList",
+            "plural": "jobsets",
+            "singular": "jobset",
+        },
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "storage": True,
+                "schema": {
+                    "openAPIV3Schema": {
+                        "type": "object",
+                        "properties": {
+                            "apiVersion": {"type": "string"},
+                            "kind": {"type": "string"},
+                            "metadata": {"type": "object"},
+                            "spec": {
+                                "type": "object",
+                                "required": ["parallelism", "template"],
+                                "properties": {
+                                    "parallelism": {
+                                        "anyOf": [{"type": "integer"}, {"type": "string"}],
+                                        "x-kubernetes-int-or-string": True,
+                                    },
+                                    "deadline": {"type": "integer", "nullable": True},
+                                    "config": {
+                                        "type": "object",
+                                        "x-kubernetes-preserve-unknown-fields": True,
+                                    },
+                                    "anything": {"x-kubernetes-preserve-unknown-fields": True},
+                                    "template": {
+                                        "type": "object",
+                                        "x-kubernetes-embedded-resource": True,
+                                        "x-kubernetes-preserve-unknown-fields": True,
+                                    },
+                                    "mode": {
+                                        "type": "string",
+                                        "enum": ["fast", "slow"],
+                                        "default": "fast",
+                                    },
+                                },
+                            },
+                        },
+                    }
+                },
+            }
+        ],
+    },
+}
+
+
+def test_nullable_int_or_string_preserved_and_embedded_fields_map_faithfully(
+    generated: Load,
+) -> None:
+    module = generated(JOBSETS)["jobset_v1"]
+    hints = typing.get_type_hints(module.JobSetSpec, include_extras=True)
+    assert hints["parallelism"] == int | str  # required: no default
+    assert hints["config"] == dict[str, Any] | None
+    assert hints["anything"] == Any
+    assert hints["template"] == Annotated[dict[str, Any], EmbeddedResource()]
+    assert hints["mode"] == Annotated[Literal["fast", "slow"], Default("fast")] | None
+    wire = {
+        "apiVersion": "batch.example.com/v1",
+        "kind": "JobSet",
+        "metadata": {"name": "nightly"},
+        "spec": {
+            "parallelism": "50%",
+            "deadline": None,
+            "config": {"retries": {"max": [3, "x"]}},
+            "anything": [1, "two"],
+            "template": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "t"}},
+        },
+    }
+    jobset = decode(json.dumps(wire).encode(), module.JobSet)
+    assert jobset.spec.deadline is None and jobset.spec.mode is None
+    assert json.loads(encode(jobset)) == wire  # the null of a nullable field is kept
+    spec = module.JobSetSpec(parallelism=0, template={})
+    assert json.loads(encode(spec)) == {"parallelism": 0, "template": {}}  # deadline unset
+    spec.deadline = None
+    assert json.loads(encode(spec))["deadline"] is None  # set to None: sent as null
+    assert comparable(crd_from({"m": module}, "JobSet")) == comparable(JOBSETS)

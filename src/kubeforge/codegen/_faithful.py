@@ -16,7 +16,8 @@ CRD -> models -> CRD gives the schema again:
   is ``T | None``). A schema ``default`` becomes ``Default(value)``: documentation
   in the annotation and the CRD's server-side default, never a Python default,
   which would keep a value equal to it from being sent. Optional fields are
-  ``T | None = None``.
+  ``T | None = None``; ``nullable`` ones ``T | None = NULLABLE``, so that a ``null``
+  decodes and is sent again, while an unset field is left out.
 - An object schema without properties is an empty class (it holds nothing), not
   a free-form dict. Fields come in alphabetical order, as ``generate_crd`` writes
   properties.
@@ -37,6 +38,7 @@ __all__ = ["MARKERS", "FaithfulPlanner", "cel_args", "normalise", "py_literal"]
 MARKERS = "kubeforge.crd"
 _META = ("msgspec", "Meta")
 _ANNOTATED = ("typing", "Annotated")
+_NULLABLE = ("kubeforge.core.meta", "NULLABLE")
 _INT_OR_STRING_ANY_OF = [{"type": "integer"}, {"type": "string"}]
 
 # Keywords that become msgspec.Meta arguments, by name.
@@ -301,9 +303,13 @@ class FaithfulPlanner(Planner):
             extras.marker("Default", py_literal(prop["default"]))
         typed = extras.wrap(py)
         override = wire_name_override(attribute, wire)
+        nullable = json_types(prop)[1]
         if required:
-            annotation = optional(typed) if json_types(prop)[1] else typed.expr
+            annotation = optional(typed) if nullable else typed.expr
             return FieldPlan(attribute, override, typed, annotation, None, None, doc)
+        if nullable:  # null is a value here: unset is left out, None is sent as null
+            typed = PyType(typed.expr, typed.refs | {_NULLABLE}, typed.zero, typed.factory)
+            return FieldPlan(attribute, override, typed, optional(typed), "NULLABLE", None, doc)
         return FieldPlan(attribute, override, typed, optional(typed), "None", None, doc)
 
 

@@ -19,7 +19,9 @@ field a pointer, nil meaning "not set"). ``ModelMeta`` gives a model the same:
 
 Every model is ``kw_only`` (msgspec does not inherit it), so a required field may
 follow fields with defaults. Fields defaulting to ``None`` need none of this:
-``None`` means "not set" and is left out, any other value is sent. Classes of
+``None`` means "not set" and is left out, any other value is sent. A field
+declared ``= NULLABLE`` (a schema's ``nullable`` field) reads ``None`` until set,
+and ``None`` set or decoded is sent as ``null``: there, null is a value. Classes of
 ``kubeforge.core`` (``ObjectMeta``, ``Resource``) keep their defaults as declared:
 they are read on every hot path, and an attribute read through a descriptor costs
 ~10x a plain slot read (190 ns against 10 ns).
@@ -31,9 +33,21 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["Declared", "ModelMeta", "python_defaults"]
+__all__ = ["NULLABLE", "Declared", "ModelMeta", "python_defaults"]
 
 _EXEMPT_PREFIX = "kubeforge.core."
+
+
+class _Nullable:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NULLABLE"
+
+
+NULLABLE: Any = _Nullable()
+"""The default of an optional field whose ``null`` means something: reads ``None``
+while unset (and is then left out), sends ``null`` once set to ``None``."""
 
 
 class Declared:
@@ -102,6 +116,8 @@ def _declared(value: Any) -> tuple[Declared, Any] | None:
         return declared, msgspec.field(default=msgspec.UNSET, name=value.name)
     if value is None or value is msgspec.UNSET:
         return None
+    if value is NULLABLE:
+        return Declared(value=None), msgspec.UNSET
     return Declared(value=value), msgspec.UNSET
 
 

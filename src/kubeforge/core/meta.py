@@ -33,11 +33,12 @@ from typing import Any, TypeVar, dataclass_transform
 
 import msgspec
 
-from kubeforge.core._defaults import Declared, ModelMeta, python_defaults
+from kubeforge.core._defaults import NULLABLE, Declared, ModelMeta, python_defaults
 from kubeforge.core._repair import UNKNOWN_FIELDS_KEY, repair, zero_object
 
 __all__ = [
     "NULL",
+    "NULLABLE",
     "UNKNOWN_FIELDS_KEY",
     "Declared",
     "ListMeta",
