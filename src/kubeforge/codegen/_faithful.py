@@ -118,7 +118,7 @@ class _Annotations:
         if not self.items:
             return py
         expr = f"Annotated[{py.expr}, {', '.join(self.items)}]"
-        return PyType(expr, py.refs | self.refs | {_ANNOTATED}, py.zero, py.factory)
+        return PyType(expr, py.refs | self.refs | {_ANNOTATED})
 
 
 def _meta_kwargs(schema: Mapping[str, Any], keys: frozenset[str] | None = None) -> dict[str, Any]:
@@ -191,16 +191,16 @@ class FaithfulPlanner(Planner):
             return self._inline_class(schema, owner, hint), consumed, True
         if kind == ["object"] and not isinstance(schema.get("additionalProperties"), dict):
             consumed.add("x-kubernetes-preserve-unknown-fields")
-            return container_type("dict[str, Any]", ANY, "dict"), consumed, False
+            return container_type("dict[str, Any]", ANY), consumed, False
         if not kind and schema.get("x-kubernetes-preserve-unknown-fields"):
             consumed.add("x-kubernetes-preserve-unknown-fields")
             return ANY, consumed, False
         if kind == ["array"] and isinstance(schema.get("items"), dict):
             inner = self.type_of(schema["items"], owner, f"{hint}Item")
-            return container_type(f"list[{inner.expr}]", inner, "list"), consumed, False
+            return container_type(f"list[{inner.expr}]", inner), consumed, False
         if kind == ["object"]:
             inner = self.type_of(schema["additionalProperties"], owner, f"{hint}Value")
-            return container_type(f"dict[str, {inner.expr}]", inner, "dict"), consumed, False
+            return container_type(f"dict[str, {inner.expr}]", inner), consumed, False
         bare = {k: v for k, v in schema.items() if k in _STRUCTURE}
         return super().type_of(bare, owner, hint), consumed, False
 
@@ -306,11 +306,11 @@ class FaithfulPlanner(Planner):
         nullable = json_types(prop)[1]
         if required:
             annotation = optional(typed) if nullable else typed.expr
-            return FieldPlan(attribute, override, typed, annotation, None, None, doc)
+            return FieldPlan(attribute, override, typed, annotation, None, doc)
         if nullable:  # null is a value here: unset is left out, None is sent as null
-            typed = PyType(typed.expr, typed.refs | {_NULLABLE}, typed.zero, typed.factory)
-            return FieldPlan(attribute, override, typed, optional(typed), "NULLABLE", None, doc)
-        return FieldPlan(attribute, override, typed, optional(typed), "None", None, doc)
+            typed = PyType(typed.expr, typed.refs | {_NULLABLE})
+            return FieldPlan(attribute, override, typed, optional(typed), "NULLABLE", doc)
+        return FieldPlan(attribute, override, typed, optional(typed), "None", doc)
 
 
 def cel_args(rule: Mapping[str, Any]) -> str:

@@ -55,8 +55,8 @@ _INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 _QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 
 
-def _core(name: str, *, buildable: bool = True) -> External:
-    return External(name, (("kubeforge.core.meta", name),), factory=name if buildable else None)
+def _core(name: str) -> External:
+    return External(name, (("kubeforge.core.meta", name),))
 
 
 def _models(expr: str, module: str, *names: str) -> External:
@@ -68,7 +68,7 @@ _EXTERNALS: dict[str, External] = {
     _META + "ObjectMeta": _core("ObjectMeta"),
     _META + "ListMeta": _core("ListMeta"),
     _META + "ManagedFieldsEntry": _core("ManagedFieldsEntry"),
-    _META + "OwnerReference": _core("OwnerReference", buildable=False),
+    _META + "OwnerReference": _core("OwnerReference"),
     # Go marshals a zero Time as null (a map of them holds nulls: a PodDisruptionBudget's
     # status.disruptedPods), so a time is a string or None wherever it occurs
     _META + "Time": External("str | None"),

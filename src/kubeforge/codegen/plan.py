@@ -5,7 +5,7 @@ schemas (``plan_modules()``), ``kubeforge.codegen.render`` turns them into sourc
 ``first_sentence()`` and ``first_paragraph()`` cut schema descriptions to the
 docstrings both sides write.
 
->>> PyType("list[str]", factory="list").is_any
+>>> PyType("list[str]").is_any
 False
 """
 
@@ -39,16 +39,12 @@ Schema = Mapping[str, Any]
 class PyType:
     """A Python annotation plus what it needs.
 
-    ``refs`` are the ``(module, name)`` pairs the annotation names; ``zero`` is the
-    default expression for a required field (Go's zero value) and ``factory`` the
-    default factory when the zero value is mutable. Both ``None``: a required field
-    of this type falls back to ``T | None = None``.
+    ``refs`` are the ``(module, name)`` pairs the annotation names. No default goes
+    with a type: required fields have none, optional ones ``None``.
     """
 
     expr: str
     refs: frozenset[tuple[str, str]] = frozenset()
-    zero: str | None = None
-    factory: str | None = None
 
     @property
     def is_any(self) -> bool:
@@ -66,26 +62,23 @@ def optional(py: PyType) -> str:
     return f"{py.expr} | None"
 
 
-def container_type(expr: str, inner: PyType, factory: str) -> PyType:
-    """A ``list[...]`` or ``dict[str, ...]`` of ``inner``, empty by default (``factory``)."""
-    return PyType(expr, inner.refs, factory=factory)
+def container_type(expr: str, inner: PyType) -> PyType:
+    """A ``list[...]`` or ``dict[str, ...]`` of ``inner``."""
+    return PyType(expr, inner.refs)
 
 
 @dataclass(frozen=True, slots=True)
 class External:
     """A schema name mapped to an existing Python type instead of a generated class.
 
-    ``imports`` lists ``(module, name)`` pairs; ``factory`` is set when the type is a
-    class that builds without arguments (so a required field can default to it).
+    ``imports`` lists ``(module, name)`` pairs.
     """
 
     expr: str
     imports: tuple[tuple[str, str], ...] = ()
-    zero: str | None = None
-    factory: str | None = None
 
     def as_type(self) -> PyType:
-        return PyType(self.expr, frozenset(self.imports), self.zero, self.factory)
+        return PyType(self.expr, frozenset(self.imports))
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +96,7 @@ class FieldPlan:
     wire_override: str | None  # explicit msgspec name when camel-casing gets it wrong
     type: PyType
     annotation: str
-    default: str | None  # a default expression, or None when ``factory`` is used
-    factory: str | None
+    default: str | None  # a default expression; None for a required field
     doc: str
 
 

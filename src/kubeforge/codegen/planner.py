@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from kubeforge.codegen._order import finish_modules
 from kubeforge.codegen.naming import attribute_name, class_name, wire_name_override
 from kubeforge.codegen.plan import (
     ANY,
@@ -55,10 +54,10 @@ RESERVED = frozenset({"str", "int", "float", "bool", "list", "dict", "msgspec", 
 # Properties every ``Resource`` already has.
 RESOURCE_FIELDS = frozenset({"apiVersion", "kind", "metadata"})
 
-_STR = PyType("str", zero='""')
-_INT = PyType("int", zero="0")
-_FLOAT = PyType("float", zero="0.0")
-_BOOL = PyType("bool", zero="False")
+_STR = PyType("str")
+_INT = PyType("int")
+_FLOAT = PyType("float")
+_BOOL = PyType("bool")
 _SCALARS = {"string": _STR, "integer": _INT, "number": _FLOAT, "boolean": _BOOL}
 
 
@@ -87,7 +86,7 @@ def plan_modules(
         place=place,
         externals=externals or {},
         resources=resources or {},
-        int_or_string=int_or_string or External("int | str", zero=None),
+        int_or_string=int_or_string or External("int | str"),
     )
     for module, module_aliases in (aliases or {}).items():
         planner.module(module).aliases.extend(module_aliases)
@@ -113,7 +112,7 @@ class Planner:
     """Plans classes for named schemas on demand; ``FaithfulPlanner`` extends it.
 
     ``named()`` plans a ``$ref`` target on first use, ``type_of()`` any schema node,
-    ``finish()`` returns the modules in definition order.
+    ``finish()`` returns the modules, each with its classes in name order.
     """
 
     def __init__(
@@ -152,7 +151,7 @@ class Planner:
         return name
 
     def _class_type(self, module: str, name: str) -> PyType:
-        return PyType(name, frozenset({(f"{self.package}.{module}", name)}), factory=name)
+        return PyType(name, frozenset({(f"{self.package}.{module}", name)}))
 
     def named(self, schema_name: str) -> PyType:
         """The type for ``$ref`` to ``schema_name``, planning its class on first use."""
@@ -203,8 +202,8 @@ class Planner:
         _, nullable = json_types(prop)
         if required:
             annotation = optional(py) if nullable else py.expr
-            return FieldPlan(attribute, override, py, annotation, None, None, doc)
-        return FieldPlan(attribute, override, py, optional(py), "None", None, doc)
+            return FieldPlan(attribute, override, py, annotation, None, doc)
+        return FieldPlan(attribute, override, py, optional(py), "None", doc)
 
     def type_of(self, schema: Schema, owner: tuple[str, str], hint: str = "") -> PyType:
         """The Python type for ``schema``; ``owner`` and ``hint`` name inline classes."""
@@ -228,13 +227,13 @@ class Planner:
         if kind == "array":
             items = schema.get("items")
             inner = self.type_of(items, owner, f"{hint}Item") if isinstance(items, dict) else ANY
-            return container_type(f"list[{inner.expr}]", inner, "list")
+            return container_type(f"list[{inner.expr}]", inner)
         if schema.get("properties"):
             return self._inline_class(schema, owner, hint)
         if kind == "object":
             extra = schema.get("additionalProperties")
             inner = self.type_of(extra, owner, f"{hint}Value") if isinstance(extra, dict) else ANY
-            return container_type(f"dict[str, {inner.expr}]", inner, "dict")
+            return container_type(f"dict[str, {inner.expr}]", inner)
         return ANY
 
     def _inline_class(self, schema: Schema, owner: tuple[str, str], hint: str) -> PyType:
@@ -256,5 +255,8 @@ class Planner:
         return PyType(" | ".join(unique), refs) if len(unique) > 1 else members[0]
 
     def finish(self) -> dict[str, ModulePlan]:
-        finish_modules(self.modules)
+        # No default names a class (required fields have none), so any order defines
+        # them; by name, the output does not depend on the order schemas were met.
+        for plan in self.modules.values():
+            plan.classes.sort(key=lambda c: c.name)
         return dict(sorted(self.modules.items()))

@@ -117,7 +117,7 @@ def _imports(plan: ModulePlan, own: str) -> dict[str, set[str]]:
         for f in cls.fields:
             for module, name in f.type.refs:
                 add(module, name)
-            if f.factory is not None or f.wire_override is not None:
+            if f.wire_override is not None:
                 imports.setdefault("msgspec", set()).add("")
     return imports
 
@@ -172,8 +172,6 @@ def _summary_first(text: str) -> str:
 def _default(f: FieldPlan) -> str | None:
     """The right-hand side of the field's line; ``None`` for a required field."""
     name = f", name={json.dumps(f.wire_override)}" if f.wire_override is not None else ""
-    if f.factory is not None:
-        return f"msgspec.field(default_factory={f.factory}{name})"
     if f.default is None:
         return f"msgspec.field({name[2:]})" if name else None
     if name:
