@@ -55,3 +55,27 @@ def generated(tmp_path: Path) -> Iterator[Load]:
     sys.path.remove(str(tmp_path))
     for name in set(sys.modules) - before:
         del sys.modules[name]
+
+
+def one_version_crd(group: str, kind: str, root: dict[str, Any]) -> dict[str, Any]:
+    """A namespaced CRD of ``kind`` with one served, stored version ``v1`` whose schema is
+    ``root``."""
+    plural = f"{kind.lower()}s"
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {
+                "kind": kind,
+                "listKind": f"{kind}List",
+                "plural": plural,
+                "singular": kind.lower(),
+            },
+            "versions": [
+                {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": root}}
+            ],
+        },
+    }

@@ -13,7 +13,7 @@ from kubeforge.config import load_config
 from kubeforge.crd import install_crds, load_manifests
 from kubeforge.testing import LocalApiServer
 
-from .conftest import CERTIFICATES, Load
+from .conftest import CERTIFICATES, Load, one_version_crd
 
 
 @pytest.fixture(scope="module")
@@ -72,43 +72,26 @@ async def test_a_generated_model_is_a_typed_client_for_the_third_party_kind(
     assert fetched.spec.secret_name == "web-tls"
 
 
-TOKENS = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "tokens.auth.example.com"},
-    "spec": {
-        "group": "auth.example.com",
-        "scope": "Namespaced",
-        "names": {"kind": "Token", "plural": "tokens", "singular": "token"},
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "schema": {
-                    "openAPIV3Schema": {
-                        "type": "object",
-                        "properties": {
-                            "spec": {
-                                "type": "object",
-                                "required": ["iat", "name"],
-                                "properties": {
-                                    "iat": {"type": "integer"},
-                                    "name": {"type": "string"},
-                                    "ttl": {"type": "integer", "default": 3600},
-                                    "revoked": {"type": "boolean"},
-                                },
-                                "x-kubernetes-validations": [
-                                    {"rule": "self.iat >= 0", "message": "iat is a time"}
-                                ],
-                            }
-                        },
-                    }
+TOKENS = one_version_crd(
+    "auth.example.com",
+    "Token",
+    {
+        "type": "object",
+        "properties": {
+            "spec": {
+                "type": "object",
+                "required": ["iat", "name"],
+                "properties": {
+                    "iat": {"type": "integer"},
+                    "name": {"type": "string"},
+                    "ttl": {"type": "integer", "default": 3600},
+                    "revoked": {"type": "boolean"},
                 },
+                "x-kubernetes-validations": [{"rule": "self.iat >= 0", "message": "iat is a time"}],
             }
-        ],
+        },
     },
-}
+)
 
 
 async def test_a_required_zero_is_sent_and_a_schema_default_is_the_servers(

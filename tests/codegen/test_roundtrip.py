@@ -19,7 +19,7 @@ from kubeforge.core.resource import Resource
 from kubeforge.crd import Default, EmbeddedResource, generate_crd, generate_models, render_yaml
 from kubeforge.crd._docs import normalise
 
-from .conftest import CERTIFICATES, SERVICE_MONITORS, Load, fixture_crd
+from .conftest import CERTIFICATES, SERVICE_MONITORS, Load, fixture_crd, one_version_crd
 
 
 def crd_from(modules: dict[str, ModuleType], kind: str) -> dict[str, Any]:
@@ -107,64 +107,37 @@ def test_models_from_the_regenerated_crd_are_the_same_source(
     )
 
 
-JOBSETS: dict[str, Any] = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "jobsets.batch.example.com"},
-    "spec": {
-        "group": "batch.example.com",
-        "scope": "Namespaced",
-        "names": {
-            "kind": "JobSet",
-            "listKind": "JobSetList",
-            "plural": "jobsets",
-            "singular": "jobset",
-        },
-        "versions": [
-            {
-                "name": "v1",
-                "served": True,
-                "storage": True,
-                "schema": {
-                    "openAPIV3Schema": {
+JOBSETS = one_version_crd(
+    "batch.example.com",
+    "JobSet",
+    {
+        "type": "object",
+        "properties": {
+            "apiVersion": {"type": "string"},
+            "kind": {"type": "string"},
+            "metadata": {"type": "object"},
+            "spec": {
+                "type": "object",
+                "required": ["parallelism", "template"],
+                "properties": {
+                    "parallelism": {
+                        "anyOf": [{"type": "integer"}, {"type": "string"}],
+                        "x-kubernetes-int-or-string": True,
+                    },
+                    "deadline": {"type": "integer", "nullable": True},
+                    "config": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+                    "anything": {"x-kubernetes-preserve-unknown-fields": True},
+                    "template": {
                         "type": "object",
-                        "properties": {
-                            "apiVersion": {"type": "string"},
-                            "kind": {"type": "string"},
-                            "metadata": {"type": "object"},
-                            "spec": {
-                                "type": "object",
-                                "required": ["parallelism", "template"],
-                                "properties": {
-                                    "parallelism": {
-                                        "anyOf": [{"type": "integer"}, {"type": "string"}],
-                                        "x-kubernetes-int-or-string": True,
-                                    },
-                                    "deadline": {"type": "integer", "nullable": True},
-                                    "config": {
-                                        "type": "object",
-                                        "x-kubernetes-preserve-unknown-fields": True,
-                                    },
-                                    "anything": {"x-kubernetes-preserve-unknown-fields": True},
-                                    "template": {
-                                        "type": "object",
-                                        "x-kubernetes-embedded-resource": True,
-                                        "x-kubernetes-preserve-unknown-fields": True,
-                                    },
-                                    "mode": {
-                                        "type": "string",
-                                        "enum": ["fast", "slow"],
-                                        "default": "fast",
-                                    },
-                                },
-                            },
-                        },
-                    }
+                        "x-kubernetes-embedded-resource": True,
+                        "x-kubernetes-preserve-unknown-fields": True,
+                    },
+                    "mode": {"type": "string", "enum": ["fast", "slow"], "default": "fast"},
                 },
-            }
-        ],
+            },
+        },
     },
-}
+)
 
 
 def test_nullable_int_or_string_preserved_and_embedded_fields_map_faithfully(
