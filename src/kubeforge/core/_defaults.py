@@ -29,11 +29,12 @@ they are read on every hot path, and an attribute read through a descriptor cost
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 
-__all__ = ["NULLABLE", "Declared", "ModelMeta", "python_defaults"]
+__all__ = ["NULLABLE", "Declared", "ModelMeta", "UnsetReads", "python_defaults", "slot_of"]
 
 _EXEMPT_PREFIX = "kubeforge.core."
 
@@ -63,33 +64,39 @@ class Declared:
         return self.factory() if self.factory is not msgspec.NODEFAULT else self.value
 
 
-class _UnsetReadsDefault:
-    """Data descriptor over a field's slot: ``UNSET`` reads as the declared default."""
+class UnsetReads:
+    """Data descriptor over a field's slot: an ``UNSET`` value reads as ``unset(obj)``."""
 
-    __slots__ = ("_declared", "_slot")
+    __slots__ = ("_slot", "_unset")
 
-    def __init__(self, slot: Any, declared: Declared) -> None:
+    def __init__(self, slot: Any, unset: Callable[[Any], Any]) -> None:
         self._slot = slot
-        self._declared = declared
+        self._unset = unset
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
         if obj is None:
             return self
         value = self._slot.__get__(obj, owner)
-        if value is not msgspec.UNSET:
-            return value
-        declared = self._declared
-        if declared.factory is msgspec.NODEFAULT:
-            return declared.value
-        built = declared.factory()
-        self._slot.__set__(obj, built)  # kept, so that changes made through it are not lost
-        return built
+        return self._unset(obj) if value is msgspec.UNSET else value
 
     def __set__(self, obj: Any, value: Any) -> None:
         self._slot.__set__(obj, value)
 
     def __delete__(self, obj: Any) -> None:
         self._slot.__set__(obj, msgspec.UNSET)
+
+
+def _reads_declared(slot: Any, declared: Declared) -> UnsetReads:
+    if declared.factory is msgspec.NODEFAULT:
+        value = declared.value
+        return UnsetReads(slot, lambda obj: value)
+
+    def build(obj: Any) -> Any:
+        built = declared.factory()
+        slot.__set__(obj, built)  # kept, so that changes made through it are not lost
+        return built
+
+    return UnsetReads(slot, build)
 
 
 def slot_of(cls: type, name: str) -> Any:
@@ -150,7 +157,7 @@ class ModelMeta(msgspec.StructMeta):
         for field in annotations:  # redeclared here: this class's declaration wins
             inherited.pop(field, None)
         for field, default in declared.items():
-            setattr(cls, field, _UnsetReadsDefault(slot_of(cls, field), default))
+            setattr(cls, field, _reads_declared(slot_of(cls, field), default))
         type.__setattr__(cls, "__kubeforge_defaults__", {**inherited, **declared})
         return cls
 

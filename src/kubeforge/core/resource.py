@@ -18,13 +18,13 @@ Example, a custom resource as a user writes it::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import msgspec
 
-from kubeforge.core._defaults import slot_of
+from kubeforge.core._defaults import UnsetReads, slot_of
 from kubeforge.core.meta import Model, ObjectMeta
 
 __all__ = ["Resource", "ResourceInfo", "fill_type_meta"]
@@ -90,32 +90,19 @@ class Resource(Model):
         return msgspec.structs.replace(self, **fill) if fill else self
 
 
-class _FromInfo:
-    """Data descriptor over ``api_version``/``kind``: an unset value reads as ``info``'s."""
+def _from_info(attribute: str) -> Callable[[Any], str]:
+    def read(obj: Any) -> str:
+        info = getattr(type(obj), "info", None)
+        return "" if info is None else str(getattr(info, attribute))
 
-    __slots__ = ("_attribute", "_slot")
-
-    def __init__(self, slot: Any, attribute: str) -> None:
-        self._slot = slot
-        self._attribute = attribute
-
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        value = self._slot.__get__(obj, owner)
-        if value is msgspec.UNSET:
-            info = getattr(type(obj), "info", None)
-            return "" if info is None else getattr(info, self._attribute)
-        return value
-
-    def __set__(self, obj: Any, value: Any) -> None:
-        self._slot.__set__(obj, value)
+    return read
 
 
 _API_VERSION = slot_of(Resource, "api_version")
 _KIND = slot_of(Resource, "kind")
-Resource.api_version = _FromInfo(_API_VERSION, "api_version")  # type: ignore[assignment]
-Resource.kind = _FromInfo(_KIND, "kind")  # type: ignore[assignment]
+# An unset api_version/kind reads as info's.
+Resource.api_version = UnsetReads(_API_VERSION, _from_info("api_version"))  # type: ignore[assignment]
+Resource.kind = UnsetReads(_KIND, _from_info("kind"))  # type: ignore[assignment]
 
 
 def fill_type_meta(objects: Iterable[Resource], info: ResourceInfo) -> None:
