@@ -33,7 +33,7 @@ from typing import Any, TypeVar, dataclass_transform
 
 import msgspec
 
-from kubeforge.core._defaults import NULLABLE, Declared, ModelMeta, python_defaults
+from kubeforge.core._defaults import NULLABLE, Declared, ModelMeta, python_defaults, slot_of
 from kubeforge.core._repair import UNKNOWN_FIELDS_KEY, repair, zero_object
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "convert",
     "decode",
     "encode",
+    "is_set",
     "python_defaults",
     "to_builtins",
     "zero_object",
@@ -174,6 +175,31 @@ class ListMeta(Model):
     resource_version: str | None = None
     continue_: str | None = msgspec.field(default=None, name="continue")
     remaining_item_count: int | None = None
+
+
+def is_set(obj: Model, name: str) -> bool:
+    """Whether the field ``name`` (attribute name) of ``obj`` was set, and so is sent.
+
+    Reading an unset field gives its default, and passing that on sets the field
+    elsewhere; code that copies between objects (a conversion) asks this first::
+
+        class Spec(Model):
+            replicas: int = 1
+
+        is_set(Spec(), "replicas"), is_set(Spec(replicas=1), "replicas")  # (False, True)
+    """
+    value = slot_of(type(obj), name).__get__(obj)
+    if value is msgspec.UNSET:
+        return False
+    # None is "not set" only where it is the default; a required or NULLABLE field holds null.
+    return value is not None or _struct_default(type(obj), name) is not None
+
+
+def _struct_default(cls: type, name: str) -> Any:
+    for field in msgspec.structs.fields(cls):
+        if field.name == name:
+            return field.default
+    raise AttributeError(f"{cls.__name__} has no field {name!r}")
 
 
 # --- lossless conversions -----------------------------------------------------------------------

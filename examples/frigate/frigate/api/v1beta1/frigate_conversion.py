@@ -26,6 +26,8 @@ object read as v1beta1 and written back loses nothing.
 
 from __future__ import annotations
 
+from kubeforge.core.meta import is_set
+
 from ..v1.frigate_types import Frigate as FrigateHub
 from ..v1.frigate_types import FrigateSpec as HubSpec
 from ..v1.frigate_types import FrigateStatus as HubStatus
@@ -42,11 +44,12 @@ def to_hub(src: Frigate) -> FrigateHub:
     annotations = dict(metadata.annotations or {})
     crew = int(annotations.pop(CREW_ANNOTATION, "0") or 0)
     metadata.annotations = annotations
-    return FrigateHub(
-        metadata=metadata,
-        spec=HubSpec(foo=src.spec.foo, description=src.spec.demo, crew=crew),
-        status=HubStatus(created=src.status.created),
+    hub = FrigateHub(
+        metadata=metadata, spec=HubSpec(foo=src.spec.foo, description=src.spec.demo, crew=crew)
     )
+    if is_set(src, "status"):  # reading an unset status gives an empty one: do not invent it
+        hub.status = HubStatus(created=src.status.created)
+    return hub
 
 
 def from_hub(hub: FrigateHub) -> Frigate:
@@ -56,8 +59,9 @@ def from_hub(hub: FrigateHub) -> Frigate:
     if hub.spec.crew:
         annotations[CREW_ANNOTATION] = str(hub.spec.crew)
     metadata.annotations = annotations
-    return Frigate(
-        metadata=metadata,
-        spec=FrigateSpec(foo=hub.spec.foo, demo=hub.spec.description),
-        status=FrigateStatus(created=hub.status.created),
+    spoke = Frigate(
+        metadata=metadata, spec=FrigateSpec(foo=hub.spec.foo, demo=hub.spec.description)
     )
+    if is_set(hub, "status"):
+        spoke.status = FrigateStatus(created=hub.status.created)
+    return spoke
