@@ -11,7 +11,7 @@ import pytest
 
 from kubeforge.client import Client
 from kubeforge.core.errors import Conflict
-from kubeforge.core.meta import Model, ObjectMeta, encode
+from kubeforge.core.meta import Model, ObjectMeta, encode, partial
 from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.crd import generate_crd, install_crds
 from kubeforge.models.apps_v1 import Deployment, DeploymentSpec
@@ -114,3 +114,21 @@ async def test_a_built_in_kind_applies_replicas_1_over_4(client: Client, namespa
     # default (1) is what remains.
     released = await deployments.apply(_deployment(None), field_manager="ops")
     assert "f:replicas" not in _owned(released, "ops")
+
+
+async def test_a_partial_configuration_owns_only_what_it_names(
+    client: Client, namespace: str
+) -> None:
+    deployments = client.api(Deployment, namespace=namespace)
+    await deployments.apply(_deployment(2), field_manager="ops")
+    # As client-go's DeploymentSpec().WithReplicas(5): selector and template, required
+    # in the model, are not given, so they are not sent and "scaler" claims nothing else.
+    scale = Deployment(metadata=ObjectMeta(name="web"), spec=partial(DeploymentSpec, replicas=5))
+    assert json.loads(encode(scale))["spec"] == {"replicas": 5}
+    with pytest.raises(Conflict, match=r"\.spec\.replicas"):
+        await deployments.apply(scale, field_manager="scaler")
+    scaled = await deployments.apply(scale, field_manager="scaler", force=True)
+    assert scaled.spec is not None and scaled.spec.replicas == 5
+    assert scaled.spec.template.spec is not None  # still there, still "ops"'s
+    assert _owned(scaled, "scaler") == {"f:replicas"}
+    assert "f:template" in _owned(scaled, "ops") and "f:replicas" not in _owned(scaled, "ops")

@@ -50,12 +50,14 @@ __all__ = [
     "decode",
     "encode",
     "is_set",
+    "partial",
     "python_defaults",
     "to_builtins",
     "zero_object",
 ]
 
 T = TypeVar("T")
+M = TypeVar("M", bound="Model")
 
 
 class _Null:
@@ -175,6 +177,23 @@ class ListMeta(Model):
     resource_version: str | None = None
     continue_: str | None = msgspec.field(default=None, name="continue")
     remaining_item_count: int | None = None
+
+
+def partial(cls: type[M], **fields: Any) -> M:
+    """An apply configuration: a ``cls`` holding only ``fields``, required ones included.
+
+    client-go's apply configurations let a manager apply just the fields it owns
+    (a scaler only ``spec.replicas``); a model's required arguments would force it
+    to claim the rest too. Here a required field not given stays unset: it is left
+    out when sent and reads as ``msgspec.UNSET``, so the object is for sending
+    (server-side apply, a merge patch), not for reading::
+
+        spec = partial(DeploymentSpec, replicas=3)
+        scale = Deployment(metadata=ObjectMeta(name="web"), spec=spec)
+        await deployments.apply(scale, field_manager="scaler")  # owns spec.replicas alone
+    """
+    missing = {f.name: msgspec.UNSET for f in msgspec.structs.fields(cls) if f.required}
+    return cls(**{**missing, **fields})
 
 
 def is_set(obj: Model, name: str) -> bool:
