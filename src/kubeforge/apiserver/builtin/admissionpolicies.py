@@ -6,19 +6,18 @@ when it has a ``paramKind``, and its ``variables``), else the write is refused w
 compiler's text at the expression's field. A binding needs ``policyName`` and at least
 one of the ``validationActions`` Deny, Warn and Audit.
 
-Entry point: ``POLICY_STRATEGIES`` (plural -> strategy class).
+Entry points: the two strategies, listed in ``admissionregistration.KINDS``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kubeforge.apiserver.builtin.catalog_strategies import CatalogStrategy
+from kubeforge.apiserver.builtin.generic import CatalogStrategy
 from kubeforge.apiserver.cel.policy_compile import CompiledExpression, CompiledPolicy
 from kubeforge.apiserver.failures import FieldError
-from kubeforge.apiserver.registry.strategy import Strategy
 
-__all__ = ["POLICY_STRATEGIES"]
+__all__ = ["ValidatingAdmissionPolicyBindingStrategy", "ValidatingAdmissionPolicyStrategy"]
 
 _ACTIONS = ("Audit", "Deny", "Warn")
 
@@ -103,9 +102,3 @@ class ValidatingAdmissionPolicyBindingStrategy(CatalogStrategy):
                     FieldError("NotSupported", where, f"supported values: {supported}", action)
                 )
         return errors
-
-
-POLICY_STRATEGIES: dict[str, type[Strategy]] = {
-    "validatingadmissionpolicies": ValidatingAdmissionPolicyStrategy,
-    "validatingadmissionpolicybindings": ValidatingAdmissionPolicyBindingStrategy,
-}

@@ -3,9 +3,10 @@
 Defaults and rules follow ``pkg/apis/admissionregistration/v1`` and its validation:
 ``failurePolicy`` Fail, ``matchPolicy`` Equivalent, empty selectors, a 10 second
 timeout, rule scope ``*``, service port 443; ``sideEffects`` and
-``admissionReviewVersions`` are required. Calling the webhooks is ``webhooks``' job.
+``admissionReviewVersions`` are required. Calling the webhooks is ``admission.webhooks``'
+job.
 
-Entry point: ``ADMISSION_STRATEGIES`` (plural -> strategy class), used by ``builtins``.
+Entry point: ``KINDS``, the group's kinds (the policies' rules are ``admissionpolicies``).
 """
 
 from __future__ import annotations
@@ -13,13 +14,18 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from kubeforge.apiserver.builtin.admissionpolicies import (
+    ValidatingAdmissionPolicyBindingStrategy,
+    ValidatingAdmissionPolicyStrategy,
+)
+from kubeforge.apiserver.builtin.kind import STATUS, Kind
 from kubeforge.apiserver.cel.policy_compile import match_condition
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import validate_selector
 from kubeforge.apiserver.meta.validation import dns1123_subdomain
 from kubeforge.apiserver.registry.strategy import Strategy
 
-__all__ = ["ADMISSION_STRATEGIES", "WebhookConfigurationStrategy", "default_webhook"]
+__all__ = ["KINDS", "WebhookConfigurationStrategy", "default_webhook"]
 
 _OPERATIONS = ("*", "CREATE", "UPDATE", "DELETE", "CONNECT")
 _SCOPES = ("*", "Cluster", "Namespaced")
@@ -236,7 +242,46 @@ class MutatingWebhookConfigurationStrategy(WebhookConfigurationStrategy):
     mutating = True
 
 
-ADMISSION_STRATEGIES: dict[str, type[Strategy]] = {
-    "validatingwebhookconfigurations": WebhookConfigurationStrategy,
-    "mutatingwebhookconfigurations": MutatingWebhookConfigurationStrategy,
-}
+_GROUP = "admissionregistration.k8s.io"
+_EXTENSIONS = ("api-extensions",)
+
+KINDS = (
+    Kind(
+        _GROUP,
+        "v1",
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        namespaced=False,
+        categories=_EXTENSIONS,
+        strategy=MutatingWebhookConfigurationStrategy,
+    ),
+    Kind(
+        _GROUP,
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        namespaced=False,
+        categories=_EXTENSIONS,
+        strategy=WebhookConfigurationStrategy,
+    ),
+    Kind(
+        _GROUP,
+        "v1",
+        "ValidatingAdmissionPolicy",
+        "validatingadmissionpolicies",
+        namespaced=False,
+        subresources=STATUS,
+        categories=_EXTENSIONS,
+        strategy=ValidatingAdmissionPolicyStrategy,
+    ),
+    Kind(
+        _GROUP,
+        "v1",
+        "ValidatingAdmissionPolicyBinding",
+        "validatingadmissionpolicybindings",
+        namespaced=False,
+        categories=_EXTENSIONS,
+        strategy=ValidatingAdmissionPolicyBindingStrategy,
+    ),
+)
+"""The admissionregistration.k8s.io/v1 kinds (the policies' rules are ``admissionpolicies``)."""

@@ -6,7 +6,7 @@ and a ``generation`` that moves on spec changes. The simulated controllers
 (``controllers``) act on them; with those off (``--controllers=-*``), a status changes
 only when a client writes ``/status``, exactly as under envtest.
 
-Entry point: ``APPS_STRATEGIES`` (plural -> strategy class), used by ``builtins``.
+Entry point: ``KINDS``, the group's kinds with their strategies.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import dataclasses
 import re
 from typing import Any, ClassVar
 
-from kubeforge.apiserver.builtin.pods_services import PodStrategy, default_container
+from kubeforge.apiserver.builtin.core.pods_services import PodStrategy, default_container
+from kubeforge.apiserver.builtin.kind import STATUS, Kind
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import selector_matches, validate_selector
 from kubeforge.apiserver.registry.scale import ScalePaths
@@ -23,7 +24,7 @@ from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy
 
 __all__ = [
-    "APPS_STRATEGIES",
+    "KINDS",
     "DaemonSetStrategy",
     "DeploymentStrategy",
     "ReplicaSetStrategy",
@@ -399,9 +400,49 @@ class DaemonSetStrategy(_WorkloadStrategy):
         return errors
 
 
-APPS_STRATEGIES: dict[str, type[_WorkloadStrategy]] = {
-    "deployments": DeploymentStrategy,
-    "replicasets": ReplicaSetStrategy,
-    "statefulsets": StatefulSetStrategy,
-    "daemonsets": DaemonSetStrategy,
-}
+_WORKLOAD = ("status", "scale")
+
+KINDS = (
+    Kind(
+        "apps",
+        "v1",
+        "Deployment",
+        "deployments",
+        short=("deploy",),
+        subresources=_WORKLOAD,
+        categories=("all",),
+        strategy=DeploymentStrategy,
+    ),
+    Kind(
+        "apps",
+        "v1",
+        "ReplicaSet",
+        "replicasets",
+        short=("rs",),
+        subresources=_WORKLOAD,
+        categories=("all",),
+        strategy=ReplicaSetStrategy,
+    ),
+    Kind(
+        "apps",
+        "v1",
+        "StatefulSet",
+        "statefulsets",
+        short=("sts",),
+        subresources=_WORKLOAD,
+        categories=("all",),
+        strategy=StatefulSetStrategy,
+    ),
+    Kind(
+        "apps",
+        "v1",
+        "DaemonSet",
+        "daemonsets",
+        short=("ds",),
+        subresources=STATUS,
+        categories=("all",),
+        strategy=DaemonSetStrategy,
+    ),
+    Kind("apps", "v1", "ControllerRevision", "controllerrevisions"),
+)
+"""The apps/v1 kinds."""

@@ -8,7 +8,7 @@ CPU utilization metric and ``currentCPUUtilizationPercentage`` its current value
 Metrics v1 cannot express are not shown through v1, and a v1 write keeps only the CPU
 target (the real server stashes the others in annotations; this one does not).
 
-Entry points: ``AUTOSCALING_STRATEGIES`` and ``AUTOSCALING_REPRESENTATIONS``.
+Entry point: ``KINDS``, the group's kinds with their strategies.
 """
 
 from __future__ import annotations
@@ -17,14 +17,13 @@ import copy
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from kubeforge.apiserver.builtin.catalog_strategies import CatalogStrategy, spec_of
+from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
+from kubeforge.apiserver.builtin.kind import STATUS, Kind
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry.served import Representation
-from kubeforge.apiserver.registry.strategy import Strategy
 
 __all__ = [
-    "AUTOSCALING_REPRESENTATIONS",
-    "AUTOSCALING_STRATEGIES",
+    "KINDS",
     "HpaV1Representation",
     "HpaV1Strategy",
     "HpaV2Strategy",
@@ -237,13 +236,31 @@ class HpaV1Strategy(CatalogStrategy):
         return errors
 
 
-AUTOSCALING_STRATEGIES: dict[tuple[str, str, str], type[Strategy]] = {
-    ("autoscaling", "v2", "horizontalpodautoscalers"): HpaV2Strategy,
-    ("autoscaling", "v1", "horizontalpodautoscalers"): HpaV1Strategy,
-}
+_HPA = "horizontalpodautoscalers"
 
-AUTOSCALING_REPRESENTATIONS: dict[tuple[str, str, str], Representation] = {
-    ("autoscaling", "v1", "horizontalpodautoscalers"): HpaV1Representation(
-        ("autoscaling", "horizontalpodautoscalers"), _V1, "HorizontalPodAutoscaler"
+KINDS = (
+    Kind(
+        "autoscaling",
+        "v2",
+        "HorizontalPodAutoscaler",
+        _HPA,
+        short=("hpa",),
+        subresources=STATUS,
+        categories=("all",),
+        strategy=HpaV2Strategy,
     ),
-}
+    # v2 is stored; v1 is the same objects, converted.
+    Kind(
+        "autoscaling",
+        "v1",
+        "HorizontalPodAutoscaler",
+        _HPA,
+        short=("hpa",),
+        subresources=STATUS,
+        categories=("all",),
+        storage=False,
+        strategy=HpaV1Strategy,
+        representation=HpaV1Representation(("autoscaling", _HPA), _V1, "HorizontalPodAutoscaler"),
+    ),
+)
+"""The autoscaling kinds: HorizontalPodAutoscaler at v2 and v1."""

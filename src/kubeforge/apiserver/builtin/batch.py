@@ -8,8 +8,7 @@ generates its selector from the Job's uid and labels the pod template with
 as the real job strategy does. Its pod template gets the pod defaults workload
 templates get. No job controller runs: a Job's status changes only through ``/status``.
 
-Entry point: ``BATCH_STRATEGIES`` (``(group, plural)`` -> strategy class), used by
-``builtins``.
+Entry point: ``KINDS``, the group's kinds with their strategies.
 """
 
 from __future__ import annotations
@@ -18,14 +17,15 @@ import dataclasses
 from typing import Any
 
 from kubeforge.apiserver.builtin.apps import default_pod_template
-from kubeforge.apiserver.builtin.catalog_strategies import CatalogStrategy, spec_of
-from kubeforge.apiserver.builtin.pods_services import PodStrategy
+from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
+from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
+from kubeforge.apiserver.builtin.kind import STATUS, Kind
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import selector_matches, validate_selector
 from kubeforge.apiserver.registry.served import ServedResource
-from kubeforge.apiserver.registry.strategy import Strategy, nested_str
+from kubeforge.apiserver.registry.strategy import nested_str
 
-__all__ = ["BATCH_STRATEGIES", "CronJobStrategy", "JobStrategy"]
+__all__ = ["KINDS", "CronJobStrategy", "JobStrategy"]
 
 _UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
 _NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
@@ -308,7 +308,19 @@ class CronJobStrategy(CatalogStrategy):
         return errors
 
 
-BATCH_STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
-    ("batch", "jobs"): JobStrategy,
-    ("batch", "cronjobs"): CronJobStrategy,
-}
+KINDS = (
+    Kind(
+        "batch",
+        "v1",
+        "CronJob",
+        "cronjobs",
+        short=("cj",),
+        subresources=STATUS,
+        categories=("all",),
+        strategy=CronJobStrategy,
+    ),
+    Kind(
+        "batch", "v1", "Job", "jobs", subresources=STATUS, categories=("all",), strategy=JobStrategy
+    ),
+)
+"""The batch/v1 kinds."""

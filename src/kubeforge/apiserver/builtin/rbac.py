@@ -5,21 +5,22 @@ subjects get their ``apiGroup`` filled in, a binding's ``roleRef`` can never cha
 a namespaced Role may not name non-resource URLs. Names only have to be usable as
 a URL path segment. What the rules *mean* is in ``rbac``.
 
-Entry point: ``RBAC_STRATEGIES`` (plural -> strategy class), used by ``builtins``.
+Entry point: ``KINDS``, the group's kinds with their strategies.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from kubeforge.apiserver.builtin.kind import Kind
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import validate_selector
 from kubeforge.apiserver.meta.validation import dns1123_subdomain, path_segment_name
 from kubeforge.apiserver.registry.strategy import Strategy
 
 __all__ = [
+    "KINDS",
     "RBAC_GROUP",
-    "RBAC_STRATEGIES",
     "BindingStrategy",
     "ClusterBindingStrategy",
     "ClusterRoleStrategy",
@@ -216,9 +217,24 @@ class ClusterBindingStrategy(BindingStrategy):
     namespaced_subjects = False
 
 
-RBAC_STRATEGIES: dict[str, type[Strategy]] = {
-    "roles": RoleStrategy,
-    "clusterroles": ClusterRoleStrategy,
-    "rolebindings": BindingStrategy,
-    "clusterrolebindings": ClusterBindingStrategy,
-}
+KINDS = (
+    Kind(
+        RBAC_GROUP,
+        "v1",
+        "ClusterRoleBinding",
+        "clusterrolebindings",
+        namespaced=False,
+        strategy=ClusterBindingStrategy,
+    ),
+    Kind(
+        RBAC_GROUP,
+        "v1",
+        "ClusterRole",
+        "clusterroles",
+        namespaced=False,
+        strategy=ClusterRoleStrategy,
+    ),
+    Kind(RBAC_GROUP, "v1", "RoleBinding", "rolebindings", strategy=BindingStrategy),
+    Kind(RBAC_GROUP, "v1", "Role", "roles", strategy=RoleStrategy),
+)
+"""The rbac.authorization.k8s.io/v1 kinds."""

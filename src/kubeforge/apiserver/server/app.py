@@ -37,8 +37,7 @@ from kubeforge.apiserver.authn.authenticator import Authenticator, UserInfo
 from kubeforge.apiserver.authz.attributes import Attributes
 from kubeforge.apiserver.authz.bootstrap import install_bootstrap_policy
 from kubeforge.apiserver.authz.rbac import RBAC, AlwaysAllow, Authorizer
-from kubeforge.apiserver.builtin.dispatch import builtin_strategy
-from kubeforge.apiserver.builtin.resources import BUILTIN_RESOURCES
+from kubeforge.apiserver.builtin.resources import BUILTIN_RESOURCES, builtin_strategy
 from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.controlplane import (
     ControlPlane,

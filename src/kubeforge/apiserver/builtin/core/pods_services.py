@@ -1,5 +1,4 @@
-"""Pod and Service rules (defaults, validation, graceful deletion, cluster IPs) and the
-factory that picks any built-in resource's strategy: ``builtin_strategy``.
+"""Pod and Service rules: defaults, validation, graceful deletion, cluster IPs.
 
 Pods are defaulted the way the real server's defaulting functions do it, so
 ``kubectl get pod -o yaml`` looks familiar: restart policy, DNS policy, scheduler,
@@ -15,9 +14,9 @@ from typing import Any
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.validation import dns1035_label, dns1123_label
 from kubeforge.apiserver.registry.served import ServedResource
-from kubeforge.apiserver.registry.strategy import Strategy, nested_str, simple_strategy
+from kubeforge.apiserver.registry.strategy import Strategy, nested_str
 
-__all__ = ["PodStrategy", "ServiceStrategy", "builtin_strategy", "default_container"]
+__all__ = ["PodStrategy", "ServiceStrategy", "default_container"]
 
 _POD_FIELDS = (
     "spec.nodeName",
@@ -174,6 +173,12 @@ class ServiceStrategy(Strategy):
         super().__init__(served)
         self._used_ips = used_ips
 
+    @classmethod
+    def for_server(
+        cls, served: ServedResource, used_service_ips: Callable[[], set[str]]
+    ) -> Strategy:
+        return cls(served, used_service_ips)
+
     def _allocate(self) -> str:
         used = self._used_ips()
         # .0 is the network and .1 is what real clusters give the "kubernetes" service.
@@ -246,12 +251,3 @@ class ServiceStrategy(Strategy):
         if old_ip and new_ip != old_ip:
             errors.append(FieldError("Invalid", "spec.clusterIPs[0]", "field is immutable", new_ip))
         return errors
-
-
-def builtin_strategy(served: ServedResource, used_service_ips: Callable[[], set[str]]) -> Strategy:
-    """The strategy of a built-in (non-CRD) resource."""
-    if served.info.plural == "pods" and not served.info.group:
-        return PodStrategy(served)
-    if served.info.plural == "services" and not served.info.group:
-        return ServiceStrategy(served, used_service_ips)
-    return simple_strategy(served)

@@ -1,5 +1,4 @@
-"""Core built-ins beyond the first set: ServiceAccounts, Endpoints, and ``events.k8s.io/v1``
-Events, which are the core/v1 Events seen through another representation.
+"""``events.k8s.io/v1`` Events: the core/v1 Events seen through another representation.
 
 A real server stores both Event APIs in one place and converts on the way in and out,
 so an event written through either API is read through both. Here the core/v1 form
@@ -9,116 +8,25 @@ converts: ``regarding`` <-> ``involvedObject``, ``note`` <-> ``message``,
 fields. Field selectors on ``events.k8s.io`` use its own names (``regarding.name``,
 ``reportingController``) and are answered from the stored form.
 
-Entry points: ``CORE_STRATEGIES`` (``(group, plural)`` -> strategy class) and
-``REPRESENTATIONS`` (served ``(group, version, plural)`` -> representation).
+Entry point: ``KINDS`` (the resource, its ``EventsV1Strategy`` and its representation).
 """
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
+from kubeforge.apiserver.builtin.kind import Kind
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.validation import dns1123_subdomain, is_qualified_name
 from kubeforge.apiserver.registry.served import Representation
 from kubeforge.apiserver.registry.strategy import Strategy, nested_str
 
 __all__ = [
-    "CORE_STRATEGIES",
-    "REPRESENTATIONS",
-    "EndpointsStrategy",
+    "KINDS",
     "EventsRepresentation",
     "EventsV1Strategy",
-    "ServiceAccountStrategy",
 ]
-
-
-class ServiceAccountStrategy(Strategy):
-    top_level_fields: tuple[str, ...] | None = (
-        "secrets",
-        "imagePullSecrets",
-        "automountServiceAccountToken",
-    )
-
-
-_PROTOCOLS = ("SCTP", "TCP", "UDP")
-
-
-class EndpointsStrategy(Strategy):
-    allow_create_on_update = True
-    top_level_fields: tuple[str, ...] | None = ("subsets",)
-
-    @staticmethod
-    def _default(obj: dict[str, Any]) -> None:
-        for subset in obj.get("subsets") or []:
-            for port in (subset.get("ports") or []) if isinstance(subset, dict) else []:
-                if isinstance(port, dict):
-                    port.setdefault("protocol", "TCP")
-
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        self._default(obj)
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        self._default(new)
-
-    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        subsets = obj.get("subsets") or []
-        if not isinstance(subsets, list):
-            return [FieldError("Invalid", "subsets", "must be a list", subsets)]
-        errors: list[FieldError] = []
-        for i, subset in enumerate(subsets):
-            path = f"subsets[{i}]"
-            if not isinstance(subset, dict):
-                errors.append(FieldError("Invalid", path, "must be an object", subset))
-                continue
-            if not subset.get("addresses") and not subset.get("notReadyAddresses"):
-                errors.append(
-                    FieldError("Required", path, "must specify `addresses` or `notReadyAddresses`")
-                )
-            for key in ("addresses", "notReadyAddresses"):
-                for j, address in enumerate(subset.get(key) or []):
-                    errors += _address_errors(address, f"{path}.{key}[{j}]")
-            ports = subset.get("ports") or []
-            for j, port in enumerate(ports):
-                errors += _port_errors(port, f"{path}.ports[{j}]", named=len(ports) > 1)
-        return errors
-
-
-def _address_errors(address: Any, path: str) -> list[FieldError]:
-    ip = address.get("ip") if isinstance(address, dict) else None
-    try:
-        ipaddress.ip_address(str(ip))
-    except ValueError:
-        return [
-            FieldError(
-                "Invalid",
-                f"{path}.ip",
-                "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
-                ip,
-            )
-        ]
-    return []
-
-
-def _port_errors(port: Any, path: str, *, named: bool) -> list[FieldError]:
-    if not isinstance(port, dict):
-        return [FieldError("Invalid", path, "must be an object", port)]
-    errors = []
-    number = port.get("port")
-    if not isinstance(number, int) or not 0 < number < 65536:
-        errors.append(
-            FieldError("Invalid", f"{path}.port", "must be between 1 and 65535, inclusive", number)
-        )
-    if port.get("protocol") not in _PROTOCOLS:
-        errors.append(
-            FieldError.not_supported(
-                f"{path}.protocol", port.get("protocol"), ("SCTP", "TCP", "UDP")
-            )
-        )
-    if named and not port.get("name"):
-        errors.append(FieldError("Required", f"{path}.name"))
-    return errors
 
 
 # --- events.k8s.io/v1 --------------------------------------------------------------------
@@ -178,9 +86,6 @@ class EventsRepresentation(Representation):
 
 _EVENTS_V1 = EventsRepresentation(("", "events"), "events.k8s.io/v1", "Event")
 
-REPRESENTATIONS: dict[tuple[str, str, str], Representation] = {
-    ("events.k8s.io", "v1", "events"): _EVENTS_V1,
-}
 
 # events.k8s.io field label -> the stored core/v1 field it reads.
 _EVENT_FIELDS = {
@@ -290,8 +195,17 @@ def _series_errors(series: Any) -> list[FieldError]:
     return errors
 
 
-CORE_STRATEGIES: dict[tuple[str, str], type[Strategy]] = {
-    ("", "serviceaccounts"): ServiceAccountStrategy,
-    ("", "endpoints"): EndpointsStrategy,
-    ("events.k8s.io", "events"): EventsV1Strategy,
-}
+KINDS = (
+    # Stored as core/v1 Events, so not a storage resource of its own.
+    Kind(
+        "events.k8s.io",
+        "v1",
+        "Event",
+        "events",
+        short=("ev",),
+        storage=False,
+        strategy=EventsV1Strategy,
+        representation=_EVENTS_V1,
+    ),
+)
+"""The events.k8s.io/v1 kinds."""

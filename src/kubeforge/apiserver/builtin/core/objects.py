@@ -1,0 +1,311 @@
+"""Core rules of the plain core/v1 kinds: ConfigMaps, Secrets, Namespaces, Nodes, Events,
+ServiceAccounts and Endpoints.
+
+Entry points: the strategy classes, listed in ``core.kinds``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import ipaddress
+import re
+from typing import Any
+
+from kubeforge.apiserver.failures import FieldError, bad_request, forbidden
+from kubeforge.apiserver.meta.validation import dns1123_label
+from kubeforge.apiserver.registry.strategy import Strategy, nested_str
+
+__all__ = [
+    "ConfigMapStrategy",
+    "EndpointsStrategy",
+    "EventStrategy",
+    "NamespaceStrategy",
+    "NodeStrategy",
+    "SecretStrategy",
+    "ServiceAccountStrategy",
+]
+
+
+class ServiceAccountStrategy(Strategy):
+    top_level_fields: tuple[str, ...] | None = (
+        "secrets",
+        "imagePullSecrets",
+        "automountServiceAccountToken",
+    )
+
+
+_PROTOCOLS = ("SCTP", "TCP", "UDP")
+
+
+class EndpointsStrategy(Strategy):
+    allow_create_on_update = True
+    top_level_fields: tuple[str, ...] | None = ("subsets",)
+
+    @staticmethod
+    def _default(obj: dict[str, Any]) -> None:
+        for subset in obj.get("subsets") or []:
+            for port in (subset.get("ports") or []) if isinstance(subset, dict) else []:
+                if isinstance(port, dict):
+                    port.setdefault("protocol", "TCP")
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._default(obj)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        self._default(new)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        subsets = obj.get("subsets") or []
+        if not isinstance(subsets, list):
+            return [FieldError("Invalid", "subsets", "must be a list", subsets)]
+        errors: list[FieldError] = []
+        for i, subset in enumerate(subsets):
+            path = f"subsets[{i}]"
+            if not isinstance(subset, dict):
+                errors.append(FieldError("Invalid", path, "must be an object", subset))
+                continue
+            if not subset.get("addresses") and not subset.get("notReadyAddresses"):
+                errors.append(
+                    FieldError("Required", path, "must specify `addresses` or `notReadyAddresses`")
+                )
+            for key in ("addresses", "notReadyAddresses"):
+                for j, address in enumerate(subset.get(key) or []):
+                    errors += _address_errors(address, f"{path}.{key}[{j}]")
+            ports = subset.get("ports") or []
+            for j, port in enumerate(ports):
+                errors += _port_errors(port, f"{path}.ports[{j}]", named=len(ports) > 1)
+        return errors
+
+
+def _address_errors(address: Any, path: str) -> list[FieldError]:
+    ip = address.get("ip") if isinstance(address, dict) else None
+    try:
+        ipaddress.ip_address(str(ip))
+    except ValueError:
+        return [
+            FieldError(
+                "Invalid",
+                f"{path}.ip",
+                "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+                ip,
+            )
+        ]
+    return []
+
+
+def _port_errors(port: Any, path: str, *, named: bool) -> list[FieldError]:
+    if not isinstance(port, dict):
+        return [FieldError("Invalid", path, "must be an object", port)]
+    errors = []
+    number = port.get("port")
+    if not isinstance(number, int) or not 0 < number < 65536:
+        errors.append(
+            FieldError("Invalid", f"{path}.port", "must be between 1 and 65535, inclusive", number)
+        )
+    if port.get("protocol") not in _PROTOCOLS:
+        errors.append(
+            FieldError.not_supported(
+                f"{path}.protocol", port.get("protocol"), ("SCTP", "TCP", "UDP")
+            )
+        )
+    if named and not port.get("name"):
+        errors.append(FieldError("Required", f"{path}.name"))
+    return errors
+
+
+_CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
+
+
+def _config_key_errors(data: Any, field: str) -> list[FieldError]:
+    if data is None:
+        return []
+    if not isinstance(data, dict):
+        return [FieldError("Invalid", field, "must be an object", data)]
+    errors = []
+    for key in data:
+        if not _CONFIG_KEY.fullmatch(key) or len(key) > 253:
+            errors.append(
+                FieldError(
+                    "Invalid",
+                    field,
+                    "a valid config key must consist of alphanumeric characters, '-', '_' or "
+                    "'.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for "
+                    "validation is '[-._a-zA-Z0-9]+')",
+                    key,
+                )
+            )
+    return errors
+
+
+def _check_base64(data: Any, field: str) -> None:
+    # The real server decodes []byte fields while reading the body: bad base64 is a 400.
+    if not isinstance(data, dict):
+        return
+    for value in data.values():
+        if not isinstance(value, str):
+            raise bad_request(f"{field}: expected a base64 string")
+        try:
+            base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError) as error:
+            raise bad_request(f"illegal base64 data in {field}: {error}") from None
+
+
+class ConfigMapStrategy(Strategy):
+    top_level_fields: tuple[str, ...] | None = ("data", "binaryData", "immutable")
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        _check_base64(obj.get("binaryData"), "binaryData")
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        _check_base64(new.get("binaryData"), "binaryData")
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        errors = _config_key_errors(obj.get("data"), "data")
+        errors += _config_key_errors(obj.get("binaryData"), "binaryData")
+        for key, value in (obj.get("data") or {}).items():
+            if not isinstance(value, str):
+                errors.append(FieldError("Invalid", f"data[{key}]", "must be a string", value))
+        return errors
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errors = self.validate(new)
+        if old.get("immutable") is True:
+            for field in ("data", "binaryData"):
+                if new.get(field) != old.get(field):
+                    errors.append(
+                        FieldError("Forbidden", field, "field is immutable when `immutable` is set")
+                    )
+            if new.get("immutable") is not True:
+                errors.append(
+                    FieldError(
+                        "Forbidden", "immutable", "field is immutable when `immutable` is set"
+                    )
+                )
+        return errors
+
+
+class SecretStrategy(ConfigMapStrategy):
+    extra_fields = ("type",)
+    top_level_fields = ("data", "stringData", "type", "immutable")
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        self._normalise(obj)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        self._normalise(new)
+
+    @staticmethod
+    def _normalise(obj: dict[str, Any]) -> None:
+        _check_base64(obj.get("data"), "data")
+        obj.setdefault("type", "Opaque")
+        string_data = obj.pop("stringData", None)
+        if isinstance(string_data, dict):  # stringData is write-only: folded into data
+            data = obj.setdefault("data", {})
+            for key, value in string_data.items():
+                data[key] = base64.b64encode(str(value).encode()).decode()
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return _config_key_errors(obj.get("data"), "data")
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errors = super().validate_update(new, old)
+        if new.get("type") != old.get("type"):
+            errors.append(FieldError("Invalid", "type", "field is immutable", new.get("type")))
+        return errors
+
+
+_PROTECTED_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
+
+
+class NamespaceStrategy(Strategy):
+    status_subresource = True
+    return_deleted_object = True
+    name_validator = staticmethod(dns1123_label)
+    extra_fields = ("status.phase",)
+    top_level_fields = ("spec", "status")
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        obj["spec"] = {"finalizers": ["kubernetes"]}
+        obj["status"] = {"phase": "Active"}
+        self._label(obj)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        # spec.finalizers changes only through /finalize; status only through /status.
+        new["spec"] = old.get("spec", {})
+        new["status"] = old.get("status", {})
+        self._label(new)
+
+    @staticmethod
+    def _label(obj: dict[str, Any]) -> None:
+        meta = obj["metadata"]
+        if meta.get("name"):
+            labels = meta.setdefault("labels", {})
+            labels["kubernetes.io/metadata.name"] = meta["name"]
+
+    def keep_on_delete(self, obj: dict[str, Any]) -> bool:
+        return bool((obj.get("spec") or {}).get("finalizers"))
+
+    def before_delete(self, obj: dict[str, Any]) -> None:
+        name = obj["metadata"]["name"]
+        if name in _PROTECTED_NAMESPACES:
+            raise forbidden(self.served.info, name, "this namespace may not be deleted")
+
+    def mark_deleting(self, obj: dict[str, Any]) -> None:
+        obj.setdefault("status", {})["phase"] = "Terminating"
+
+    def may_delete_now(self, obj: dict[str, Any]) -> bool:
+        return super().may_delete_now(obj) and not (obj.get("spec") or {}).get("finalizers")
+
+
+class NodeStrategy(Strategy):
+    status_subresource = True
+    return_deleted_object = True
+    extra_fields = ("spec.unschedulable",)
+    top_level_fields = ("spec", "status")
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        pass  # a node registers itself together with its status
+
+    def field_set(self, obj: dict[str, Any]) -> dict[str, str]:
+        fields = super().field_set(obj)
+        fields["spec.unschedulable"] = fields["spec.unschedulable"] or "false"
+        return fields
+
+
+class EventStrategy(Strategy):
+    allow_create_on_update = True
+    top_level_fields = (
+        "involvedObject",
+        "reason",
+        "message",
+        "source",
+        "firstTimestamp",
+        "lastTimestamp",
+        "count",
+        "type",
+        "eventTime",
+        "series",
+        "action",
+        "related",
+        "reportingComponent",
+        "reportingInstance",
+    )
+    extra_fields = (
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
+        "reason",
+        "reportingComponent",
+        "source",
+        "type",
+    )
+
+    def field_set(self, obj: dict[str, Any]) -> dict[str, str]:
+        fields = super().field_set(obj)
+        fields["source"] = nested_str(obj, "source.component")
+        return fields

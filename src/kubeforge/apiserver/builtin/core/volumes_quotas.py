@@ -1,0 +1,126 @@
+"""Rules of the core/v1 kinds served with the generic rules plus their own defaults:
+volumes and claims, ReplicationControllers, PodTemplates, quotas and limit ranges.
+
+Entry points: the strategy classes, listed in ``core.kinds``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from kubeforge.apiserver.builtin.apps import ReplicaSetStrategy, default_pod_template
+from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
+from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.registry.scale import ScalePaths
+
+__all__ = [
+    "LimitRangeStrategy",
+    "PersistentVolumeClaimStrategy",
+    "PersistentVolumeStrategy",
+    "PodTemplateStrategy",
+    "ReplicationControllerStrategy",
+    "ResourceQuotaStrategy",
+]
+
+
+class PersistentVolumeClaimStrategy(CatalogStrategy):
+    empty_status: ClassVar[dict[str, Any]] = {"phase": "Pending"}
+
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = spec_of(obj)
+        if spec is not None:
+            spec.setdefault("volumeMode", "Filesystem")
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = spec_of(obj) or {}
+        errors: list[FieldError] = []
+        if not spec.get("accessModes"):
+            errors.append(
+                FieldError("Required", "spec.accessModes", "at least 1 access mode is required")
+            )
+        requests = (spec.get("resources") or {}).get("requests") or {}
+        if not spec.get("dataSourceRef") and "storage" not in requests:
+            errors.append(FieldError("Required", "spec.resources[storage]"))
+        return errors
+
+
+class PersistentVolumeStrategy(CatalogStrategy):
+    empty_status: ClassVar[dict[str, Any]] = {"phase": "Pending"}
+
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = spec_of(obj)
+        if spec is not None:
+            spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+            spec.setdefault("volumeMode", "Filesystem")
+
+
+class ReplicationControllerStrategy(ReplicaSetStrategy):
+    """Like a ReplicaSet, with a plain label map for a selector (defaulted from the template)."""
+
+    scale_paths = ScalePaths(".spec.replicas", ".status.replicas", ".spec.selector")
+    immutable_selector = False
+
+    def default_spec(self, spec: dict[str, Any]) -> None:
+        spec.setdefault("replicas", 1)
+        labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+        if not spec.get("selector") and labels:
+            spec["selector"] = dict(labels)
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        self._default_labels(obj)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        self._default_labels(new)
+
+    @staticmethod
+    def _default_labels(obj: dict[str, Any]) -> None:
+        meta = obj["metadata"]
+        labels = ((spec_of(obj) or {}).get("template") or {}).get("metadata", {}).get("labels")
+        if not meta.get("labels") and labels:
+            meta["labels"] = dict(labels)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        spec = spec_of(obj) or {}
+        # The label map becomes a LabelSelector so the shared workload checks apply.
+        converted = {**spec, "selector": {"matchLabels": spec.get("selector") or {}}}
+        errors = [
+            e
+            for e in super().validate({**obj, "spec": converted})
+            if e.field != "spec.template.spec.activeDeadlineSeconds"
+        ]
+        return [
+            FieldError("Required", "spec.selector")
+            if e.field == "spec.selector" and "empty selector" in e.detail
+            else e
+            for e in errors
+        ]
+
+
+class ResourceQuotaStrategy(CatalogStrategy):
+    pass
+
+
+class LimitRangeStrategy(CatalogStrategy):
+    def default(self, obj: dict[str, Any]) -> None:
+        for item in (spec_of(obj) or {}).get("limits") or []:
+            if not isinstance(item, dict) or item.get("type") != "Container":
+                continue
+            default = item.get("default") or {}
+            for key, value in (item.get("max") or {}).items():
+                default.setdefault(key, value)
+            request = item.get("defaultRequest") or {}
+            for key, value in default.items():
+                request.setdefault(key, value)
+            for key, value in (item.get("min") or {}).items():
+                request.setdefault(key, value)
+            if default:
+                item["default"] = default
+            if request:
+                item["defaultRequest"] = request
+
+
+class PodTemplateStrategy(CatalogStrategy):
+    def default(self, obj: dict[str, Any]) -> None:
+        default_pod_template(obj.get("template"))
