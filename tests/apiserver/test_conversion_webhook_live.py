@@ -223,3 +223,28 @@ async def test_a_webhook_that_is_gone_fails_reads_of_the_other_version(
         f'Post "{url}?timeout=30s": dial tcp 127.0.0.1:{port}: connect: connection refused'
     )
     assert (await api.get(f"{v1}/a")).status == 200  # the stored version needs no conversion
+
+
+async def test_a_webhook_strategy_is_checked_when_the_crd_is_written(api: Api) -> None:
+    crd = _crd(f"checked{uuid.uuid4().hex[:6]}", "Checked")
+    crd["spec"]["conversion"] = {"strategy": "Webhook"}
+    refused = await api.post(CRD_PATH, crd)
+    assert refused.status == 422
+    causes = {(c["field"], c["message"]) for c in refused.body["details"]["causes"]}
+    assert causes == {
+        ("spec.conversion.webhookClientConfig",
+         "Required value: required when strategy is set to Webhook"),
+        ("spec.conversion.conversionReviewVersions", "Required value"),
+    }  # fmt: skip
+    crd["spec"]["conversion"]["webhook"] = {
+        "clientConfig": {"url": "http://127.0.0.1:1/convert"},
+        "conversionReviewVersions": ["v2"],
+    }
+    refused = await api.post(CRD_PATH, crd)
+    causes = {(c["field"], c["message"]) for c in refused.body["details"]["causes"]}
+    assert causes == {
+        ("spec.conversion.webhookClientConfig.url",
+         "Invalid value: \"http://127.0.0.1:1/convert\": 'https' is the only allowed URL scheme"),
+        ("spec.conversion.conversionReviewVersions",
+         'Invalid value: []string{"v2"}: must include at least one of v1, v1beta1'),
+    }  # fmt: skip

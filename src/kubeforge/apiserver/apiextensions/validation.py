@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kubeforge.apiserver.apiextensions.conversion_validation import conversion_errors
 from kubeforge.apiserver.apiextensions.schema import validate_value
 from kubeforge.apiserver.cel.crd_rules import schema_errors
 from kubeforge.apiserver.failures import FieldError
@@ -58,6 +59,7 @@ def validate_crd(obj: dict[str, Any]) -> list[FieldError]:
         ]
     if not kind:
         errors.append(FieldError("Required", "spec.names.kind"))
+    errors += conversion_errors(spec)
     singular = names.get("singular")
     if singular:
         errors += [
