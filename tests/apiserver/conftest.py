@@ -38,3 +38,17 @@ async def storage_api(storage_only_server: LocalApiServer) -> AsyncIterator[Api]
     session = await open_api(storage_only_server)
     async with session:
         yield Api(storage_only_server, session)
+
+
+@pytest.fixture(scope="module")
+def rbac_server() -> Iterator[LocalApiServer]:
+    """A server of the module's own that authorizes with RBAC (``admin`` is its superuser)."""
+    with LocalApiServer(simulate_node=False, authorization="RBAC") as server:
+        yield server
+
+
+@pytest.fixture
+async def admin(rbac_server: LocalApiServer) -> AsyncIterator[Api]:
+    session = await open_api(rbac_server)
+    async with session:
+        yield Api(rbac_server, session)

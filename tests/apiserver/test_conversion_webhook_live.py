@@ -94,6 +94,21 @@ def _kubectl(server: LocalApiServer, *args: str) -> subprocess.CompletedProcess[
     )  # fmt: skip
 
 
+def _paths(namespace: str, plural: str) -> tuple[str, str]:
+    """The collection paths of the two versions."""
+    v1, v2 = (f"/apis/{GROUP}/{v}/namespaces/{namespace}/{plural}" for v in ("v1", "v2"))
+    return v1, v2
+
+
+def _object(version: str, kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": f"{GROUP}/{version}",
+        "kind": kind,
+        "metadata": {"name": name},
+        "spec": spec,
+    }
+
+
 async def _setup(api: Api) -> tuple[str, str, Any]:
     plural = "c" + uuid.uuid4().hex[:8] + "s"
     kind = "C" + plural[1:-1]
@@ -120,24 +135,14 @@ async def test_every_path_converts_through_the_webhook(
         crd = await api.get(f"{CRD_PATH}/{plural}.{GROUP}")
         assert crd.body["spec"]["conversion"]["strategy"] == "Webhook"
         await _established(api, f"{plural}.{GROUP}")
-        v1 = f"/apis/{GROUP}/v1/namespaces/{namespace}/{plural}"
-        v2 = f"/apis/{GROUP}/v2/namespaces/{namespace}/{plural}"
-        body = {
-            "apiVersion": f"{GROUP}/v2",
-            "kind": kind,
-            "metadata": {"name": "a"},
-            "spec": {"length": 4},
-        }
-        created = await api.post(v2, body)
+        v1, v2 = _paths(namespace, plural)
+        created = await api.post(v2, _object("v2", kind, "a", {"length": 4}))
         assert created.status == 201, created.body
         assert created.body["spec"] == {"length": 4}
         # stored at v1 through the webhook, read back at either version
         assert (await api.get(f"{v1}/a")).body["spec"] == {"size": 4}
         assert (await api.get(f"{v2}/a")).body["spec"] == {"length": 4}
-        await api.post(
-            v1,
-            {**body, "apiVersion": f"{GROUP}/v1", "metadata": {"name": "b"}, "spec": {"size": 7}},
-        )
+        await api.post(v1, _object("v1", kind, "b", {"size": 7}))
         listed = await api.get(v2)
         assert [(i["apiVersion"], i["spec"]) for i in listed.body["items"]] == [
             (f"{GROUP}/v2", {"length": 4}), (f"{GROUP}/v2", {"length": 7}),
@@ -173,26 +178,13 @@ async def test_old_objects_stay_readable_when_the_storage_version_changes(
     plural, kind, setup = await _setup(api)
     async with serve_webhooks(kube_apiserver.kubeconfig, setup):
         await _established(api, f"{plural}.{GROUP}")
-        v1 = f"/apis/{GROUP}/v1/namespaces/{namespace}/{plural}"
-        v2 = f"/apis/{GROUP}/v2/namespaces/{namespace}/{plural}"
-        old = {
-            "apiVersion": f"{GROUP}/v1",
-            "kind": kind,
-            "metadata": {"name": "old"},
-            "spec": {"size": 3},
-        }
-        assert (await api.post(v1, old)).status == 201
+        v1, v2 = _paths(namespace, plural)
+        assert (await api.post(v1, _object("v1", kind, "old", {"size": 3}))).status == 201
         crd = (await api.get(f"{CRD_PATH}/{plural}.{GROUP}")).body
         for version in crd["spec"]["versions"]:
             version["storage"] = version["name"] == "v2"
         assert (await api.put(f"{CRD_PATH}/{plural}.{GROUP}", crd)).status == 200
-        new = {
-            "apiVersion": f"{GROUP}/v2",
-            "kind": kind,
-            "metadata": {"name": "new"},
-            "spec": {"length": 8},
-        }
-        assert (await api.post(v2, new)).status == 201
+        assert (await api.post(v2, _object("v2", kind, "new", {"length": 8}))).status == 201
         assert (await api.get(f"{v2}/old")).body["spec"] == {"length": 3}
         assert (await api.get(f"{v1}/new")).body["spec"] == {"size": 8}
 
@@ -205,16 +197,15 @@ async def test_a_webhook_that_is_gone_fails_reads_of_the_other_version(
     async with serve_webhooks(kube_apiserver.kubeconfig, setup):
         await _established(api, name)
         conversion = (await api.get(f"{CRD_PATH}/{name}")).body["spec"]["conversion"]
-        v1 = f"/apis/{GROUP}/v1/namespaces/{namespace}/{plural}"
-        body = {"apiVersion": f"{GROUP}/v1", "kind": kind, "metadata": {"name": "a"}}
-        assert (await api.post(v1, {**body, "spec": {"size": 1}})).status == 201
+        v1, v2 = _paths(namespace, plural)
+        assert (await api.post(v1, _object("v1", kind, "a", {"size": 1}))).status == 201
     # the webhook server has stopped; point the CRD at it again, as a stale config would
     patch = {"spec": {"conversion": conversion}}
     assert (
         await api.patch(f"{CRD_PATH}/{name}", patch, "application/merge-patch+json")
     ).status == 200
     url = conversion["webhook"]["clientConfig"]["url"]
-    failed = await api.get(f"/apis/{GROUP}/v2/namespaces/{namespace}/{plural}/a")
+    failed = await api.get(f"{v2}/a")
     assert failed.status == 500
     assert "reason" not in failed.body
     port = url.split(":")[2].split("/")[0]

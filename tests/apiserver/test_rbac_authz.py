@@ -4,31 +4,16 @@ impersonation a real server answers with. Raw HTTP against a server of this modu
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from kf_http import Api, Reply, open_api
+from kf_http import Api, Reply
 
 from kubeforge.apiserver.authn.authenticator import user_token
-from kubeforge.testing import LocalApiServer
 
 RBAC = "/apis/rbac.authorization.k8s.io/v1"
 AUTHZ = "/apis/authorization.k8s.io/v1"
 GROUP = "rbac.authorization.k8s.io"
-
-
-@pytest.fixture(scope="module")
-def rbac_server() -> Iterator[LocalApiServer]:
-    with LocalApiServer(simulate_node=False, authorization="RBAC") as server:
-        yield server
-
-
-@pytest.fixture
-async def admin(rbac_server: LocalApiServer) -> AsyncIterator[Api]:
-    session = await open_api(rbac_server)
-    async with session:
-        yield Api(rbac_server, session)
 
 
 @pytest.fixture

@@ -5,14 +5,11 @@ authorizer, over HTTP and through kubectl."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
-import pytest
-from kf_http import Api, open_api
+from kf_http import Api
 
 from kubeforge.apiserver.authn.authenticator import user_token
-from kubeforge.testing import LocalApiServer
 
 ADMISSION = "/apis/admissionregistration.k8s.io/v1"
 
@@ -186,19 +183,6 @@ async def test_a_policy_whose_expression_does_not_compile_is_refused(api: Api) -
         "spec.validationActions: Required value: at least one validation action is required"
         in (refused.body["message"])
     )
-
-
-@pytest.fixture(scope="module")
-def rbac_server() -> Iterator[LocalApiServer]:
-    with LocalApiServer(simulate_node=False, authorization="RBAC") as server:
-        yield server
-
-
-@pytest.fixture
-async def admin(rbac_server: LocalApiServer) -> AsyncIterator[Api]:
-    session = await open_api(rbac_server)
-    async with session:
-        yield Api(rbac_server, session)
 
 
 async def test_the_authorizer_asks_rbac_about_the_requesting_user(admin: Api) -> None:

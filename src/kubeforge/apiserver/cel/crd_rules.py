@@ -32,7 +32,7 @@ from kubeforge.apiserver.cel.schema_types import (
     max_elements_factor,
     schema_decl,
 )
-from kubeforge.apiserver.cel.types import BOOL, STRING, optional_of
+from kubeforge.apiserver.cel.types import BOOL, STRING, Type, optional_of
 from kubeforge.apiserver.failures import FieldError, GoValue
 
 __all__ = ["CompiledRule", "compile_rules", "schema_errors"]
@@ -76,28 +76,38 @@ def _compile_rule(raw: dict[str, Any], decl: Decl | None) -> CompiledRule:
         return result
     old = optional_of(decl.type) if raw.get("optionalOldSelf") is True else decl.type
     variables = {"self": decl.type, "oldSelf": old}
-    try:
-        program = compile_expression(source, variables, decl)
-    except CompileError as error:
-        result.error = f"compilation failed: {error}"
-        return result
-    if program.result_type != BOOL:
-        result.error = "cel expression must evaluate to a bool"
+    program, result.error = _typed(source, variables, decl, BOOL, _RULE_ERRORS)
+    if program is None:
         return result
     result.program, result.max_cost = program, program.max_cost
     result.uses_old_self = program.references("oldSelf")
     message = str(raw.get("messageExpression") or "")
     if message.strip():
-        try:
-            compiled = compile_expression(message, variables, decl)
-        except CompileError as error:
-            result.message_error = f"messageExpression compilation failed: {error}"
-            return result
-        if compiled.result_type != STRING:
-            result.message_error = "messageExpression must evaluate to a string"
-            return result
-        result.message_program, result.message_max_cost = compiled, compiled.max_cost
+        compiled, result.message_error = _typed(message, variables, decl, STRING, _MESSAGE_ERRORS)
+        if compiled is not None:
+            result.message_program, result.message_max_cost = compiled, compiled.max_cost
     return result
+
+
+# (prefix of a compile error, text when the result has the wrong type), as 1.32 words them
+_RULE_ERRORS = ("compilation failed", "cel expression must evaluate to a bool")
+_MESSAGE_ERRORS = (
+    "messageExpression compilation failed",
+    "messageExpression must evaluate to a string",
+)
+
+
+def _typed(
+    source: str, variables: dict[str, Type], decl: Decl, want: Type, errors: tuple[str, str]
+) -> tuple[Program | None, str]:
+    """The compiled expression, or the error that refuses it."""
+    try:
+        program = compile_expression(source, variables, decl)
+    except CompileError as error:
+        return None, f"{errors[0]}: {error}"
+    if program.result_type != want:
+        return None, errors[1]
+    return program, ""
 
 
 def cost_message(name: str, cost: int, limit: int) -> str:
