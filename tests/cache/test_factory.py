@@ -8,7 +8,7 @@ from kubeforge.cache import InformerFactory, metadata_kind
 from kubeforge.core.clock import FakeClock
 from kubeforge.core.resource import ResourceInfo
 from kubeforge.models.core_v1 import ConfigMap, Secret
-from watch.fakes import FakeApi, FakeSource, obj
+from watch.kf_fakes import FakeApi, FakeSource, obj
 
 WIDGETS = ResourceInfo(group="example.com", version="v1", kind="Widget", plural="widgets")
 

@@ -11,7 +11,7 @@ from kubeforge.cache import CacheSyncTimeout, Informer
 from kubeforge.core.clock import FakeClock
 from kubeforge.core.errors import TransportError
 from kubeforge.watch import ExponentialBackoff
-from watch.fakes import FakeApi, gone, obj
+from watch.kf_fakes import FakeApi, gone, obj
 
 Obj = dict[str, Any]
 

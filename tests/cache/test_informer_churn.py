@@ -11,7 +11,7 @@ from kubeforge.cache import Informer
 from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.models.core_v1 import ConfigMap
-from watch.live import configmap, eventually, fresh_namespace
+from watch.kf_server import configmap, eventually, fresh_namespace
 
 
 class GatedApi:

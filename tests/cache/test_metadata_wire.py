@@ -21,8 +21,8 @@ from kubeforge.reconcile import Request
 from kubeforge.runtime import Manager
 from kubeforge.testing import LocalApiServer
 from kubeforge.watch import Apply, ExponentialBackoff, Init, InitDone, watcher
-from watch.fakes import FakeApi, obj
-from watch.live import eventually, fresh_namespace
+from watch.kf_fakes import FakeApi, obj
+from watch.kf_server import eventually, fresh_namespace
 
 # Written into every object's data: it must never reach a metadata-only informer.
 PAYLOAD = "payload-that-must-stay-on-the-server"

@@ -21,7 +21,7 @@ from kubernetes import config as k8s_config
 
 from kubeforge.testing import LocalApiServer
 
-from .helpers import CRD_MANIFEST, Kubectl
+from .kf_kubectl import CRD_MANIFEST, Kubectl
 
 _namespaces = itertools.count()
 

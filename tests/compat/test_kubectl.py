@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from .helpers import CRD_MANIFEST, Kubectl
+from .kf_kubectl import CRD_MANIFEST, Kubectl
 
 pytestmark = pytest.mark.kubectl
 

@@ -10,7 +10,7 @@ import pytest
 from kubernetes import client as k8s_client
 from kubernetes.client.rest import ApiException
 
-from .helpers import CRD_MANIFEST, Kubectl
+from .kf_kubectl import CRD_MANIFEST, Kubectl
 
 pytestmark = pytest.mark.kubectl
 

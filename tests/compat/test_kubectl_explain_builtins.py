@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from .helpers import Kubectl
+from .kf_kubectl import Kubectl
 
 pytestmark = pytest.mark.kubectl
 

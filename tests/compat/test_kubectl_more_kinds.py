@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s_client
 
-from .helpers import Kubectl
+from .kf_kubectl import Kubectl
 
 pytestmark = pytest.mark.kubectl
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import Kubectl
+from .kf_kubectl import Kubectl
 
 pytestmark = pytest.mark.kubectl
 

@@ -17,7 +17,7 @@ from kubernetes.client.rest import ApiException
 
 from kubeforge.testing import LocalApiServer
 
-from .helpers import Kubectl
+from .kf_kubectl import Kubectl
 
 pytestmark = pytest.mark.kubectl
 

@@ -19,7 +19,7 @@ from kubeforge.core.clock import FakeClock
 from kubeforge.core.resource import ResourceInfo
 from kubeforge.models.core_v1 import ConfigMap, Secret
 from kubeforge.reconcile import Request
-from watch.fakes import FakeSource, obj
+from watch.kf_fakes import FakeSource, obj
 
 WIDGET = ResourceInfo(group="example.com", version="v1", kind="Widget", plural="widgets")
 CLUSTER_WIDGET = ResourceInfo(

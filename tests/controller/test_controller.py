@@ -14,7 +14,7 @@ from kubeforge.core.clock import FakeClock
 from kubeforge.core.errors import TransportError
 from kubeforge.reconcile import Request, Result, TerminalError
 from kubeforge.workqueue import ItemExponentialFailureRateLimiter
-from watch.fakes import FakeApi, obj
+from watch.kf_fakes import FakeApi, obj
 
 A, B = Request("default", "a"), Request("default", "b")
 

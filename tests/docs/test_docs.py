@@ -1,4 +1,4 @@
-"""Every code block in ``docs/`` is exercised (see ``markdown_blocks`` for the rules).
+"""Every code block in ``docs/`` is exercised (see ``kf_markdown_blocks`` for the rules).
 
 Each page runs as one bash session in a fresh directory, with ``KUBECONFIG``
 pointing at the session's local API server (the quickstart starts its own, as a
@@ -19,7 +19,7 @@ import pytest
 
 from kubeforge.testing import LocalApiServer
 
-from .markdown_blocks import Block, blocks, shell_script
+from .kf_markdown_blocks import Block, blocks, shell_script
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"

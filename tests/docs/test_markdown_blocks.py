@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from .markdown_blocks import blocks, shell_script
+from .kf_markdown_blocks import blocks, shell_script
 
 PAGE = """\
 # A page

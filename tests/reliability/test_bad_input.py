@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubeforge.testing import LocalApiServer
-from reliability.faults import PODTOIP, ROOT
-from reliability.rawhttp import call
+from reliability.kf_faults import PODTOIP, ROOT
+from reliability.kf_rawhttp import call
 
 NAMESPACE = "bad-input"
 CONFIGMAPS = f"/api/v1/namespaces/{NAMESPACE}/configmaps"

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from kubeforge.testing import LocalApiServer
-from reliability.rawhttp import call
+from reliability.kf_rawhttp import call
 
 CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
 

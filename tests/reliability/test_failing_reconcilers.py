@@ -21,8 +21,8 @@ from kubeforge.config import load_config
 from kubeforge.models.core_v1 import ConfigMap
 from kubeforge.runtime import Manager
 from kubeforge.workqueue import ItemExponentialFailureRateLimiter
-from reliability.faults import eventually
-from watch.live import configmap, fresh_namespace
+from reliability.kf_faults import eventually
+from watch.kf_server import configmap, fresh_namespace
 
 BASE_DELAY = 0.01  # the limiter's first delay; it doubles per failure of the same key
 ATTEMPTS = 7  # failures of each bad key to observe: gaps of 10, 20, ... 320 ms

@@ -31,7 +31,7 @@ from kubeforge.config import load_config
 from kubeforge.models.coordination_v1 import Lease, LeaseSpec
 from kubeforge.models.core_v1 import ConfigMap
 from kubeforge.runtime.leader import JITTER_FACTOR
-from watch.live import configmap, fresh_namespace
+from watch.kf_server import configmap, fresh_namespace
 
 LEASE = "failover-lock"
 LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD = 4.0, 3.0, 0.5

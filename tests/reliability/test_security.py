@@ -29,8 +29,8 @@ from kubeforge.core import errors
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models.core_v1 import ConfigMap, Namespace, Secret
 from kubeforge.testing import LocalApiServer
-from reliability.faults import KubeforgeRun, eventually
-from reliability.rawhttp import call
+from reliability.kf_faults import KubeforgeRun, eventually
+from reliability.kf_rawhttp import call
 
 
 @pytest.mark.parametrize("token", [None, "wrong-token-5f0c", ""], ids=["none", "wrong", "empty"])

@@ -20,7 +20,7 @@ from kubeforge.config import load_config
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.crd import install_crds, load_manifests
 from kubeforge.models.core_v1 import Namespace, Pod
-from reliability.faults import (
+from reliability.kf_faults import (
     PODTOIP,
     KubeforgeRun,
     Ledger,

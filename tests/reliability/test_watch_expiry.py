@@ -25,7 +25,7 @@ from kubeforge.core.meta import ObjectMeta
 from kubeforge.crd import install_crds, load_manifests
 from kubeforge.models.core_v1 import Namespace, Pod
 from kubeforge.runtime import Manager
-from reliability.faults import PODTOIP, Ledger, TcpProxy, churn, eventually, podtoip_problems
+from reliability.kf_faults import PODTOIP, Ledger, TcpProxy, churn, eventually, podtoip_problems
 
 NAMESPACE = "expiry"
 HISTORY = 10

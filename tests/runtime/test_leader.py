@@ -22,7 +22,7 @@ from kubeforge.runtime.leader import (
     LeaderElector,
     default_identity,
 )
-from watch.live import fresh_namespace
+from watch.kf_server import fresh_namespace
 
 MICRO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
 LEASE = "operator-lock"

@@ -15,7 +15,7 @@ from kubeforge.core import errors
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models.core_v1 import ConfigMap, Event
 from kubeforge.runtime import Manager, ManagerOptions
-from watch.live import fresh_namespace
+from watch.kf_server import fresh_namespace
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from kubeforge.watch import (
     watcher,
 )
 
-from .fakes import FakeApi, gone, obj
+from .kf_fakes import FakeApi, gone, obj
 
 Stream = AsyncGenerator[Event[dict[str, Any]], None]
 

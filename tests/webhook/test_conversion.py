@@ -24,7 +24,7 @@ from kubeforge.webhook import (
     url_client_config,
 )
 
-from .helpers import Ship, ShipSpec, post, running_server
+from .kf_webhook import Ship, ShipSpec, post, running_server
 
 
 class LengthSpec(Model):

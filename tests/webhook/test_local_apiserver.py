@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 
-from compat.helpers import Kubectl
+from compat.kf_kubectl import Kubectl
 from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.core import errors
 from kubeforge.crd import generate_crd, install_crds
 from kubeforge.testing import LocalApiServer
 
-from .boats import Barge, setup
+from .kf_boats import Barge, setup
 
 pytestmark = pytest.mark.kubectl
 

@@ -17,7 +17,7 @@ from kubeforge.webhook import (
     WebhookServerOptions,
 )
 
-from .helpers import post, review, ship
+from .kf_webhook import post, review, ship
 
 
 def _allow(request: AdmissionRequest) -> AdmissionResponse:

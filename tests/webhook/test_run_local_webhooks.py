@@ -13,15 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from compat.helpers import Kubectl
+from compat.kf_kubectl import Kubectl
 from kubeforge.crd import generate_crd
 from kubeforge.testing import LocalApiServer
 
-from .boats import Barge
+from .kf_boats import Barge
 
 pytestmark = pytest.mark.kubectl
 
-TARGET = Path(__file__).parent / "boats.py"
+TARGET = Path(__file__).parent / "kf_boats.py"
 VALIDATING = "validatingwebhookconfiguration/kubeforge-local-validating-webhook-configuration"
 
 

@@ -13,7 +13,7 @@ from prometheus_client import generate_latest
 
 from kubeforge.webhook import AdmissionRequest, AdmissionResponse, AdmissionWebhook, ServingCert
 
-from .helpers import post, review, running_server, ship
+from .kf_webhook import post, review, running_server, ship
 
 
 def allow_all(request: AdmissionRequest) -> AdmissionResponse:

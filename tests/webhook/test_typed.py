@@ -21,7 +21,7 @@ from kubeforge.webhook import (
     validate_path,
 )
 
-from .helpers import Ship, post, review, running_server, ship
+from .kf_webhook import Ship, post, review, running_server, ship
 
 
 class ShipDefaulter:

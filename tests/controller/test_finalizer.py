@@ -14,7 +14,9 @@ from kubeforge.core import errors
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models.core_v1 import ConfigMap
 from kubeforge.reconcile import Result
-from watch.live import configmap, fresh_namespace
+from watch.kf_server import configmap, fresh_namespace
+
+pytestmark = pytest.mark.live
 
 NAME = "example.com/cleanup"
 

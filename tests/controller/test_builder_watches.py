@@ -21,7 +21,9 @@ from kubeforge.core.meta import ObjectMeta
 from kubeforge.models.core_v1 import ConfigMap, Secret
 from kubeforge.reconcile import Request
 from kubeforge.runtime import Manager
-from watch.live import configmap, eventually, fresh_namespace
+from watch.kf_server import configmap, eventually, fresh_namespace
+
+pytestmark = pytest.mark.live
 
 
 @pytest.fixture

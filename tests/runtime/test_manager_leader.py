@@ -16,7 +16,9 @@ from kubeforge.models.coordination_v1 import Lease, LeaseSpec
 from kubeforge.models.core_v1 import ConfigMap
 from kubeforge.reconcile import Request, Result
 from kubeforge.runtime import LeaderElectionLost, LeaderElectionOptions, Manager, ManagerOptions
-from watch.live import configmap, eventually, fresh_namespace
+from watch.kf_server import configmap, eventually, fresh_namespace
+
+pytestmark = pytest.mark.live
 
 LEASE = "live-lock"
 

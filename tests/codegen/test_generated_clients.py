@@ -15,6 +15,8 @@ from kubeforge.testing import LocalApiServer
 
 from .conftest import CERTIFICATES, Load, one_version_crd
 
+pytestmark = pytest.mark.live
+
 
 @pytest.fixture(scope="module")
 def cert_server() -> Iterator[LocalApiServer]:

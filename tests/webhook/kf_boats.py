@@ -1,6 +1,6 @@
 """A kind with a defaulter and a validator, used through the fixture and ``kubeforge run``.
 
-Loaded by ``kubeforge run tests/webhook/boats.py --local-webhooks`` as a file, so it
+Loaded by ``kubeforge run tests/webhook/kf_boats.py --local-webhooks`` as a file, so it
 imports nothing from the tests package.
 """
 

@@ -15,7 +15,9 @@ from kubeforge.controller import EventRecorder
 from kubeforge.controller.events import CorrelatorOptions
 from kubeforge.core.clock import FakeClock
 from kubeforge.models.core_v1 import ConfigMap, Event
-from watch.live import configmap, fresh_namespace
+from watch.kf_server import configmap, fresh_namespace
+
+pytestmark = pytest.mark.live
 
 NANOS = 1_736_500_000_000_000_000  # 2025-01-10T09:06:40Z
 

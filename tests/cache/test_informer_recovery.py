@@ -6,12 +6,16 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
+
 from kubeforge.cache import Informer
 from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.models.core_v1 import ConfigMap
 from kubeforge.watch import WatcherConfig
-from watch.live import configmap, eventually, fresh_namespace
+from watch.kf_server import configmap, eventually, fresh_namespace
+
+pytestmark = pytest.mark.live
 
 
 class Shadow:

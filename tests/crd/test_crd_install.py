@@ -16,6 +16,8 @@ from kubeforge.crd import generate_crd, install_crds, render_yaml
 from .conftest import Kubectl
 from .kf_ships import Carrier, CarrierV1Alpha1, Frigate, valid_carrier
 
+pytestmark = pytest.mark.live
+
 CRDS = ResourceInfo(
     group="apiextensions.k8s.io",
     version="v1",

@@ -25,6 +25,8 @@ from kubeforge.models.rbac_v1 import (
 from kubeforge.runtime import Manager, ManagerOptions
 from kubeforge.testing import LocalApiServer
 
+pytestmark = pytest.mark.live
+
 INSECURE = ssl.create_default_context()
 INSECURE.check_hostname = False
 INSECURE.verify_mode = ssl.CERT_NONE  # the manager's certificate is self-signed

@@ -18,7 +18,9 @@ from kubeforge.core.meta import ObjectMeta, OwnerReference
 from kubeforge.models.core_v1 import ConfigMap, Secret
 from kubeforge.reconcile import Request, Result
 from kubeforge.runtime import Manager, ManagerOptions
-from watch.live import configmap, eventually_equal, fresh_namespace
+from watch.kf_server import configmap, eventually_equal, fresh_namespace
+
+pytestmark = pytest.mark.live
 
 
 @pytest.fixture

@@ -18,7 +18,9 @@ from kubeforge.controller import Builder
 from kubeforge.models.core_v1 import ConfigMap
 from kubeforge.reconcile import Request, Result, TerminalError
 from kubeforge.runtime import Manager, ManagerOptions
-from watch.live import configmap, eventually, fresh_namespace
+from watch.kf_server import configmap, eventually, fresh_namespace
+
+pytestmark = pytest.mark.live
 
 CONTROLLER = "observed"
 
