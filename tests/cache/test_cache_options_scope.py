@@ -22,7 +22,9 @@ from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models.core_v1 import ConfigMap, Namespace
-from watch.live import configmap, eventually, fresh_namespace
+from watch.kf_server import configmap, eventually, fresh_namespace
+
+pytestmark = pytest.mark.live
 
 
 @pytest.fixture
