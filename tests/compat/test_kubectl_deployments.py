@@ -10,7 +10,7 @@ import json
 import time
 from typing import Any
 
-from .helpers import Kubectl
+from .kf_kubectl import Kubectl
 
 _CEILING = 60.0
 

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from kubeforge.testing import LocalApiServer
-from reliability.rawhttp import call
+from reliability.kf_rawhttp import call
 
 NS = "bombs"
 CONFIGMAPS = f"/api/v1/namespaces/{NS}/configmaps"

@@ -30,8 +30,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubeforge.testing import LocalApiServer
-from reliability.faults import PODTOIP
-from reliability.rawhttp import call
+from reliability.kf_faults import PODTOIP
+from reliability.kf_rawhttp import call
 
 NS = "fuzz"
 _REAL_500S = ("failed to create typed patch object", "without impersonating a user")

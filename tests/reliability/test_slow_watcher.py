@@ -18,7 +18,7 @@ import socket
 from collections.abc import Callable
 
 from kubeforge.testing import LocalApiServer
-from reliability.rawhttp import call
+from reliability.kf_rawhttp import call
 
 NS = "slow-watcher"
 CONFIGMAPS = f"/api/v1/namespaces/{NS}/configmaps"
