@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from compat.helpers import Kubectl
+from compat.kf_kubectl import Kubectl
 from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.core.meta import Model
