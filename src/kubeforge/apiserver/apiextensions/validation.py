@@ -19,11 +19,9 @@ from kubeforge.apiserver.apiextensions.schema import validate_value
 from kubeforge.apiserver.cel.crd_rules import schema_errors
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.validation import dns1035_label, dns1123_label
+from kubeforge.core.names import is_dns1123_subdomain
 
 __all__ = ["validate_crd"]
-
-
-_GROUP = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
 _APPROVAL = "api-approved.kubernetes.io"
@@ -46,7 +44,7 @@ def validate_crd(obj: dict[str, Any]) -> list[FieldError]:
     plural, kind = names.get("plural"), names.get("kind")
     if not group:
         errors.append(FieldError("Required", "spec.group"))
-    elif not isinstance(group, str) or "." not in group or not _GROUP.fullmatch(group):
+    elif not isinstance(group, str) or "." not in group or not is_dns1123_subdomain(group):
         errors.append(
             FieldError("Invalid", "spec.group", "should be a domain with at least one dot", group)
         )

@@ -8,15 +8,22 @@ Entry points: ``validate_object_meta`` and ``validate_meta_update``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from kubeforge.apiserver.failures import FieldError
-from kubeforge.core.selectors import validate_label_key, validate_label_value
+from kubeforge.core.names import (
+    dns1035_label,
+    dns1123_label,
+    dns1123_subdomain,
+    label_value,
+    qualified_name,
+)
 
+# The three DNS name rules are kubeforge.core.names' (one copy for every layer), named
+# here too because each kind's strategy picks its name rule from this module.
 __all__ = [
     "NameValidator",
     "dns1035_label",
@@ -31,53 +38,6 @@ __all__ = [
 NameValidator = Callable[[str], list[str]]
 """Returns the problems with a name; empty when valid."""
 
-_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-_DNS1035 = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
-
-_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
-    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-)
-_LABEL_MSG = (
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex "
-    "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
-)
-_DNS1035_MSG = (
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
-    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
-)
-
-
-def dns1123_subdomain(name: str) -> list[str]:
-    problems = []
-    if len(name) > 253:
-        problems.append("must be no more than 253 characters")
-    if not _SUBDOMAIN.fullmatch(name):
-        problems.append(_SUBDOMAIN_MSG)
-    return problems
-
-
-def dns1123_label(name: str) -> list[str]:
-    problems = []
-    if len(name) > 63:
-        problems.append("must be no more than 63 characters")
-    if not _LABEL.fullmatch(name):
-        problems.append(_LABEL_MSG)
-    return problems
-
-
-def dns1035_label(name: str) -> list[str]:
-    problems = []
-    if len(name) > 63:
-        problems.append("must be no more than 63 characters")
-    if not _DNS1035.fullmatch(name):
-        problems.append(_DNS1035_MSG)
-    return problems
-
 
 def path_segment_name(name: str) -> list[str]:
     """Names that only need to be usable in a URL path (e.g. RBAC objects)."""
@@ -87,7 +47,7 @@ def path_segment_name(name: str) -> list[str]:
 
 
 def is_qualified_name(name: str) -> bool:
-    return not validate_label_key(name)
+    return not qualified_name(name)
 
 
 _MAX_ANNOTATIONS_BYTES = 256 * 1024
@@ -131,14 +91,14 @@ def _validate_labels(labels: Any) -> list[FieldError]:
         return [FieldError("Invalid", "metadata.labels", "must be an object", labels)]
     errors = []
     for key, value in labels.items():
-        for problem in validate_label_key(key):
+        for problem in qualified_name(key):
             errors.append(FieldError("Invalid", "metadata.labels", problem, key))
         if not isinstance(value, str):
             errors.append(
                 FieldError("Invalid", f"metadata.labels.{key}", "must be a string", value)
             )
             continue
-        for problem in validate_label_value(value):
+        for problem in label_value(value):
             errors.append(FieldError("Invalid", "metadata.labels", problem, value))
     return errors
 
@@ -151,7 +111,7 @@ def _validate_annotations(annotations: Any) -> list[FieldError]:
     errors = []
     total = 0
     for key, value in annotations.items():
-        for problem in validate_label_key(key.lower()):
+        for problem in qualified_name(key.lower()):
             errors.append(FieldError("Invalid", "metadata.annotations", problem, key))
         if not isinstance(value, str):
             errors.append(
@@ -181,7 +141,7 @@ def _validate_finalizers(finalizers: Any) -> list[FieldError]:
         if not isinstance(finalizer, str):
             errors.append(FieldError("Invalid", field, "must be a string", finalizer))
             continue
-        for problem in validate_label_key(finalizer):
+        for problem in qualified_name(finalizer):
             errors.append(FieldError("Invalid", field, problem, finalizer))
     return errors
 
