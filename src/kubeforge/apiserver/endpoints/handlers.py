@@ -31,6 +31,7 @@ from kubeforge.apiserver.endpoints.deleteoptions import parse_options
 from kubeforge.apiserver.endpoints.listing import Lister
 from kubeforge.apiserver.endpoints.request import Target, resolve
 from kubeforge.apiserver.endpoints.responses import add_warnings, json_response, table_response
+from kubeforge.apiserver.endpoints.typecheck import check_decodable
 from kubeforge.apiserver.fieldmanager.apply import (
     field_manager,
     server_side_apply,
@@ -149,6 +150,7 @@ class ResourceHandlers:
     ) -> dict[str, Any]:
         content_type = body_content_type(request)
         accepted = (*_BODY_TYPES, _PROTOBUF)
+        raw: bytes | None = None
         if content_type == _PROTOBUF:
             try:
                 body = wire.decode(await read_body(request))
@@ -159,17 +161,14 @@ class ResourceHandlers:
         elif content_type in _BODY_TYPES:
             raw = await read_body(request)
             body = decode_body(raw, content_type)
-            if content_type == "application/json":
-                directive = field_validation(request)
-                check_duplicates(raw, target.served.info, directive, warnings)
+            if content_type != "application/json":
+                raw = None
         else:
             raise failures.unsupported_media_type(content_type, accepted)
-        if not isinstance(body, dict):
-            raise failures.bad_request(
-                "couldn't get version/kind; json parse error: json: cannot unmarshal "
-                f"{_json_type(body)} into Go value of type struct {{ APIVersion string "
-                '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
-            )
+        body = {} if body is None else body
+        check_decodable(target.served, body, raw)
+        if raw is not None:
+            check_duplicates(raw, target.served.info, field_validation(request), warnings)
         self._check_type(target.served, body)
         return body
 
@@ -452,15 +451,3 @@ def _patch_options_invalid(field: str, kind: str, detail: str) -> failures.Statu
 def _warn(response: web.Response, warnings: list[str]) -> web.Response:
     add_warnings(response, warnings)
     return response
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    return "null" if value is None else "object"

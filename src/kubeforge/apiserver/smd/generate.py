@@ -9,10 +9,11 @@ generated JSON and never imports this module or that package.
 What the table keeps, per named type: every field name, and for non-scalar fields
 how they merge -- list types and keys (``x-kubernetes-list-type``/``-map-keys``),
 atomic maps (``x-kubernetes-map-type``), strategic-merge-patch strategies and merge
-keys (``x-kubernetes-patch-strategy``/``-merge-key``). Scalars, quantities, times
-and int-or-strings are all ``"scalar"``; free-form JSON is ``"any"``.
+keys (``x-kubernetes-patch-strategy``/``-merge-key``). A scalar is ``"=<Go type>"``
+(``=string``, ``=int32``, ``=resource.Quantity``, ...: what decoding JSON into it
+accepts, see ``strict``); free-form JSON is ``"any"``.
 
-Field specs in the JSON: ``"scalar"``, ``"any"``, a type name, or an object with
+Field specs in the JSON: ``"=<Go type>"``, ``"any"``, a type name, or an object with
 ``ref`` (a type with a patch strategy), ``map`` (``additionalProperties``) or
 ``list`` (with ``type``, ``keys``, ``strategy``, ``mergeKey``).
 """
@@ -56,6 +57,31 @@ _ANY = frozenset(
 )
 
 
+# Named scalar types and the Go types they decode into (the JSON Schema form gives only
+# "string" or a oneOf for these).
+_NAMED_SCALARS = {
+    "io.k8s.apimachinery.pkg.api.resource.Quantity": "=resource.Quantity",
+    "io.k8s.apimachinery.pkg.util.intstr.IntOrString": "=intstr.IntOrString",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Time": "=v1.Time",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime": "=v1.MicroTime",
+}
+
+
+def _go_scalar(schema: dict[str, Any]) -> str:
+    """The Go type a JSON Schema scalar decodes into, as ``reflect.Type.String()`` names
+    it (named string and integer types show as their underlying type)."""
+    types = schema.get("type")
+    kinds = set(types) if isinstance(types, list) else {types}
+    format_ = schema.get("format")
+    if "integer" in kinds:
+        return "=int32" if format_ == "int32" else "=int64"
+    if "number" in kinds:
+        return "=float64"
+    if "boolean" in kinds:
+        return "=bool"
+    return "=[]uint8" if format_ == "byte" else "=string"
+
+
 def _short(name: str) -> str:
     """``io.k8s.api.core.v1.PodSpec`` -> ``core.v1.PodSpec`` (group, version, type)."""
     return ".".join(name.split(".")[-3:])
@@ -82,12 +108,14 @@ class _Builder:
         """The spec of a reference to definition ``name`` (built on first use)."""
         if name in _ANY:
             return "any"
+        if name in _NAMED_SCALARS:
+            return _NAMED_SCALARS[name]
         definition = self.definitions[name]
         if "properties" not in definition:
             if "additionalProperties" in definition:
                 return self.spec(definition, owner=name, field="")
             types = definition.get("type") or []
-            return "any" if "object" in types else "scalar"
+            return "any" if "object" in types else _go_scalar(definition)
         short = _short(name)
         if self.names.setdefault(short, name) != name:
             raise RuntimeError(f"two definitions shorten to {short}: {name}, {self.names[short]}")
@@ -107,7 +135,12 @@ class _Builder:
         strategy = schema.get("x-kubernetes-patch-strategy")
         if ref:
             target = self.named(ref.removeprefix(_REF))
-            if strategy and isinstance(target, str) and target not in ("scalar", "any"):
+            if (
+                strategy
+                and isinstance(target, str)
+                and target != "any"
+                and not target.startswith("=")
+            ):
                 return {"ref": target, "strategy": strategy}
             return target
         if "items" in schema:
@@ -143,7 +176,7 @@ class _Builder:
             return "any"
         if types == "object" or (isinstance(types, list) and "object" in types):
             return "any"
-        return "scalar"
+        return _go_scalar(schema)
 
 
 def render() -> str:

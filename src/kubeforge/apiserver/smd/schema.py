@@ -49,6 +49,9 @@ class Atom:
     """Strategic merge patch strategy of the field holding this node
     (``merge``, ``replace``, ``retainKeys``, ``merge,retainKeys``)."""
     merge_key: str = ""
+    go: str = ""
+    """Built-ins: the Go type a scalar or struct decodes into (``int32``, ``v1.PodSpec``);
+    empty where nothing is known (custom resources, free-form JSON)."""
 
     def child(self, key: str) -> Atom | None:
         """The type of map key ``key`` (None: not declared and no element type)."""
@@ -125,6 +128,13 @@ class _Table:
         self.kinds: dict[str, str] = document["kinds"]
         self.types: dict[str, dict[str, Any]] = document["types"]
         self._named: dict[str, Atom] = {}
+        self._scalars: dict[str, Atom] = {}
+
+    def scalar(self, go: str) -> Atom:
+        atom = self._scalars.get(go)
+        if atom is None:
+            atom = self._scalars[go] = Atom("scalar", go=go)
+        return atom
 
     def named(self, name: str) -> Atom:
         atom = self._named.get(name)
@@ -134,17 +144,16 @@ class _Table:
                 "map",
                 atomic=bool(entry.get("atomic")),
                 fields=_LazyFields(self, entry.get("fields") or {}),
+                go=".".join(name.split(".")[-2:]),  # core.v1.PodSpec -> v1.PodSpec
             )
             self._named[name] = atom
         return atom
 
     def spec(self, spec: Any) -> Atom:
-        if spec == "scalar":
-            return SCALAR
         if spec == "any":
             return ANY
         if isinstance(spec, str):
-            return self.named(spec)
+            return self.scalar(spec[1:]) if spec.startswith("=") else self.named(spec)
         if "ref" in spec:
             return replace(self.named(spec["ref"]), strategy=spec.get("strategy", ""))
         if "map" in spec:
