@@ -14,9 +14,9 @@ repaired is refused), and a created object's ``uid`` seen by the webhooks is not
 one stored. The built-in controllers (simulated node, garbage collector, namespace
 finalizer) write without admission.
 
-RBAC escalation prevention (``--authorization RBAC`` only): creating or updating a
-Role or ClusterRole needs every permission it grants (or the ``escalate`` verb on
-it); a binding needs every permission of the role it binds (or ``bind`` on it).
+RBAC escalation prevention (``--authorization RBAC`` only) is ``escalation``'s:
+roles need the permissions they grant (or ``escalate``), an aggregationRule
+cluster-admin's, bindings the permissions of a role that exists (or ``bind``).
 
 Entry point: ``Admission.write`` and ``Admission.delete``, called by the handlers.
 """
@@ -26,22 +26,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kubeforge.apiserver.admission.escalation import ROLE_KINDS, check_escalation
 from kubeforge.apiserver.admission.policies import ValidatingPolicies
 from kubeforge.apiserver.admission.webhooks import AdmissionRequest, Webhooks
 from kubeforge.apiserver.authn.authenticator import UserInfo
-from kubeforge.apiserver.authz.attributes import Attributes
-from kubeforge.apiserver.authz.rbac import RBAC, Authorizer, aggregated_rules
-from kubeforge.apiserver.authz.rules import compact, uncovered
-from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.authz.rbac import RBAC, Authorizer
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.options import WriteOptions
 from kubeforge.apiserver.registry.served import ServedResource
-from kubeforge.core.status import failure
 
 __all__ = ["Admission"]
 
 _RBAC = "rbac.authorization.k8s.io"
-_ROLE_KINDS = {"roles": "Role", "clusterroles": "ClusterRole"}
 _BINDINGS = ("rolebindings", "clusterrolebindings")
 
 Attempt = Callable[[bool], dict[str, Any]]
@@ -94,7 +90,7 @@ class Admission:
             isinstance(self._authorizer, RBAC)
             and not user.privileged
             and info.group == _RBAC
-            and (info.plural in _ROLE_KINDS or info.plural in _BINDINGS)
+            and (info.plural in ROLE_KINDS or info.plural in _BINDINGS)
         )
 
     async def write(
@@ -134,7 +130,7 @@ class Admission:
             mutated = await self._webhooks.mutate(req, candidate, old, warnings)
             final = mutated if mutated is not None else candidate
         if guarded:
-            self._check_escalation(user, served, final)
+            check_escalation(self._authorizer, self._engine, user, served, final, old)
         if policed and policies is not None:  # the policy plugin runs before validating webhooks
             policies.validate(req, final, old, warnings)
         if hooked:
@@ -173,54 +169,6 @@ class Admission:
             policies.validate(req, None, old, warnings)
         if hooked:
             await self._webhooks.validate(req, None, old, warnings)
-
-    # --- RBAC escalation ------------------------------------------------------------------
-
-    def _check_escalation(
-        self, user: UserInfo, served: ServedResource, obj: dict[str, Any]
-    ) -> None:
-        info = served.info
-        meta = obj.get("metadata") or {}
-        namespace = str(meta.get("namespace") or "") if info.namespaced else ""
-        name = str(meta.get("name") or "")
-        if info.plural in _ROLE_KINDS:
-            granted = [r for r in obj.get("rules") or [] if isinstance(r, dict)]
-            bypass = Attributes(
-                "escalate", api_group=_RBAC, resource=info.plural, namespace=namespace, name=name
-            )
-        else:
-            ref = obj.get("roleRef") or {}
-            kind, role = ref.get("kind"), str(ref.get("name") or "")
-            granted = self._role_rules(str(kind), namespace, role)
-            plural = "roles" if kind == "Role" else "clusterroles"
-            bypass = Attributes(
-                "bind", api_group=_RBAC, resource=plural, namespace=namespace, name=role
-            )
-        if self._authorizer.authorize(user, bypass).allowed:
-            return
-        owned, errors = self._authorizer.rules_for(user, namespace)
-        missing = uncovered(owned, granted)
-        if not missing:
-            return
-        groups = "[" + " ".join(f'"{g}"' for g in user.groups) + "]"
-        detail = (
-            f'user "{user.name}" (groups={groups}) is attempting to grant RBAC permissions not '
-            "currently held:\n" + "\n".join(compact(rule) for rule in missing)
-        )
-        if errors:
-            detail += "; RBAC: " + ", ".join(errors)
-        resource = f"{info.plural}.{_RBAC}"
-        message = f'{resource} "{name}" is forbidden: {detail}'
-        details = {"name": name, "group": _RBAC, "kind": info.plural}
-        raise StatusError(failure(403, "Forbidden", message, details))
-
-    def _role_rules(self, kind: str, namespace: str, name: str) -> list[dict[str, Any]]:
-        storage = self._engine.storage
-        if kind == "Role":
-            role = storage.get((_RBAC, "roles"), namespace, name) or {}
-            return [r for r in role.get("rules") or [] if isinstance(r, dict)]
-        stored = {o["metadata"]["name"]: o for o in storage.objects((_RBAC, "clusterroles"))}
-        return aggregated_rules(stored, name)
 
 
 def _named(req: AdmissionRequest, candidate: dict[str, Any]) -> AdmissionRequest:

@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
+from kubeforge.apiserver.authn.bound import BoundObjects, ObjectLookup
+
 __all__ = [
     "ADMIN",
     "API_AUDIENCE",
@@ -169,11 +171,13 @@ class Authenticator:
         server_token: str,
         *,
         service_accounts: ServiceAccountLookup | None = None,
+        bound_objects: ObjectLookup | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._token = server_token
         self._key = signing_key(server_token)
         self._service_accounts = service_accounts
+        self._bound_objects = bound_objects
         self._clock = clock
 
     def authenticate_token(self, token: str, audiences: tuple[str, ...] = ()) -> UserInfo | None:
@@ -207,14 +211,17 @@ class Authenticator:
             current = self._service_accounts(namespace, name)
             if current is None or (current.get("metadata") or {}).get("uid") != uid:
                 return None  # the account was deleted (or recreated): its tokens are void
+        bound_to = BoundObjects.from_claims(claims)
+        if self._bound_objects is not None and not bound_to.valid(
+            namespace, self._bound_objects, now
+        ):
+            return None  # its pod, secret or node went away: the token is invalidated
         user = service_account_user(namespace, name, uid)
-        credential = ("JTI=" + str(claims.get("jti") or ""),)
-        return UserInfo(
-            user.name,
-            uid=uid,
-            groups=user.groups,
-            extra={"authentication.kubernetes.io/credential-id": credential},
-        )
+        extra = {
+            **bound_to.extra(),
+            "authentication.kubernetes.io/credential-id": ("JTI=" + str(claims.get("jti") or ""),),
+        }
+        return UserInfo(user.name, uid=uid, groups=user.groups, extra=extra)
 
     def service_account_token(
         self,
@@ -222,21 +229,18 @@ class Authenticator:
         *,
         audiences: tuple[str, ...],
         expiration_seconds: int,
-        bound_object: dict[str, Any] | None = None,
+        bound_to: BoundObjects | None = None,
     ) -> tuple[str, int]:
-        """A TokenRequest token for ``account``; returns ``(token, expiry as unix seconds)``."""
+        """A TokenRequest token for ``account``, bound to the objects in ``bound_to`` (checked
+        by the caller to exist); returns ``(token, expiry as unix seconds)``."""
         meta = account.get("metadata") or {}
         now = int(self._clock())
         expires = now + expiration_seconds
         bound: dict[str, Any] = {
             "namespace": meta.get("namespace"),
             "serviceaccount": {"name": meta.get("name"), "uid": meta.get("uid")},
+            **(bound_to.claims() if bound_to is not None else {}),
         }
-        if bound_object:
-            bound[str(bound_object.get("kind") or "").lower() or "object"] = {
-                "name": bound_object.get("name"),
-                "uid": bound_object.get("uid"),
-            }
         claims = {
             "aud": list(audiences),
             "exp": expires,

@@ -29,6 +29,7 @@ from kubeforge.apiserver.authz.attributes import Attributes
 from kubeforge.apiserver.endpoints.access import Access, request_user
 from kubeforge.apiserver.endpoints.bodies import body_content_type, decode_body, read_body
 from kubeforge.apiserver.endpoints.responses import json_response
+from kubeforge.apiserver.endpoints.token_binding import resolve_bound_objects
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.protobuf import wire
 from kubeforge.apiserver.registry.engine import Engine
@@ -256,11 +257,9 @@ class _Reviews:
             )
         seconds = min(seconds, _MAX_TOKEN_SECONDS)
         audiences = tuple(str(a) for a in spec.get("audiences") or [API_AUDIENCE])
+        bound_to = resolve_bound_objects(self.engine, namespace, name, spec.get("boundObjectRef"))
         token, expires = self.access.authenticator.service_account_token(
-            account,
-            audiences=audiences,
-            expiration_seconds=seconds,
-            bound_object=spec.get("boundObjectRef"),
+            account, audiences=audiences, expiration_seconds=seconds, bound_to=bound_to
         )
         spec.update({"audiences": list(audiences), "expirationSeconds": seconds})
         spec.setdefault("boundObjectRef", None)

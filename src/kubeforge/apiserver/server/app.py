@@ -125,7 +125,12 @@ class LocalServer:
             RBAC(self.storage) if options.authorization == "RBAC" else AlwaysAllow()
         )
         self.access = Access(
-            Authenticator(options.token, service_accounts=self._service_account), authorizer
+            Authenticator(
+                options.token,
+                service_accounts=self._service_account,
+                bound_objects=self._bound_object,
+            ),
+            authorizer,
         )
         self._gate = RequestGate(options.limits)
         self.webhooks = Webhooks(self.storage, self._authorize)
@@ -172,6 +177,10 @@ class LocalServer:
 
     def _service_account(self, namespace: str, name: str) -> dict[str, Any] | None:
         return self.storage.get(("", "serviceaccounts"), namespace, name)
+
+    def _bound_object(self, resource: str, namespace: str, name: str) -> dict[str, Any] | None:
+        """A pod, secret or node a service-account token is bound to (core group)."""
+        return self.storage.get(("", resource), namespace, name)
 
     async def start(self) -> None:
         """Start the built-in controllers (needs the running loop)."""
