@@ -31,6 +31,7 @@ from kubeforge.apiserver.endpoints.bodies import body_content_type, decode_body,
 from kubeforge.apiserver.endpoints.responses import json_response
 from kubeforge.apiserver.endpoints.token_binding import resolve_bound_objects
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.meta.gotypes import Field, check_fields
 from kubeforge.apiserver.protobuf import wire
 from kubeforge.apiserver.registry.engine import Engine
 
@@ -44,6 +45,28 @@ _MIN_TOKEN_SECONDS = 600
 _MAX_TOKEN_SECONDS = 1 << 32
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+_ATTRIBUTES = ("namespace", "verb", "group", "version", "resource", "subresource", "name")
+# The typed fields of the review and TokenRequest bodies, as Go's decoder checks them.
+_REVIEW_FIELDS: dict[str, Field] = {
+    "metadata": ("", "v1.ObjectMeta"),
+    "spec": ("", "spec"),
+    "spec.resourceAttributes": ("spec", "*v1.ResourceAttributes"),
+    "spec.nonResourceAttributes": ("spec", "*v1.NonResourceAttributes"),
+    "spec.nonResourceAttributes.path": ("NonResourceAttributes", "string"),
+    "spec.nonResourceAttributes.verb": ("NonResourceAttributes", "string"),
+    **{f"spec.resourceAttributes.{n}": ("ResourceAttributes", "string") for n in _ATTRIBUTES},
+    **{f"spec.{n}": ("spec", "string") for n in ("user", "uid", "namespace", "token")},
+    "spec.groups": ("spec", "[]string"),
+    "spec.audiences": ("spec", "[]string"),
+    "spec.extra": ("spec", "map[string]v1.ExtraValue"),
+    "spec.expirationSeconds": ("TokenRequestSpec", "int64"),
+    "spec.boundObjectRef": ("TokenRequestSpec", "*v1.BoundObjectReference"),
+    **{
+        f"spec.boundObjectRef.{n}": ("BoundObjectReference", "string")
+        for n in ("kind", "apiVersion", "name", "uid")
+    },
+}
 
 
 async def _body(request: web.Request, group: str, kind: str) -> dict[str, Any]:
@@ -69,6 +92,7 @@ async def _body(request: web.Request, group: str, kind: str) -> dict[str, Any]:
         raise failures.bad_request(
             f"the kind in the data ({body.get('kind')}) does not match the expected kind ({kind})"
         )
+    check_fields(kind, "v1", body, _REVIEW_FIELDS)
     return body
 
 

@@ -26,8 +26,10 @@ from typing import Any
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.failures import FieldError, StatusError
 from kubeforge.apiserver.meta.fieldvalidation import strict_patch_failure
+from kubeforge.apiserver.meta.gotypes import OBJECT_META, check_fields
 from kubeforge.apiserver.meta.validation import validate_meta_update, validate_object_meta
 from kubeforge.apiserver.patch.formats import PatchApplyError, PatchDecodeError, apply_patch
+from kubeforge.apiserver.registry.decodecheck import check_shape
 from kubeforge.apiserver.registry.options import PLAIN, WriteOptions
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy, non_metadata
@@ -172,9 +174,7 @@ class Engine:
         info = served.info
         strategy = self.strategy(served)
         obj = clone(body)
-        meta = obj.setdefault("metadata", {})
-        if not isinstance(meta, dict):
-            raise failures.bad_request("metadata must be an object")
+        meta = _decoded(served, obj)
         sent_fields = meta.get("managedFields")
         self._check_namespace(info, meta, namespace)
         obj["apiVersion"], obj["kind"] = info.api_version, info.kind
@@ -307,9 +307,7 @@ class Engine:
         strategy = self.strategy(served)
         key = served.storage_key
         new = clone(body)
-        meta = new.setdefault("metadata", {})
-        if not isinstance(meta, dict):
-            raise failures.bad_request("metadata must be an object")
+        meta = _decoded(served, new)
         if meta.get("name") and meta["name"] != name:
             raise failures.bad_request(
                 f"the name of the object ({meta['name']}) does not match the name on the URL "
@@ -524,3 +522,20 @@ def _drop_empty_metadata(meta: Any) -> None:
 def _generated_name(base: str) -> str:
     base = base[: _MAX_GENERATED_NAME - _NAME_SUFFIX]
     return base + "".join(secrets.choice(_NAME_ALPHABET) for _ in range(_NAME_SUFFIX))
+
+
+def _decoded(served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj``'s metadata, once ``obj`` has the types Go would decode it into (the real 400
+    otherwise: metadata for every kind, the whole object for a built-in one),
+    with ``null`` fields dropped: Go decodes ``null`` into a field's zero value (an empty
+    map, list or string), which the real server then omits."""
+    info = served.info
+    check_fields(info.kind, info.version, obj, OBJECT_META)
+    if served.builtin:
+        check_shape(info, obj)
+    meta = obj.get("metadata")
+    if meta is None:
+        meta = obj["metadata"] = {}
+    for key in [key for key, value in meta.items() if value is None]:
+        del meta[key]
+    return meta

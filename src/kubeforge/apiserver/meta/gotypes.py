@@ -1,0 +1,92 @@
+"""JSON values checked against the Go types they decode into, as the real server's decoder
+checks them before anything else looks at a body.
+
+Entry point: ``check_fields(kind, version, body, fields)``, with ``fields`` mapping a
+dotted path to the Go struct holding it and the field's Go type. A value of the wrong
+JSON type is the real 400: "{Kind} in version "{version}" cannot be handled as a
+{Kind}: json: cannot unmarshal {JSON type} into Go struct field {Struct}.{path} of
+type {Go type}". ``null`` is always accepted (Go decodes it to the zero value) and
+unknown fields are left to field validation.
+
+``OBJECT_META`` covers ``metadata`` for every kind: a strategy may then rely on
+``labels`` being a map of strings and ``finalizers`` a list of them.
+
+>>> check_fields("Namespace", "v1", {"metadata": {"labels": {"a": "b"}}}, OBJECT_META)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubeforge.apiserver import failures
+
+__all__ = ["OBJECT_META", "Field", "check_fields"]
+
+Field = tuple[str, str]
+"""``(Go struct holding the field, the field's Go type)``."""
+
+_STRINGS, _STRING_MAP = "[]string", "map[string]string"
+OBJECT_META: dict[str, Field] = {
+    "metadata": ("", "v1.ObjectMeta"),
+    **{
+        f"metadata.{name}": ("ObjectMeta", "string")
+        for name in ("name", "generateName", "namespace", "uid", "resourceVersion", "selfLink")
+    },
+    "metadata.generation": ("ObjectMeta", "int64"),
+    "metadata.labels": ("ObjectMeta", _STRING_MAP),
+    "metadata.annotations": ("ObjectMeta", _STRING_MAP),
+    "metadata.finalizers": ("ObjectMeta", _STRINGS),
+    "metadata.ownerReferences": ("ObjectMeta", "[]v1.OwnerReference"),
+    "metadata.managedFields": ("ObjectMeta", "[]v1.ManagedFieldsEntry"),
+}
+
+
+def check_fields(kind: str, version: str, body: dict[str, Any], fields: dict[str, Field]) -> None:
+    """Raise the real 400 for the first field of ``body`` whose JSON type is wrong."""
+    for path, (struct, go_type) in fields.items():
+        value = _lookup(body, path)
+        if value is None or _fits(value, go_type):
+            continue
+        where = f"{struct}.{path}" if struct else f"{kind}.{path}"
+        message = (
+            f'{kind} in version "{version}" cannot be handled as a {kind}: json: cannot '
+            f"unmarshal {_json_type(value)} into Go struct field {where} of type {go_type}"
+        )
+        raise failures.bad_request(message)
+
+
+def _lookup(body: dict[str, Any], path: str) -> Any:
+    value: Any = body
+    for part in path.split("."):
+        if not isinstance(value, dict):
+            return None  # the parent is refused first, or absent
+        value = value.get(part)
+    return value
+
+
+def _fits(value: Any, go_type: str) -> bool:
+    if go_type == "string":
+        return isinstance(value, str)
+    if go_type in ("int64", "int32"):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if go_type == _STRINGS:
+        return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if go_type == _STRING_MAP:
+        return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+    if go_type.startswith("map["):  # map[string]v1.ExtraValue: lists of strings
+        return isinstance(value, dict) and all(_fits(v, _STRINGS) for v in value.values())
+    if go_type.startswith("[]"):
+        return isinstance(value, list) and all(isinstance(v, dict) for v in value)
+    return isinstance(value, dict)  # a struct
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
