@@ -24,7 +24,7 @@ import pytest
 
 from kubeforge.apiserver.authn.authenticator import user_token
 from kubeforge.testing import LocalApiServer
-from reliability.rawhttp import call
+from reliability.kf_rawhttp import call
 
 NS = "escalation"
 RBAC = "/apis/rbac.authorization.k8s.io/v1"
