@@ -1,4 +1,4 @@
-"""``DeleteOptions`` of a DELETE request: its body (JSON or YAML) and its query string.
+"""``DeleteOptions`` of a DELETE request: its body (JSON, YAML or protobuf) and its query.
 
 Entry point: ``parse_options(request)``, for a single DELETE and a collection's. Invalid
 options are a 422 ``Invalid`` on ``DeleteOptions.meta.k8s.io`` (an unknown propagation
@@ -18,6 +18,8 @@ from kubeforge.apiserver.endpoints.bodies import (
     dry_run_requested,
     read_body,
 )
+from kubeforge.apiserver.endpoints.protobody import PROTOBUF, decode_protobuf
+from kubeforge.apiserver.protobuf.wire import UnsupportedKind
 from kubeforge.apiserver.registry.deletion import DeleteOptions
 
 __all__ = ["parse_options"]
@@ -27,8 +29,16 @@ async def parse_options(request: web.Request) -> DeleteOptions:
     """``DeleteOptions`` from the body (JSON or YAML) and the query string."""
     raw = await read_body(request)
     body: dict[str, Any] = {}
-    if raw.strip():
-        decoded = decode_body(raw, body_content_type(request))
+    content_type = body_content_type(request)
+    if content_type == PROTOBUF and raw:  # kubectl drain and delete send protobuf
+        try:
+            body = decode_protobuf(raw, "v1", "DeleteOptions")
+        except UnsupportedKind as error:
+            raise failures.bad_request(str(error)) from None
+        if body.pop("kind", "DeleteOptions") != "DeleteOptions":
+            raise failures.bad_request("the body of a delete must be a DeleteOptions object")
+    elif raw.strip():
+        decoded = decode_body(raw, content_type)
         if not isinstance(decoded, dict):
             raise failures.bad_request("the body of a delete must be a DeleteOptions object")
         body = decoded

@@ -17,7 +17,7 @@ from aiohttp import web
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.admission.chain import Admission
-from kubeforge.apiserver.endpoints import partial, tables
+from kubeforge.apiserver.endpoints import partial, protobody, tables
 from kubeforge.apiserver.endpoints.access import request_user
 from kubeforge.apiserver.endpoints.bodies import (
     APPLY_PATCH,
@@ -143,7 +143,7 @@ class ResourceHandlers:
             include = request.query.get("includeObject", "Metadata")
             body = tables.to_table(target.served, [obj], {"resourceVersion": ""}, include)
             return table_response(tables, body, status)
-        return json_response(obj, status)
+        return protobody.object_response(request, obj, status)
 
     async def _body(
         self, request: web.Request, target: Target, warnings: list[str] | None = None
@@ -152,12 +152,13 @@ class ResourceHandlers:
         accepted = (*_BODY_TYPES, _PROTOBUF)
         raw: bytes | None = None
         if content_type == _PROTOBUF:
+            info = target.served.info
             try:
-                body = wire.decode(await read_body(request))
+                body = protobody.decode_protobuf(
+                    await read_body(request), info.api_version, info.kind
+                )
             except wire.UnsupportedKind:
                 raise failures.unsupported_media_type(content_type, accepted) from None
-            except wire.ProtobufError as error:
-                raise failures.bad_request(f"unable to decode protobuf body: {error}") from None
         elif content_type in _BODY_TYPES:
             raw = await read_body(request)
             body = decode_body(raw, content_type)
@@ -400,7 +401,7 @@ class ResourceHandlers:
             details["kind"] = info.plural
             details["uid"] = obj["metadata"].get("uid")
             return json_response(success(details))
-        return json_response(obj)
+        return protobody.object_response(request, obj)
 
     async def _delete_collection(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "deletecollection")

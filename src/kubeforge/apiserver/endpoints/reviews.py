@@ -28,6 +28,7 @@ from kubeforge.apiserver.authn.authenticator import API_AUDIENCE, UserInfo
 from kubeforge.apiserver.authz.attributes import Attributes
 from kubeforge.apiserver.endpoints.access import Access, request_user
 from kubeforge.apiserver.endpoints.bodies import body_content_type, decode_body, read_body
+from kubeforge.apiserver.endpoints.protobody import decode_protobuf
 from kubeforge.apiserver.endpoints.responses import json_response
 from kubeforge.apiserver.endpoints.token_binding import resolve_bound_objects
 from kubeforge.apiserver.failures import FieldError
@@ -75,9 +76,9 @@ async def _body(request: web.Request, group: str, kind: str) -> dict[str, Any]:
     body: Any
     if content_type == _PROTOBUF:  # kubectl auth can-i, whoami and create token send it
         try:
-            body = wire.decode(raw)
-        except wire.ProtobufError as error:
-            raise failures.bad_request(f"unable to decode protobuf body: {error}") from None
+            body = decode_protobuf(raw, f"{group}/v1", kind)
+        except wire.UnsupportedKind as error:
+            raise failures.bad_request(str(error)) from None
     else:
         body = decode_body(raw, content_type)
     if not isinstance(body, dict):

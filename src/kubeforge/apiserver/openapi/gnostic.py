@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 import yaml
 
-from kubeforge.apiserver.protobuf import wire
+from kubeforge.apiserver.protobuf import reader
 
 __all__ = ["GnosticError", "decode", "encode"]
 
@@ -274,8 +274,8 @@ def encode(document: dict[str, Any]) -> bytes:
 def _read(data: bytes) -> list[tuple[int, int, Any]]:
     """The wire fields of ``data`` (``protobuf``'s reader), doubles unpacked."""
     try:
-        fields = wire._fields(data)
-    except wire.ProtobufError as error:
+        fields = reader.read_fields(data)
+    except reader.ProtobufError as error:
         raise GnosticError(str(error)) from None
     return [
         (number, wire, struct.unpack("<d", value)[0] if wire == 1 else value)
