@@ -70,18 +70,21 @@ def test_an_object_with_a_field_the_message_lacks_is_not_encoded() -> None:
     assert wire.encode({"apiVersion": "example.com/v1", "kind": "Widget"}) is None
 
 
-def test_pointer_zeros_survive_and_unset_strings_stay_unset() -> None:
+def test_pointer_zeros_survive_and_value_zeros_stay_out_as_in_go_json() -> None:
+    template = {
+        "spec": {"hostname": "", "hostNetwork": False, "automountServiceAccountToken": False}
+    }
     deployment = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
         "metadata": {"name": "a"},
-        "spec": {"replicas": 0, "paused": False, "template": {"spec": {"hostname": ""}}},
+        "spec": {"replicas": 0, "paused": False, "template": template},
     }
     encoded = wire.encode(deployment)
     assert encoded is not None
-    decoded = wire.decode(encoded)
-    assert decoded["spec"]["replicas"] == 0 and decoded["spec"]["paused"] is False
-    assert "hostname" not in decoded["spec"]["template"]["spec"]
+    spec = wire.decode(encoded)["spec"]
+    assert spec["replicas"] == 0 and "paused" not in spec  # *int32 vs bool,omitempty
+    assert spec["template"]["spec"] == {"automountServiceAccountToken": False}
 
 
 def test_delete_options_of_any_group_version() -> None:

@@ -3,10 +3,11 @@
 Entry point: ``decode_message(message, data)``. A field number the table does not
 have for that message raises ``UnknownField`` (never dropped). Zero scalars on the
 wire are kept (Go writes pointer fields set to zero: ``replicas: 0``, ``runAsUser: 0``),
-except an empty string of an optional field, which Go writes for every unset
-non-pointer string and its JSON omits. The Kubernetes types with their own JSON form
-(``Time``, ``Quantity``, ``IntOrString``, ``RawExtension``, ``Duration``, the
-apiextensions ``JSONSchemaPropsOr*``) are turned into it here.
+except those of value fields with ``omitempty``, which Go writes for every unset field
+(``hostNetwork: false``, ``nodeName: ""``) and its JSON leaves out. The Kubernetes
+types with their own JSON form (``Time``, ``Quantity``, ``IntOrString``,
+``RawExtension``, ``Duration``, the apiextensions ``JSONSchemaPropsOr*``) are turned
+into it here.
 """
 
 from __future__ import annotations
@@ -151,7 +152,7 @@ def _put(out: dict[str, Any], field: table.Field, wire: int, value: Any) -> None
         out.update(_value(field.type, wire, value))
     else:
         decoded = _value(field.type, wire, value)
-        if decoded == "" and field.optional and field.type == "string":
+        if field.omit_zero and decoded in ("", 0, False) and field.type in table.SCALARS:
             out.pop(field.name, None)
             return
         out[field.name] = decoded

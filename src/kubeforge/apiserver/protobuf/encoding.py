@@ -119,6 +119,8 @@ def _schema_or(message: str, value: Any) -> bytes:
     return encode_message(message, body)
 
 
+_ZEROS: dict[str, Any] = {"string": "", "bytes": "", "bool": False, "double": 0.0, "float": 0.0}
+_ZEROS |= {"int32": 0, "int64": 0, "uint32": 0}
 _PROPS = "apiextensions.v1.JSONSchemaProps"
 _SPECIAL: dict[str, Callable[[Any], bytes]] = {
     "meta.v1.Time": lambda value: _time(value, micro=False),
@@ -199,4 +201,6 @@ def encode_message(message: str, body: dict[str, Any]) -> bytes:
             out.message(field.number, encode_message(field.type, inline))
         elif name in body:
             _write_field(out, field, body[name])
+        elif field.always:  # Go writes a value scalar's zero: the same bytes as a real server
+            _scalar(out, field.number, field.type, _ZEROS[field.type])
     return out.getvalue()

@@ -11,8 +11,14 @@ The table holds, per message (``core.v1.Pod``, ``meta.v1.ObjectMeta``, ...), its
 as ``[number, json name, type, mode]``: ``type`` is a proto scalar (``string``,
 ``int64``, ...) or another message's short name; ``mode`` holds ``*`` for a repeated
 field, ``m`` for a ``map<string, type>``, ``i`` for a Go struct embedded inline
-(``Probe.handler``: its fields are the parent's in JSON) and ``o`` for a field the
-Go source marks ``+optional`` (an empty string there is what JSON's omitempty drops).
+(``Probe.handler``: its fields are the parent's in JSON), ``z`` for a scalar whose
+zero JSON leaves out and ``w`` for a scalar Go writes even when zero.
+
+The ``.proto`` files do not say which Go fields are pointers (``replicas: 0`` is kept,
+``hostNetwork: false`` is not) nor which JSON tags have ``omitempty``: those facts are
+in ``go_fields.json`` beside this module (message -> field numbers that are
+``pointer`` / ``omitempty``), read from the Go types of the same 1.32 release; a
+message it lacks falls back to the ``+optional`` comment.
 ``lists`` names the wrapper messages whose JSON is their one repeated field
 (``ExtraValue``, ``Verbs``: ``+protobuf.nullable=true``).
 """
@@ -33,6 +39,7 @@ __all__ = ["OUTPUT", "default_source", "main", "parse_proto", "render"]
 OUTPUT = Path(__file__).with_name("builtin_proto.json")
 _OPENAPI = Path(__file__).parent.parent / "openapi" / "builtin_openapi.json.gz"
 _RESEARCH = "shared/research/k8s-proto"
+_GO_FIELDS = Path(__file__).with_name("go_fields.json")
 KUBERNETES_VERSION = "1.32"
 
 # Proto package prefix -> the short prefix of the table and the OpenAPI one.
@@ -116,7 +123,7 @@ def parse_proto(text: str) -> dict[str, dict[str, Any]]:
                 type_name = _short(type_name if "." in type_name else f"{package}.{type_name}")
             mode = "m" if map_value else ("*" if label == "repeated" else "")
             if any(c.strip("/ ") == "+optional" for c in comment):
-                mode += "o"
+                mode += "o"  # only a fallback: go_fields.json says what Go does
             current["fields"].append((int(number), field, type_name, mode))
         comment = []
     return messages
@@ -147,7 +154,9 @@ def _sibling(openapi: dict[str, Any], name: str) -> dict[str, Any] | None:
     return None
 
 
-def _resolve(messages: dict[str, Any], openapi: dict[str, Any], name: str) -> list[list[Any]]:
+def _resolve(
+    messages: dict[str, Any], openapi: dict[str, Any], go_fields: dict[str, Any], name: str
+) -> list[list[Any]]:
     """The table rows of one message: proto names turned into JSON names."""
     known = _json_fields(messages, openapi, name)
     by_normal = {_normal(json_name): json_name for json_name in known}
@@ -158,8 +167,21 @@ def _resolve(messages: dict[str, Any], openapi: dict[str, Any], name: str) -> li
             embedded = _json_fields(messages, openapi, type_name)
             if embedded <= known or field[0].lower() + field[1:] == _lower_camel(type_name):
                 json_name, mode = "", mode + "i"
+        mode = _go_mode(go_fields.get(name), number, type_name, mode)
         rows.append([number, field if json_name is None else json_name, type_name, mode])
     return rows
+
+
+def _go_mode(go: dict[str, list[int]] | None, number: int, type_name: str, mode: str) -> str:
+    """``z``: a zero scalar on the wire is left out of the JSON (a Go value field with
+    ``omitempty``); ``w``: Go writes the scalar even when zero (a value, not a pointer)."""
+    if type_name not in _SCALARS or "*" in mode or "m" in mode:
+        return mode.replace("o", "")
+    if go is None:
+        return mode.replace("o", "z")
+    value = number not in go["pointer"]
+    flags = ("z" if value and number in go["omitempty"] else "") + ("w" if value else "")
+    return mode.replace("o", "") + flags
 
 
 def _lower_camel(type_name: str) -> str:
@@ -174,10 +196,13 @@ def render(source: Path) -> str:
         messages.update(parse_proto(path.read_text()))
     with gzip.open(_OPENAPI, "rt") as handle:
         openapi = json.load(handle)
+    go_fields = json.loads(_GO_FIELDS.read_text())["messages"]
     table = {
         "kubernetes": KUBERNETES_VERSION,
         "lists": sorted(name for name, message in messages.items() if message["list"]),
-        "messages": {name: _resolve(messages, openapi, name) for name in sorted(messages)},
+        "messages": {
+            name: _resolve(messages, openapi, go_fields, name) for name in sorted(messages)
+        },
     }
     return json.dumps(table, separators=(",", ":"), sort_keys=True) + "\n"
 

@@ -49,7 +49,8 @@ class Field(NamedTuple):
     repeated: bool
     map: bool
     inline: bool
-    optional: bool
+    omit_zero: bool  # a value field with omitempty: its zero is not in the JSON
+    always: bool  # a value (not pointer) scalar: Go writes it even when zero
 
 
 @cache
@@ -64,7 +65,7 @@ def fields(message: str) -> dict[int, Field]:
     """The fields of ``message`` by number; ``KeyError`` for a message the table lacks."""
     rows = _table()["messages"][message]
     return {
-        number: Field(number, name, type_, "*" in mode, "m" in mode, "i" in mode, "o" in mode)
+        number: Field(number, name, type_, *(flag in mode for flag in ("*", "m", "i", "z", "w")))
         for number, name, type_, mode in rows
     }
 
