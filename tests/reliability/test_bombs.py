@@ -106,3 +106,22 @@ def test_each_body_is_answered_within_a_second_while_others_are_served(
     elif data is not None:
         assert answer["data"] == data, answer
     assert call(server, "GET", "/readyz")[0] == 200
+
+
+def test_a_patch_that_breaks_the_kinds_shape_is_the_real_422_on_patch(
+    server: LocalApiServer,
+) -> None:
+    pods = f"/api/v1/namespaces/{NS}/pods"
+    pod = {"metadata": {"name": "shape"}, "spec": {"containers": [{"name": "a", "image": "x"}]}}
+    assert call(server, "POST", pods, json.dumps(pod).encode())[0] in (201, 409)
+    status, answer = call(
+        server,
+        "PATCH",
+        f"{pods}/shape",
+        b'{"spec": []}',
+        content_type="application/merge-patch+json",
+    )
+    assert status == 422 and answer["reason"] == "Invalid", answer
+    cause = answer["details"]["causes"][0]
+    assert cause["field"] == "patch" and "cannot unmarshal array" in cause["message"], cause
+    assert call(server, "GET", f"{pods}/shape")[1]["spec"]["containers"][0]["name"] == "a"

@@ -32,9 +32,9 @@ from kubeforge.apiserver.endpoints.protobody import decode_protobuf
 from kubeforge.apiserver.endpoints.responses import json_response
 from kubeforge.apiserver.endpoints.token_binding import resolve_bound_objects
 from kubeforge.apiserver.failures import FieldError
-from kubeforge.apiserver.meta.gotypes import Field, check_fields
 from kubeforge.apiserver.protobuf import wire
 from kubeforge.apiserver.registry.engine import Engine
+from kubeforge.apiserver.registry.gotypes import Field, check_fields
 
 __all__ = ["add_routes"]
 

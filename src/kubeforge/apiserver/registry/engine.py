@@ -26,11 +26,11 @@ from typing import Any
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.failures import FieldError, StatusError
 from kubeforge.apiserver.meta.fieldvalidation import strict_patch_failure
-from kubeforge.apiserver.meta.gotypes import OBJECT_META, check_fields
 from kubeforge.apiserver.meta.validation import validate_meta_update, validate_object_meta
 from kubeforge.apiserver.patch.formats import PatchApplyError, PatchDecodeError, apply_patch
-from kubeforge.apiserver.registry.decodecheck import check_shape
+from kubeforge.apiserver.registry.gotypes import OBJECT_META, check_fields
 from kubeforge.apiserver.registry.options import PLAIN, WriteOptions
+from kubeforge.apiserver.registry.patched import check_patched
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy, non_metadata
 from kubeforge.apiserver.storage.sqlite import Storage, clone
@@ -444,6 +444,8 @@ class Engine:
                     f"the {label} in the data ({patched.get(key)}) does not match the expected "
                     f"{label} ({current.get(key)})"
                 )
+        if served.builtin:
+            check_patched(served.info, patched)
         if options.field_validation == "Strict":
             # a patch's unknown fields are a 422 on "patch" (a PUT's are a 400)
             unknown = self.strategy(served).normalize(clone(patched))
@@ -526,13 +528,12 @@ def _generated_name(base: str) -> str:
 
 def _decoded(served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
     """``obj``'s metadata, once ``obj`` has the types Go would decode it into (the real 400
-    otherwise: metadata for every kind, the whole object for a built-in one),
+    otherwise: the handlers check a built-in kind's whole body, this its metadata for
+    every kind and every caller),
     with ``null`` fields dropped: Go decodes ``null`` into a field's zero value (an empty
     map, list or string), which the real server then omits."""
     info = served.info
     check_fields(info.kind, info.version, obj, OBJECT_META)
-    if served.builtin:
-        check_shape(info, obj)
     meta = obj.get("metadata")
     if meta is None:
         meta = obj["metadata"] = {}

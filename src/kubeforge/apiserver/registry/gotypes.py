@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubeforge.apiserver import failures
+from kubeforge.apiserver.smd.strict import json_kind
 
 __all__ = ["OBJECT_META", "Field", "check_fields"]
 
@@ -50,7 +51,7 @@ def check_fields(kind: str, version: str, body: dict[str, Any], fields: dict[str
         where = f"{struct}.{path}" if struct else f"{kind}.{path}"
         message = (
             f'{kind} in version "{version}" cannot be handled as a {kind}: json: cannot '
-            f"unmarshal {_json_type(value)} into Go struct field {where} of type {go_type}"
+            f"unmarshal {json_kind(value)} into Go struct field {where} of type {go_type}"
         )
         raise failures.bad_request(message)
 
@@ -78,15 +79,3 @@ def _fits(value: Any, go_type: str) -> bool:
     if go_type.startswith("[]"):
         return isinstance(value, list) and all(isinstance(v, dict) for v in value)
     return isinstance(value, dict)  # a struct
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
