@@ -260,3 +260,26 @@ def test_categories_are_always_taken_and_defaults_fill_singular_and_list_kind() 
     }
     assert names_ok["reason"] == "NoConflicts"
     assert established["reason"] == "InitialNamesAccepted"
+
+
+_DNS1035 = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with "
+    "an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"
+)
+
+
+async def test_names_are_dns1035_labels_as_apiextensions_validation_words_it(api: Api) -> None:
+    group = _group()
+    body = _crd(group, "1dogs", "Dog.Hound", singular="dog_", shortNames=["ok", "9x"])
+    body["spec"]["names"]["listKind"] = "DogList"
+    reply = await api.post(CRD_PATH, body)
+    assert reply.status == 422, reply.body
+    causes = {c["field"]: c["message"] for c in reply.body["details"]["causes"]}
+    assert causes == {
+        "spec.names.plural": f'Invalid value: "1dogs": {_DNS1035}',
+        "spec.names.singular": f'Invalid value: "dog_": {_DNS1035}',
+        "spec.names.shortNames[1]": f'Invalid value: "9x": {_DNS1035}',
+        "spec.names.kind": 'Invalid value: "Dog.Hound": may have mixed case, but should '
+        f"otherwise match: {_DNS1035}",
+    }

@@ -18,7 +18,7 @@ from kubeforge.apiserver.apiextensions.conversion_validation import conversion_e
 from kubeforge.apiserver.apiextensions.schema import validate_value
 from kubeforge.apiserver.cel.crd_rules import schema_errors
 from kubeforge.apiserver.failures import FieldError
-from kubeforge.apiserver.meta.validation import dns1035_label, dns1123_label
+from kubeforge.apiserver.meta.validation import dns1035_label
 from kubeforge.core.names import is_dns1123_subdomain
 
 __all__ = ["validate_crd"]
@@ -30,6 +30,30 @@ _APPROVAL = "api-approved.kubernetes.io"
 def _protected(group: str) -> bool:
     """Groups owned by the Kubernetes project need an API-review approval annotation."""
     return any(group == g or group.endswith("." + g) for g in ("k8s.io", "kubernetes.io"))
+
+
+def _name_errors(names: dict[str, Any]) -> list[FieldError]:
+    """``ValidateCustomResourceDefinitionNames``: resource names are DNS-1035 labels, kinds
+    too once lowercased; each name's problems are joined into one error."""
+    errors: list[FieldError] = []
+    path = "spec.names"
+    for field in ("plural", "singular"):
+        value = names.get(field)
+        problems = dns1035_label(value) if isinstance(value, str) and value else []
+        if problems:
+            errors.append(FieldError("Invalid", f"{path}.{field}", ",".join(problems), value))
+    for i, short in enumerate(names.get("shortNames") or []):
+        problems = dns1035_label(short) if isinstance(short, str) else []
+        if problems:
+            where = f"{path}.shortNames[{i}]"
+            errors.append(FieldError("Invalid", where, ",".join(problems), short))
+    for field in ("kind", "listKind"):
+        value = names.get(field)
+        problems = dns1035_label(value.lower()) if isinstance(value, str) and value else []
+        if problems:
+            detail = "may have mixed case, but should otherwise match: " + ",".join(problems)
+            errors.append(FieldError("Invalid", f"{path}.{field}", detail, value))
+    return errors
 
 
 def validate_crd(obj: dict[str, Any]) -> list[FieldError]:
@@ -50,20 +74,10 @@ def validate_crd(obj: dict[str, Any]) -> list[FieldError]:
         )
     if not plural:
         errors.append(FieldError("Required", "spec.names.plural"))
-    else:
-        errors += [
-            FieldError("Invalid", "spec.names.plural", p, plural)
-            for p in dns1123_label(str(plural))
-        ]
     if not kind:
         errors.append(FieldError("Required", "spec.names.kind"))
+    errors += _name_errors(names)
     errors += conversion_errors(spec)
-    singular = names.get("singular")
-    if singular:
-        errors += [
-            FieldError("Invalid", "spec.names.singular", p, singular)
-            for p in dns1123_label(str(singular))
-        ]
     name = obj["metadata"].get("name")
     if plural and group and name != f"{plural}.{group}":
         errors.append(
