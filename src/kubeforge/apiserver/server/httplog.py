@@ -38,6 +38,7 @@ from aiohttp.web_request import BaseRequest
 
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.endpoints.access import USER_KEY
+from kubeforge.apiserver.server.limits import is_long_running
 
 __all__ = [
     "SECRET_QUERY_PARAMETERS",
@@ -58,7 +59,6 @@ SECRET_QUERY_PARAMETERS = frozenset(
 """Query parameters whose values are never logged (compared case-insensitively)."""
 
 _WATCH_KEY = "kubeforge.httplog.watch"
-_WATCH_VALUES = frozenset({"1", "true"})
 
 
 def enable_request_log(app: web.Application) -> dict[str, Any]:
@@ -134,14 +134,10 @@ protocol_log.addFilter(_WithoutRequestContent())
 async def _watch_started(request: web.Request, response: web.StreamResponse) -> None:
     # A plain Response is prepared only when it is complete; a bare StreamResponse
     # opens a stream whose end may be half an hour away, so say when it begins.
-    if isinstance(response, web.Response) or not _is_watch(request):
+    if isinstance(response, web.Response) or not is_long_running(request):
         return
     request[_WATCH_KEY] = True
     log.info("%s", format_line(request, response.status, "watch started"))
-
-
-def _is_watch(request: BaseRequest) -> bool:
-    return request.query.get("watch", "").lower() in _WATCH_VALUES or "/watch/" in request.path
 
 
 def _duration(seconds: float) -> str:

@@ -190,7 +190,7 @@ class Journal:
             try:
                 self._mark.write(self.committed)
             except OSError as error:  # only the lost-WAL check is weakened: say so
-                log.warning("storage: cannot update %s: %s", self._mark.path, error)
+                log.warning("cannot update %s: %s", self._mark.path, error)
         self._recovered()
         self._wake(None)
         # Only now, with the writes durable, does anyone outside get to see them.
@@ -201,7 +201,7 @@ class Journal:
         """Roll the open transaction back; its events go to ``on_abort``."""
         failure = WriteFailedError(error)
         if self.failure is None:
-            log.error("storage: writes are failing: %s", failure)
+            log.error("writes are failing: %s", failure)
         self.failure = failure
         self._retry_at = time.monotonic() + self._retry_pause
         staged, self._staged = self._staged, []
@@ -260,7 +260,7 @@ class Journal:
 
     def _recovered(self) -> None:
         if self.failure is not None:
-            log.warning("storage: writes work again")
+            log.warning("writes work again")
             self.failure = None
 
     def close(self) -> None:
