@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kubeforge.apiserver.meta.queryparams import query_bool
+
 __all__ = ["Attributes", "request_attributes"]
 
 _METHOD_VERBS = {
@@ -70,7 +72,7 @@ def request_attributes(method: str, path: str, query: Mapping[str, str]) -> Attr
     name = rest[1] if len(rest) > 1 else ""
     subresource = rest[2] if len(rest) > 2 else ""
     if not name and verb == "get":
-        verb = "watch" if query.get("watch") in ("true", "1") else "list"
+        verb = "watch" if query_bool(query, "watch") else "list"
         name = _name_from_field_selector(query.get("fieldSelector", ""))
     if not name and verb == "delete":
         verb = "deletecollection"

@@ -19,6 +19,7 @@ from kubeforge.apiserver.endpoints.bodies import (
     read_body,
 )
 from kubeforge.apiserver.endpoints.protobody import PROTOBUF, decode_protobuf
+from kubeforge.apiserver.meta.queryparams import parse_bool
 from kubeforge.apiserver.protobuf.wire import UnsupportedKind
 from kubeforge.apiserver.registry.deletion import DeleteOptions
 
@@ -78,7 +79,7 @@ async def parse_options(request: web.Request) -> DeleteOptions:
             )
         options.propagation_policy = policy
     if orphan is not None:
-        options.orphan_dependents = orphan in (True, "true", "1")
+        options.orphan_dependents = orphan if isinstance(orphan, bool) else parse_bool(str(orphan))
     if errors:
         raise failures.invalid("DeleteOptions", "meta.k8s.io", "", errors)
     preconditions = body.get("preconditions") or {}

@@ -358,9 +358,12 @@ def add_routes(app: web.Application, registry: Registry) -> None:
     app.router.add_get("/version", handlers.version)
     # The official Python client asks for "/version/"; the real server answers both.
     app.router.add_get("/version/", handlers.version)
-    app.router.add_get("/api", handlers.core_root)
-    app.router.add_get("/api/v1", handlers.core_v1)
-    app.router.add_get("/apis", handlers.groups_root)
-    app.router.add_get("/apis/{group}", handlers.group)
-    app.router.add_get("/apis/{group}/{version}", handlers.group_version)
+    # Each also with a trailing slash (kr8s and pykube ask for "/api/"): go-restful's
+    # router trims it and the aggregator mounts "/apis/" beside "/apis".
+    for slash in ("", "/"):
+        app.router.add_get("/api" + slash, handlers.core_root)
+        app.router.add_get("/api/v1" + slash, handlers.core_v1)
+        app.router.add_get("/apis" + slash, handlers.groups_root)
+        app.router.add_get("/apis/{group}" + slash, handlers.group)
+        app.router.add_get("/apis/{group}/{version}" + slash, handlers.group_version)
     documents.add_routes(app, registry)

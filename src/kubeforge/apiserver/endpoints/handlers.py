@@ -38,6 +38,7 @@ from kubeforge.apiserver.fieldmanager.apply import (
     tracker,
 )
 from kubeforge.apiserver.meta.fieldvalidation import check_duplicates
+from kubeforge.apiserver.meta.queryparams import query_bool
 from kubeforge.apiserver.patch.formats import (
     JSON_PATCH,
     MERGE_PATCH,
@@ -115,7 +116,7 @@ class ResourceHandlers:
                 return await self._delete_collection(request, target)
         else:
             if method == "GET":
-                if target.legacy_watch or request.query.get("watch") in ("true", "1"):
+                if target.legacy_watch or query_bool(request.query, "watch"):
                     return await self.lister.list_or_watch(request, target, tables)
                 self._verb(target, "get")
                 obj = self.engine.get(target.served, target.namespace or "", target.name)
@@ -292,7 +293,7 @@ class ResourceHandlers:
         if not request.query.get("fieldManager"):
             raise _patch_options_invalid("fieldManager", "Required", "is required for apply patch")
         manager = field_manager(request, "Patch")
-        force = request.query.get("force", "") in ("true", "1", "True")
+        force = query_bool(request.query, "force")
         raw = await read_body(request)
         validation = field_validation(request)
         warnings: list[str] = []

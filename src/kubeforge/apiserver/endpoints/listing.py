@@ -29,6 +29,7 @@ from kubeforge.apiserver.endpoints.request import Target
 from kubeforge.apiserver.endpoints.responses import table_response
 from kubeforge.apiserver.endpoints.watch import WatchHub, WatchRequest, stream_watch
 from kubeforge.apiserver.failures import FieldError, StatusError
+from kubeforge.apiserver.meta.queryparams import query_bool, query_optional_bool
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.strategy import Strategy
 from kubeforge.apiserver.storage.pages import (
@@ -112,7 +113,7 @@ class Lister:
         self, request: web.Request, target: Target, tables: Any
     ) -> web.StreamResponse:
         query = request.query
-        watching = target.legacy_watch or query.get("watch") in ("true", "1")
+        watching = target.legacy_watch or query_bool(query, "watch")
         verb = "watch" if watching else "list"
         if verb not in target.served.verbs:
             raise failures.method_not_allowed(
@@ -291,9 +292,8 @@ class Lister:
     ) -> web.StreamResponse:
         query = request.query
         match = query.get("resourceVersionMatch", "")
-        initial_raw = query.get("sendInitialEvents")
-        send_initial = None if initial_raw is None else initial_raw in ("true", "1")
-        bookmarks = query.get("allowWatchBookmarks") in ("true", "1")
+        send_initial = query_optional_bool(query, "sendInitialEvents")
+        bookmarks = query_bool(query, "allowWatchBookmarks")
         errors: list[FieldError] = []
         if send_initial is None and match:
             errors.append(

@@ -39,6 +39,7 @@ from aiohttp import web
 
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.meta.queryparams import query_bool
 from kubeforge.apiserver.storage.fanout import DEFAULT_BACKLOG_BYTES
 from kubeforge.core.status import failure
 
@@ -52,7 +53,6 @@ __all__ = [
 ]
 
 _READ_ONLY_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-_WATCH_VALUES = frozenset({"1", "true"})
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
 _UNIT_SECONDS = {
     "ns": 1e-9,
@@ -103,7 +103,7 @@ def parse_duration(text: str) -> float:
 
 def is_long_running(request: web.BaseRequest) -> bool:
     """A watch: exempt from the request timeout and the in-flight limits."""
-    return request.query.get("watch", "").lower() in _WATCH_VALUES or "/watch/" in request.path
+    return query_bool(request.query, "watch") or "/watch/" in request.path
 
 
 def too_many_requests() -> web.Response:
