@@ -7,9 +7,12 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import pytest
 from kf_http import Api
 
 from kubeforge.apiserver.authn.authenticator import user_token
+
+pytestmark = pytest.mark.live
 
 ADMISSION = "/apis/admissionregistration.k8s.io/v1"
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import pytest
 from kf_http import Api
+
+pytestmark = pytest.mark.live
 
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 

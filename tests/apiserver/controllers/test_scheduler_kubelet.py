@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from kf_http import Api, open_api, pod
-from plane_helpers import condition, events_for, until
+from kf_plane import condition, events_for, until
 
 from kubeforge.testing import LocalApiServer
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kf_http import Api, pod
-from plane_helpers import condition, events_for, until
+from kf_plane import condition, events_for, until
 
 
 def _annotated(name: str, restart: str = "Always", **annotations: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import uuid
 from typing import Any
 
 import msgspec
+import pytest
 from kf_http import Api
 
 from kubeforge.core.meta import Model
@@ -20,6 +21,8 @@ from kubeforge.runtime import Manager
 from kubeforge.testing import LocalApiServer
 from kubeforge.testing.webhooks import serve_webhooks
 from kubeforge.webhook import Conversion, TypeWebhooks
+
+pytestmark = pytest.mark.live
 
 GROUP = "convert.example.com"
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kf_http import Api, pod
-from plane_helpers import until
+from kf_plane import until
 
 MERGE = "application/merge-patch+json"
 
