@@ -1,6 +1,6 @@
 """Every failure the local server can answer, as a ``StatusError`` carrying a Kubernetes ``Status``.
 
-Handlers raise; the error middleware in ``app`` turns the exception into a JSON
+Handlers raise; the error middleware in ``server.app`` turns the exception into a JSON
 response whose HTTP code equals ``status.code``. Messages and ``details`` follow
 apimachinery's ``pkg/api/errors`` builders so clients can key on ``reason``.
 Entry points: the builder functions (``not_found``, ``conflict``, ``invalid`` ...).

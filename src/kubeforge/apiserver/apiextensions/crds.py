@@ -1,7 +1,7 @@
 """CustomResourceDefinitions: validation, serving their resources, and cleanup on delete.
 
 What the real server spreads over several controllers (naming, establishing,
-finalizing) happens synchronously here (names: ``crd_names``; custom resources'
+finalizing) happens synchronously here (names: ``names``; custom resources'
 strategy: ``custom_resources``), so a CRD is ``Established`` and served in
 the response to its create — what tools such as ``kubectl wait`` and envtest poll
 for. Entry point: ``CRDController``, created once per server; ``restore()`` serves

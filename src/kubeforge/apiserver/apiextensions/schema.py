@@ -14,7 +14,7 @@ Entry points, applied in this order on every write (as the real server does):
 ``x-kubernetes-list-type`` ``set``/``map`` lists are checked for repeated items or
 keys (``Duplicate value``); ``allOf``/``anyOf``/``oneOf``/``not`` are checked as
 value validations; ``format`` is checked as the real server does (``formats``).
-CEL rules (``x-kubernetes-validations``) are ``cel``'s.
+CEL rules (``x-kubernetes-validations``) are ``kubeforge.apiserver.cel``'s.
 """
 
 from __future__ import annotations

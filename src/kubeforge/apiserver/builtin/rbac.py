@@ -3,7 +3,7 @@
 Defaults and validation follow ``pkg/apis/rbac/v1`` and ``pkg/apis/rbac/validation``:
 subjects get their ``apiGroup`` filled in, a binding's ``roleRef`` can never change,
 a namespaced Role may not name non-resource URLs. Names only have to be usable as
-a URL path segment. What the rules *mean* is in ``rbac``.
+a URL path segment. What the rules *mean* is in ``authz.rbac``.
 
 Entry point: ``KINDS``, the group's kinds with their strategies.
 """

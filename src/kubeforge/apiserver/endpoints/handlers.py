@@ -1,6 +1,6 @@
 """REST handlers: URL -> resource, query and body parsing, and the answer for every verb.
 
-Entry point: ``ResourceHandlers.handle``, mounted by ``app`` on ``/api/...`` and
+Entry point: ``ResourceHandlers.handle``, mounted by ``server.app`` on ``/api/...`` and
 ``/apis/...`` after discovery's routes. URL layout and verb mapping follow the
 real server's request-info rules (``/namespaces/{ns}/{resource}/{name}/{sub}``;
 ``namespaces/{name}/status|finalize`` are subresources of the namespace itself).

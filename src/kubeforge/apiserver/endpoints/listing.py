@@ -8,7 +8,7 @@ storage layer):
   exactly N with ``resourceVersionMatch=Exact`` (410 once N left the kept history).
   An N ahead of the store waits up to 3 s, then answers 504 ``ResourceVersionTooLarge``.
 * ``limit``/``continue``: every page comes from the snapshot at the first page's
-  revision (``Storage.snapshot``); tokens and page boundaries are ``pages``'. Once
+  revision (``Storage.snapshot``); tokens and page boundaries are ``storage.pages``'. Once
   that revision left the kept history the answer is 410, its message ending in a
   token that continues (inconsistently) at the latest revision.
 * Unsupported field selectors answer 400 ``field label not supported: X``.

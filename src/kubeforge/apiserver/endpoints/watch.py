@@ -1,7 +1,7 @@
 """Watch streams: newline-delimited JSON events, written in order, batched per wake-up.
 
 Entry point: ``stream_watch`` (called by the list handler for ``?watch=true``);
-``fanout`` delivers the events (``WatchHub`` and ``WatchRequest`` are re-exported).
+``storage.fanout`` delivers the events (``WatchHub`` and ``WatchRequest`` are re-exported).
 
 * ``resourceVersion`` unset or ``"0"``: synthetic ADDED for every matching object,
   then changes. ``"N"``: every change after N from the kept history; N older than

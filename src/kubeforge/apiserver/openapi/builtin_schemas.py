@@ -1,6 +1,6 @@
 """The OpenAPI v3 schemas of Kubernetes 1.32's built-in types, as the real server publishes them.
 
-Read from ``builtin_openapi.json.gz`` (written by ``openapi_generate`` from the pinned
+Read from ``builtin_openapi.json.gz`` (written by ``generate`` from the pinned
 1.32 definitions) on the first OpenAPI request, and kept: every built-in kind with all
 its fields, descriptions, ``required`` lists, formats, list types and map keys, and the
 strategic-merge-patch extensions kubectl computes client-side ``apply`` patches from.

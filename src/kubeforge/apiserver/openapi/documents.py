@@ -10,7 +10,7 @@ kubectl 1.32 reads OpenAPI v3 for three things, and each shapes these documents:
 * client-side ``apply`` computes a strategic merge patch from v3 *only* when the
   PATCH operation lists ``application/strategic-merge-patch+json``. Custom
   resources must never list it (the server answers 415). Built-ins list it, as on
-  a real server: their schemas are Kubernetes 1.32's own (``_builtin_schemas``),
+  a real server: their schemas are Kubernetes 1.32's own (``builtin_schemas``),
   with every patch strategy and merge key, so the patch kubectl computes from them
   removes a deleted container or env entry by its name.
 * ``explain`` finds the GVK on the collection or item path's operations, then the

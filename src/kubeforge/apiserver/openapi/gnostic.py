@@ -272,7 +272,7 @@ def encode(document: dict[str, Any]) -> bytes:
 
 
 def _read(data: bytes) -> list[tuple[int, int, Any]]:
-    """The wire fields of ``data`` (``protobuf``'s reader), doubles unpacked."""
+    """The wire fields of ``data`` (``protobuf.wire``'s reader), doubles unpacked."""
     try:
         fields = reader.read_fields(data)
     except reader.ProtobufError as error:

@@ -7,7 +7,7 @@ from the v2 schema of a kind before falling back to its compiled-in types. Both 
 kind up by the ``x-kubernetes-group-version-kind`` extension of ``definitions``.
 
 The document is the union of the server's v3 documents: ``components.schemas`` become
-``definitions`` (see ``_swagger_schemas`` for how schemas change on the way; built-in
+``definitions`` (see ``swagger`` for how schemas change on the way; built-in
 kinds keep the real 1.32 fields and merge keys), and every operation of
 ``paths`` keeps its ``x-kubernetes-action`` and GVK, with its request body turned into a
 ``body`` parameter and its media types into ``consumes``/``produces``.

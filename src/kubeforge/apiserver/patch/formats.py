@@ -6,8 +6,8 @@ Hand-written rather than taken from a library on purpose: the real server's JSON
 patch (evanphx/json-patch) differs from RFC 6902 in ways clients depend on (a
 ``test`` of a missing path against ``null`` succeeds — kube-rs' finalizer helper
 relies on it) and its failures must come back as 422 with the library's wording;
-strategic merge (``smp``) needs Kubernetes' merge keys and strategies, which no
-generic library knows (they come from the 1.32 OpenAPI: ``ssa.schema``).
+strategic merge (``strategic``) needs Kubernetes' merge keys and strategies, which no
+generic library knows (they come from the 1.32 OpenAPI: ``smd.schema``).
 
 Errors: ``PatchDecodeError`` (the patch is not valid for its format: 400) and
 ``PatchApplyError`` (a well-formed patch that cannot be applied: 422, no reason);
@@ -229,7 +229,7 @@ def apply_merge_patch(document: Any, patch: Any) -> Any:
 
 def apply_strategic_merge_patch(document: Any, patch: Any, atom: Atom | None = None) -> Any:
     """Strategic merge with the merge keys and strategies of ``document``'s kind (or
-    ``atom``); see ``smp``. Kinds without a known type merge maps and replace lists."""
+    ``atom``); see ``strategic``. Kinds without a known type merge maps and replace lists."""
     if atom is None:
         atom = _kind_atom(document)
     return strategic_merge(document if isinstance(document, dict) else {}, patch, atom)

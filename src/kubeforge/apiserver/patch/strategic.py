@@ -1,7 +1,7 @@
 """Strategic merge patch for built-in kinds, as the real server applies it.
 
 Entry point: ``strategic_merge(original, patch, atom)`` with ``atom`` the kind's type
-(``ssa.schema.builtin_root``); it never mutates its inputs. The rules, per field, come
+(``smd.schema.builtin_root``); it never mutates its inputs. The rules, per field, come
 from the Kubernetes OpenAPI (``x-kubernetes-patch-strategy`` and ``-merge-key``):
 
 * maps merge recursively, ``null`` deletes a key; ``{"$patch": "replace"}`` replaces a

@@ -1,10 +1,9 @@
-"""Server-side columns for the second set of built-ins: apps workloads, ServiceAccounts,
-Endpoints, ``events.k8s.io`` Events, RBAC objects and webhook configurations, as
-``kubectl get`` shows them from a real cluster (``pkg/printers/internalversion``).
+"""Server-side columns of apps workloads, ServiceAccounts, Endpoints, ``events.k8s.io``
+Events, RBAC objects and webhook configurations, as ``kubectl get`` shows them from a
+Kubernetes 1.32 cluster (``pkg/printers/internalversion``).
 
-Entry point: ``printer_for_builtin(group, kind)``: these kinds' printers and those of
-``_printers_more``/``_printers_cluster`` (the rest of the GA kinds), falling back to
-``_printers``.
+Entry point: ``printer_for_builtin(group, kind)``: the printer of any built-in kind,
+from this module, ``jobs_volumes`` or ``cluster``, falling back to ``core``'s.
 """
 
 from __future__ import annotations
@@ -245,8 +244,8 @@ _PRINTERS: dict[tuple[str, str], Printer] = {
 
 
 def printer_for_builtin(group: str, kind: str) -> Printer:
-    """The printer of a built-in kind: ``_printers_more``', ``_printers_cluster``' or this
-    module's, else ``_printers``' (or its default)."""
+    """The printer of a built-in kind: ``jobs_volumes``', ``cluster``' or this module's,
+    else ``core``'s (or its default)."""
     key = (group, kind)
     printer = _MORE_PRINTERS.get(key) or _CLUSTER_PRINTERS.get(key) or _PRINTERS.get(key)
     return printer if printer is not None else core.printer_for_builtin(group, kind)

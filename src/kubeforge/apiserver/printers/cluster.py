@@ -4,7 +4,7 @@ EndpointSlices and CertificateSigningRequests, as ``kubectl get`` shows them fro
 Kubernetes 1.32 cluster (``pkg/printers/internalversion``).
 
 Entry point: ``PRINTERS`` (``(group, kind)`` -> ``Printer``), consulted by
-``_printers_extra.printer_for_builtin``; the shared cell helpers are ``_printers_more``'s.
+``apps_rbac.printer_for_builtin``; the shared cell helpers are ``jobs_volumes``'.
 """
 
 from __future__ import annotations

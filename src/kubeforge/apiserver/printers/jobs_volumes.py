@@ -1,11 +1,9 @@
-"""Server-side columns of the namespaced workload-side GA built-ins: Jobs, CronJobs, claims,
-volumes, ReplicationControllers and quotas, as ``kubectl get`` shows them from a
-Kubernetes 1.32 cluster (``pkg/printers/internalversion``); ``_printers_cluster`` has the
-rest and shares this module's cell helpers.
+"""Server-side columns of Jobs, CronJobs, PersistentVolumeClaims, PersistentVolumes,
+ReplicationControllers and ResourceQuotas, as ``kubectl get`` shows them from a
+Kubernetes 1.32 cluster (``pkg/printers/internalversion``).
 
-Entry point: ``PRINTERS`` (``(group, kind)`` -> ``Printer``), consulted first by
-``_printers_extra.printer_for_builtin``. Kinds listed nowhere get the generic
-``Name``/``Created At`` table.
+Entry point: ``PRINTERS`` (``(group, kind)`` -> ``Printer``), consulted by
+``apps_rbac.printer_for_builtin``; its cell helpers are shared with ``cluster``.
 """
 
 from __future__ import annotations

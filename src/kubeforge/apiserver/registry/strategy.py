@@ -122,7 +122,7 @@ class Strategy:
         """Drop unknown fields (as decoding into the Go type does); returns their paths.
 
         Built-ins are checked at every depth against the Kubernetes 1.32 OpenAPI (see
-        ``ssa.schema``); custom resources override this with their CRD's schema.
+        ``smd.schema``); custom resources override this with their CRD's schema.
         """
         if self.top_level_fields is None:
             return []
