@@ -36,6 +36,11 @@ ALLOWED_IMPORTLIB = {
     # ``import kubeforge.models`` stays cheap; the name comes from its generated index.
     ("kubeforge.models", "__getattr__"),
     ("kubeforge.models", "resource_class"),
+    # The top-level names and the CLI's subcommands, imported on first use so that
+    # ``import kubeforge`` and ``kubeforge --help`` stay cheap; both files also import
+    # what they name under TYPE_CHECKING, so the graph keeps every edge.
+    ("kubeforge", "__getattr__"),
+    ("kubeforge.cli._lazy", "load"),
 }
 
 

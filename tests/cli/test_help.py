@@ -14,7 +14,10 @@ from .kf_cli import kubeforge
 
 def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     found = []
-    for name, command in sorted(group.commands.items()):
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
         path = (*prefix, name)
         found.append(path)
         if isinstance(command, click.Group):

@@ -29,6 +29,7 @@ from kubeforge.cli._project import (
 )
 from kubeforge.cli._pysource import from_import, import_blocks, register_controller
 from kubeforge.cli._scaffold import python_header, render, write_files
+from kubeforge.cli.create_webhook import create_webhook_command
 from kubeforge.core.resource import Resource
 from kubeforge.models import KINDS, resource_class
 
@@ -43,6 +44,9 @@ def create_command() -> None:
     Examples:
       kubeforge create api --group ship --version v1beta1 --kind Frigate
     """
+
+
+create_command.add_command(create_webhook_command, "webhook")
 
 
 @create_command.command("api")
