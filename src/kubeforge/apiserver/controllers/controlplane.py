@@ -27,6 +27,7 @@ from kubeforge.apiserver.controllers.nodes import NodeRegistration, load_node_sp
 from kubeforge.apiserver.controllers.replicaset import ReplicaSetController, ReplicationManager
 from kubeforge.apiserver.controllers.scheduler import Scheduler
 from kubeforge.apiserver.controllers.serviceaccounts import DefaultServiceAccounts
+from kubeforge.apiserver.controllers.statefulset import StatefulSetController
 
 __all__ = [
     "CONTROLLER_NAMES",
@@ -144,6 +145,7 @@ def build_control_plane(
         "replicaset-controller": ReplicaSetController,
         "replicationcontroller-controller": ReplicationManager,
         "deployment-controller": DeploymentController,
+        "statefulset-controller": StatefulSetController,
         **(extra or {}),
     }
     return ControlPlane(cluster, enabled_controllers(options.controllers), factories)
