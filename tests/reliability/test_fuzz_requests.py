@@ -203,7 +203,10 @@ def _request(
         connection.close()
 
 
+# Derandomized: CI explores the same 150 examples on every run, so a failure is a
+# reproducible regression rather than a red run nobody can repeat.
 _FUZZ = settings(
+    derandomize=True,
     max_examples=150,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
