@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from kubeforge.apiserver.controllers.cluster import Cluster
+from kubeforge.apiserver.controllers.daemonset import DaemonSetController
 from kubeforge.apiserver.controllers.deployment import DeploymentController
 from kubeforge.apiserver.controllers.garbage import GarbageCollector
 from kubeforge.apiserver.controllers.kubelet import Kubelets
@@ -146,6 +147,7 @@ def build_control_plane(
         "replicationcontroller-controller": ReplicationManager,
         "deployment-controller": DeploymentController,
         "statefulset-controller": StatefulSetController,
+        "daemonset-controller": DaemonSetController,
         **(extra or {}),
     }
     return ControlPlane(cluster, enabled_controllers(options.controllers), factories)

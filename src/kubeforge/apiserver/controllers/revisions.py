@@ -2,7 +2,8 @@
 
 A revision holds the patch that restores an owner's pod template (``spec.template``
 with ``$patch: replace``), is named ``<owner>-<hash>`` (FNV-32a of that patch and the
-collision count, as ``history.HashControllerRevision``), carries the template's labels,
+collision count, as ``history.HashControllerRevision``), carries the template's labels
+and ``controller-revision-hash: <hash>``,
 a controller reference to its owner and a ``revision`` number one past the highest.
 Pods record the revision they were made from in the ``controller-revision-hash`` label.
 
@@ -71,7 +72,8 @@ def sync_revisions(cluster: Cluster, owner: dict[str, Any], selector: dict[str, 
             found = cluster.update(_REVISIONS, body)
             history = sorted([*(r for r in history if r is not equal[-1]), found], key=_number)
         return Revisions(history, found, collisions)
-    name = f"{meta['name']}-{template_hash(data, collisions)}"
+    pod_hash = template_hash(data, collisions)
+    name = f"{meta['name']}-{pod_hash}"
     taken = cluster.get(_REVISIONS, namespace, name)
     if taken is not None:
         return Revisions(history, taken, collisions + 1)
@@ -87,7 +89,7 @@ def sync_revisions(cluster: Cluster, owner: dict[str, Any], selector: dict[str, 
             "kind": "ControllerRevision",
             "metadata": {
                 "name": name,
-                "labels": labels,
+                "labels": {**labels, REVISION_LABEL: pod_hash},
                 "ownerReferences": [owner_reference(owner)],
             },
             "data": data,
