@@ -129,6 +129,26 @@ class ResourceHandlers:
                 return await self._delete(request, target)
         raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
 
+    def _write_options(
+        self,
+        request: web.Request,
+        target: Target,
+        operation: str,
+        dry_run: bool,
+        validation: str,
+        warnings: list[str],
+    ) -> WriteOptions:
+        """The options of a create, update or non-apply patch: its manager (named after the
+        ``operation`` when the request names none) records the managedFields."""
+        manager = field_manager(request, operation)
+        return WriteOptions(
+            dry_run=dry_run,
+            field_manager=manager,
+            field_validation=validation,
+            fields=tracker(self.engine, target.served, manager),
+            warnings=warnings,
+        )
+
     @staticmethod
     def _verb(target: Target, verb: str) -> None:
         if verb not in target.served.verbs:
@@ -204,14 +224,7 @@ class ResourceHandlers:
         self.engine.strategy(target.served).record_requester(body, request_user(request))
 
         def attempt(dry_run: bool) -> dict[str, Any]:
-            manager = field_manager(request, "Create")
-            options = WriteOptions(
-                dry_run=dry_run,
-                field_manager=manager,
-                field_validation=validation,
-                fields=tracker(self.engine, target.served, manager),
-                warnings=warnings,
-            )
+            options = self._write_options(request, target, "Create", dry_run, validation, warnings)
             return self.engine.create(target.served, target.namespace or "", body, options)
 
         name = str((body.get("metadata") or {}).get("name") or "")
@@ -227,14 +240,7 @@ class ResourceHandlers:
 
         def attempt(dry_run: bool) -> dict[str, Any]:
             nonlocal created
-            manager = field_manager(request, "Update")
-            options = WriteOptions(
-                dry_run=dry_run,
-                field_manager=manager,
-                field_validation=validation,
-                fields=tracker(self.engine, target.served, manager),
-                warnings=warnings,
-            )
+            options = self._write_options(request, target, "Update", dry_run, validation, warnings)
             obj, created = self.engine.update(
                 target.served,
                 target.namespace or "",
@@ -267,14 +273,7 @@ class ResourceHandlers:
         validation = field_validation(request)
 
         def attempt(dry_run: bool) -> dict[str, Any]:
-            manager = field_manager(request, "Patch")
-            options = WriteOptions(
-                dry_run=dry_run,
-                field_manager=manager,
-                field_validation=validation,
-                fields=tracker(self.engine, target.served, manager),
-                warnings=warnings,
-            )
+            options = self._write_options(request, target, "Patch", dry_run, validation, warnings)
             return self.engine.patch(
                 target.served,
                 target.namespace or "",
