@@ -29,6 +29,7 @@ from kubeforge.apiserver.controllers.replicaset import ReplicaSetController, Rep
 from kubeforge.apiserver.controllers.scheduler import Scheduler
 from kubeforge.apiserver.controllers.serviceaccounts import DefaultServiceAccounts
 from kubeforge.apiserver.controllers.statefulset import StatefulSetController
+from kubeforge.apiserver.controllers.volumes import VolumeBinder
 
 __all__ = [
     "CONTROLLER_NAMES",
@@ -148,6 +149,7 @@ def build_control_plane(
         "deployment-controller": DeploymentController,
         "statefulset-controller": StatefulSetController,
         "daemonset-controller": DaemonSetController,
+        "persistentvolume-binder-controller": VolumeBinder,
         **(extra or {}),
     }
     return ControlPlane(cluster, enabled_controllers(options.controllers), factories)
