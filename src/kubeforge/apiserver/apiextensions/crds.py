@@ -309,7 +309,8 @@ class CRDController:
             served_list.append((served, version))
         defaults = read_defaults(str(spec.get("group")), spec.get("versions") or [])
         conversion = (spec.get("conversion") or {}).get("strategy")
-        converter = WebhookConverter(crd) if conversion == "Webhook" else None
+        storage = self.engine.storage
+        converter = WebhookConverter(crd, storage.get) if conversion == "Webhook" else None
         for old in self._served_of(name):
             self.engine.forget_strategy(old.info)
         self.registry.add_crd(name, [s for s, _ in served_list])

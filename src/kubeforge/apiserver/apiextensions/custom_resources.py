@@ -19,6 +19,7 @@ from kubeforge.apiserver.apiextensions.conversion_webhook import (
 from kubeforge.apiserver.apiextensions.defaulting import ReadDefaulter
 from kubeforge.apiserver.cel.crd_validator import Validator
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.registry import conversions
 from kubeforge.apiserver.registry.scale import ScalePaths
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy, nested_str
@@ -71,6 +72,7 @@ class CustomResourceStrategy(Strategy):
     ) -> None:
         super().__init__(served)
         self._converter = converter
+        self.converts_by_webhook = converter is not None
         self._read_defaults = read_defaults or {}
         """apiVersion -> that version's defaults: objects are defaulted with the schema
         of the version they are stored at, as the real storage decoder does."""
@@ -136,11 +138,25 @@ class CustomResourceStrategy(Strategy):
 
     def convert(self, objs: list[dict[str, Any]], api_version: str) -> list[dict[str, Any]]:
         """Through the CRD's conversion webhook when it has one (a failure is the 500 the
-        real server answers, with the webhook's error as the whole message)."""
+        real server answers, with the webhook's error as the whole message); a request
+        awaits the webhook (see ``registry.conversions``), never the event loop."""
         if self._converter is None:
             return super().convert(objs, api_version)
+        ready = conversions.prepared(objs, api_version, self._convert_awaited)
+        if ready is not None:
+            return ready
+        # No request to wait in (a built-in controller's write): the call blocks.
         try:
             return self._converter.convert(objs, api_version)
+        except ConversionFailed as error:
+            raise failures.StatusError(failure(500, "", str(error))) from None
+
+    async def _convert_awaited(
+        self, objs: list[dict[str, Any]], api_version: str
+    ) -> list[dict[str, Any]]:
+        assert self._converter is not None
+        try:
+            return await self._converter.convert_async(objs, api_version)
         except ConversionFailed as error:
             raise failures.StatusError(failure(500, "", str(error))) from None
 

@@ -48,7 +48,7 @@ from kubeforge.apiserver.patch.formats import (
     apply_patch,
 )
 from kubeforge.apiserver.protobuf import wire
-from kubeforge.apiserver.registry import deletion
+from kubeforge.apiserver.registry import conversions, deletion
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.options import WriteOptions
 from kubeforge.apiserver.registry.scale import ScalePaths, apply_scale, to_scale
@@ -84,7 +84,25 @@ class ResourceHandlers:
         attempt: Callable[[bool], dict[str, Any]],
         warnings: list[str],
     ) -> dict[str, Any]:
-        """``attempt(dry_run)`` with admission around it (see ``kubeforge.apiserver.admission``)."""
+        """``attempt(dry_run)`` with admission around it (see ``kubeforge.apiserver.admission``),
+        run again after each conversion webhook it needed was awaited (its warnings once)."""
+        start = len(warnings)
+
+        async def once() -> dict[str, Any]:
+            del warnings[start:]
+            return await self._admitted_once(request, target, operation, name, attempt, warnings)
+
+        return await self._finished(target, await conversions.run_converting_async(once))
+
+    async def _admitted_once(
+        self,
+        request: web.Request,
+        target: Target,
+        operation: str,
+        name: str,
+        attempt: Callable[[bool], dict[str, Any]],
+        warnings: list[str],
+    ) -> dict[str, Any]:
         if self.admission is None:
             return attempt(dry_run_requested(request))
         return await self.admission.write(
@@ -119,7 +137,7 @@ class ResourceHandlers:
                 if target.legacy_watch or query_bool(request.query, "watch"):
                     return await self.lister.list_or_watch(request, target, tables)
                 self._verb(target, "get")
-                obj = self.engine.get(target.served, target.namespace or "", target.name)
+                obj = await self._get(target)
                 return self._object_response(request, target, obj)
             if method == "PUT":
                 return await self._update(request, target)
@@ -147,6 +165,20 @@ class ResourceHandlers:
             field_validation=validation,
             fields=tracker(self.engine, target.served, manager),
             warnings=warnings,
+        )
+
+    async def _finished(self, target: Target, obj: dict[str, Any]) -> dict[str, Any]:
+        """``obj`` at the request's version: a write answers with what it stored, which
+        may still need the conversion webhook (``Engine.committed_view``)."""
+        info = target.served.info
+        if obj.get("kind") != info.kind or obj.get("apiVersion") == info.api_version:
+            return obj
+        return await conversions.run_converting(lambda: self.engine.view(target.served, obj))
+
+    async def _get(self, target: Target) -> dict[str, Any]:
+        namespace, name = target.namespace or "", target.name
+        return await conversions.run_converting(
+            lambda: self.engine.get(target.served, namespace, name)
         )
 
     @staticmethod
@@ -332,7 +364,7 @@ class ResourceHandlers:
         if target.subresource not in ("status", "approval"):  # approval: CSRs only
             raise failures.resource_not_found()
         if request.method == "GET":
-            obj = self.engine.get(target.served, target.namespace or "", target.name)
+            obj = await self._get(target)
             return self._object_response(request, target, obj)
         if request.method == "PUT":
             return await self._update(request, target)
@@ -346,7 +378,7 @@ class ResourceHandlers:
         if not isinstance(paths, ScalePaths):
             raise failures.resource_not_found()
         namespace = target.namespace or ""
-        current = self.engine.get(target.served, namespace, target.name)
+        current = await self._get(target)
         if request.method == "GET":
             return json_response(to_scale(current, paths))
         if request.method not in ("PUT", "PATCH"):
@@ -375,8 +407,10 @@ class ResourceHandlers:
             body["metadata"]["resourceVersion"] = given_rv
         apply_scale(body, scale, paths)
         options = WriteOptions(dry_run=dry_run_requested(request))
-        obj, _ = self.engine.update(target.served, namespace, target.name, body, options)
-        return json_response(to_scale(obj, paths))
+        obj, _ = await conversions.run_converting(
+            lambda: self.engine.update(target.served, namespace, target.name, body, options)
+        )
+        return json_response(to_scale(await self._finished(target, obj), paths))
 
     async def _delete(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "delete")
@@ -389,8 +423,10 @@ class ResourceHandlers:
                 target.namespace or "",
                 target.name,
             )
-        obj, gone = deletion.delete(
-            self.engine, target.served, target.namespace or "", target.name, options
+        obj, gone = await conversions.run_converting(
+            lambda: deletion.delete(
+                self.engine, target.served, target.namespace or "", target.name, options
+            )
         )
         strategy = self.engine.strategy(target.served)
         if gone and not strategy.return_deleted_object:
@@ -401,7 +437,7 @@ class ResourceHandlers:
             details["kind"] = info.plural
             details["uid"] = obj["metadata"].get("uid")
             return json_response(success(details))
-        return protobody.object_response(request, obj)
+        return protobody.object_response(request, await self._finished(target, obj))
 
     async def _delete_collection(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "deletecollection")
@@ -420,15 +456,18 @@ class ResourceHandlers:
                     meta.get("namespace") or "",
                     meta["name"],
                 )
+            namespace, name = meta.get("namespace") or "", meta["name"]
             try:
-                last, _ = deletion.delete(
-                    self.engine, target.served, meta.get("namespace") or "", meta["name"], options
+                last, _ = await conversions.run_converting(
+                    lambda n=namespace, m=name: deletion.delete(  # type: ignore[misc]
+                        self.engine, target.served, n, m, options
+                    )
                 )
             except failures.StatusError as error:
                 if error.code == 404:
                     continue  # deleted meanwhile: not an error for a collection delete
                 raise
-            deleted.append(last)
+            deleted.append(await self._finished(target, last))
         info = target.served.info
         return json_response(
             {

@@ -28,8 +28,10 @@ from kubeforge.apiserver.endpoints import partial
 from kubeforge.apiserver.endpoints.request import Target
 from kubeforge.apiserver.endpoints.responses import table_response
 from kubeforge.apiserver.endpoints.watch import WatchHub, WatchRequest, stream_watch
+from kubeforge.apiserver.endpoints.watch_conversion import WatchConversion
 from kubeforge.apiserver.failures import FieldError, StatusError
 from kubeforge.apiserver.meta.queryparams import query_bool, query_optional_bool
+from kubeforge.apiserver.registry import conversions
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.strategy import Strategy
 from kubeforge.apiserver.storage.pages import (
@@ -238,7 +240,7 @@ class Lister:
             if unfiltered:
                 metadata["remainingItemCount"] = following
         served = target.served
-        items = self.engine.view_many(served, selected)
+        items = await conversions.run_converting(lambda: self.engine.view_many(served, selected))
         if conversion is not None:
             return partial.list_response(conversion, served, items, metadata)
         if tables is not None:
@@ -335,8 +337,10 @@ class Lister:
         engine = self.engine
         convert = partial.for_watch(conversion)
 
+        converting = WatchConversion.of(engine, served, convert is None and tables is None)
+
         def render(obj: dict[str, Any]) -> dict[str, Any]:
-            viewed = engine.view(served, obj)
+            viewed = converting.view(obj)
             if convert is not None:
                 return convert(viewed)
             if tables is None:
@@ -381,4 +385,4 @@ class Lister:
             group=group,
             cache_key=cache_key,
         )
-        return await stream_watch(request, self.storage, self.hub, watch)
+        return await stream_watch(request, self.storage, self.hub, watch, finish=converting.finish)

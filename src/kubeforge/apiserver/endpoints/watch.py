@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -37,6 +37,9 @@ from kubeforge.core.status import failure
 
 __all__ = ["MIN_REQUEST_TIMEOUT", "WatchHub", "WatchRequest", "stream_watch"]
 
+Finish = Callable[[bytes], Awaitable[bytes]]
+"""Turns a chunk of watch lines into what is written (see ``watch_conversion``)."""
+
 MIN_REQUEST_TIMEOUT = web.AppKey("kubeforge.min_request_timeout", float)
 """Seconds (``--min-request-timeout``): a watch without ``timeoutSeconds`` ends after a
 random time in [1x, 2x) of it, as on the real server (1800 when unset)."""
@@ -50,9 +53,15 @@ _SINK_LIMIT = 0x10000
 
 
 async def stream_watch(
-    request: web.Request, storage: Storage, hub: WatchHub, watch: WatchRequest
+    request: web.Request,
+    storage: Storage,
+    hub: WatchHub,
+    watch: WatchRequest,
+    finish: Finish | None = None,
 ) -> web.StreamResponse:
-    """Serve one watch until its timeout, the client leaving, or the hub stopping it."""
+    """Serve one watch until its timeout, the client leaving, or the hub stopping it;
+    ``finish`` (a conversion webhook's, see ``watch_conversion``) is awaited on every
+    chunk before it is written, so the fan-out never writes to this stream directly."""
     hub.attach(storage)
     encode = hub.encoder(watch)
 
@@ -96,13 +105,14 @@ async def stream_watch(
             await response.write(line("ERROR", status))
             return response
         for start in range(0, len(initial), WRITE_BATCH):
-            await response.write(b"".join(initial[start : start + WRITE_BATCH]))
+            chunk = b"".join(initial[start : start + WRITE_BATCH])
+            await response.write(chunk if finish is None else await finish(chunk))
         if watch.send_initial_events and watch.bookmarks:
             await response.write(_bookmark(watch, member.last_sent, initial_end=True))
         assert writer is not None
-        member.sink = _sink(request)
+        member.sink = _sink(request) if finish is None else None
         member.abort = _abort(request)
-        await _pump(request, response, writer, member, hub, watch, storage)
+        await _pump(request, response, writer, member, hub, watch, storage, finish)
     except ConnectionResetError:
         pass  # the client went away; nothing to tell it
     finally:
@@ -180,6 +190,7 @@ async def _pump(
     hub: WatchHub,
     watch: WatchRequest,
     storage: Storage,
+    finish: Finish | None,
 ) -> None:
     loop = asyncio.get_running_loop()
     # No timeoutSeconds: the real server picks one in [min, 2 x min) of --min-request-timeout.
@@ -197,6 +208,8 @@ async def _pump(
                 return  # too far behind: the client re-watches from the last RV it got
             if member.pending():
                 data, member.last_sent = member.take(member.last_sent)
+                if data and finish is not None:
+                    data = await finish(data)
                 if data:
                     await response.write(data)
                     if _backed_up(request):

@@ -28,6 +28,7 @@ from kubeforge.apiserver.failures import FieldError, StatusError
 from kubeforge.apiserver.meta.fieldvalidation import strict_patch_failure
 from kubeforge.apiserver.meta.validation import validate_meta_update, validate_object_meta
 from kubeforge.apiserver.patch.formats import PatchApplyError, PatchDecodeError, apply_patch
+from kubeforge.apiserver.registry import conversions
 from kubeforge.apiserver.registry.gotypes import OBJECT_META, check_fields
 from kubeforge.apiserver.registry.options import PLAIN, WriteOptions
 from kubeforge.apiserver.registry.patched import check_patched
@@ -127,6 +128,15 @@ class Engine:
         if converted is not None:  # stored as another resource (events.k8s.io Events)
             return [converted.to_served(obj) for obj in read]
         return [strategy.on_read(obj) for obj in strategy.convert(read, info.api_version)]
+
+    def committed_view(self, served: ServedResource, stored: dict[str, Any]) -> dict[str, Any]:
+        """``view`` of what a write just stored, or the stored object itself when that needs
+        a conversion still to be awaited (``registry.conversions``): the write is done, so
+        the caller converts what it answers with, as the real server's response encoder."""
+        try:
+            return self.view(served, stored)
+        except conversions.ConversionNeeded:
+            return self.strategy(served).on_read(stored)
 
     def now(self) -> str:
         return format_time(self.wall_clock())
@@ -229,7 +239,7 @@ class Engine:
             return self.view(served, obj)
         stored = self.storage.create(key, self._to_storage(served, obj))
         strategy.committed(stored, False)
-        return self.view(served, stored)
+        return self.committed_view(served, stored)
 
     @staticmethod
     def _normalize(strategy: Strategy, obj: dict[str, Any], options: WriteOptions) -> None:
@@ -403,7 +413,7 @@ class Engine:
         write = self.storage.delete if gone else self.storage.update
         stored = write(key, new, old)
         strategy.committed(stored, gone)
-        return self.view(served, stored)
+        return self.committed_view(served, stored)
 
     # --- patch ----------------------------------------------------------------------------
 
@@ -470,7 +480,7 @@ class Engine:
         write = self.storage.delete if gone else self.storage.update
         stored = write(key, new, old)
         strategy.committed(stored, gone)
-        return self.view(served, stored)
+        return self.committed_view(served, stored)
 
 
 def _uid() -> str:

@@ -143,6 +143,9 @@ class Strategy:
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return self.validate(new)
 
+    converts_by_webhook = False
+    """``convert`` may need a webhook awaited (``registry.conversions``)."""
+
     def convert(self, objs: list[dict[str, Any]], api_version: str) -> list[dict[str, Any]]:
         """``objs`` at ``api_version``: relabelled, as a CRD's ``None`` conversion does (custom
         resources with a conversion webhook call it instead)."""
