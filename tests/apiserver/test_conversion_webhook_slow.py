@@ -159,6 +159,15 @@ async def test_other_requests_and_watches_go_on_while_a_webhook_is_slow(
             f"{GROUP}/v2",
             {"length": 3},
         )
+        # an event made by a later write is converted in the watch's own stream too
+        later = asyncio.create_task(_first_event(api, v2, got.body["metadata"]["resourceVersion"]))
+        body["metadata"]["name"], body["spec"] = "b", {"size": 5}
+        assert (await api.post(v1, body)).status == 201
+        event = await later
+        assert (event["object"]["metadata"]["name"], event["object"]["spec"]) == (
+            "b",
+            {"length": 5},
+        )
 
 
 async def test_a_service_reference_fails_at_once_with_the_resolvers_reason(

@@ -4,7 +4,6 @@ makes on the answer, and the failures it reports, against a real HTTPS webhook s
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 from collections.abc import AsyncIterator
@@ -106,7 +105,7 @@ async def test_objects_are_converted_in_one_review_and_keep_their_metadata(tmp_p
             boat("v1", {"size": 4}, "c"),
         ]
         sent[0]["metadata"]["labels"] = {"keep": "me"}
-        out = await asyncio.to_thread(converter.convert, sent, "harbor.example.com/v2")
+        out = await converter.convert_async(sent, "harbor.example.com/v2")
     assert [o["spec"] for o in out] == [{"length": 3}, {"length": 9}, {"length": 4}]
     assert out[1] is sent[1]  # already at the desired version: not sent
     assert out[0]["metadata"] == sent[0]["metadata"]
@@ -116,9 +115,7 @@ async def test_a_converter_error_is_the_webhooks_message(tmp_path: Path) -> None
     async with webhook(tmp_path) as (url, cert):
         converter = WebhookConverter(crd(url, cert.ca_pem))
         with pytest.raises(ConversionFailed) as failed:
-            await asyncio.to_thread(
-                converter.convert, [boat("v2", {"length": -1})], "harbor.example.com/v1"
-            )
+            await converter.convert_async([boat("v2", {"length": -1})], "harbor.example.com/v1")
     assert str(failed.value).startswith(
         "conversion webhook for harbor.example.com/v2, Kind=Boat failed: "
     )
@@ -130,12 +127,21 @@ async def test_an_untrusted_certificate_is_refused(tmp_path: Path) -> None:
     async with webhook(tmp_path) as (url, _):
         converter = WebhookConverter(crd(url, other.ca_pem))
         with pytest.raises(ConversionFailed) as failed:
-            await asyncio.to_thread(
-                converter.convert, [boat("v1", {"size": 1})], "harbor.example.com/v2"
-            )
+            await converter.convert_async([boat("v1", {"size": 1})], "harbor.example.com/v2")
     assert f'failed: Post "{url}?timeout=30s": tls: failed to verify certificate' in str(
         failed.value
     )
+
+
+async def test_the_awaited_call_names_the_dial_error_as_the_blocking_one() -> None:
+    converter = WebhookConverter(crd("https://127.0.0.1:1/convert", None))
+    objects = [boat("v1", {"size": 1})]
+    with pytest.raises(ConversionFailed) as awaited:
+        await converter.convert_async(objects, "harbor.example.com/v2")
+    with pytest.raises(ConversionFailed) as blocking:
+        converter.convert(objects, "harbor.example.com/v2")
+    assert str(awaited.value) == str(blocking.value)
+    assert "dial tcp 127.0.0.1:1: connect: connection refused" in str(awaited.value)
 
 
 def test_an_unreachable_webhook_names_the_dial_error() -> None:
@@ -234,8 +240,6 @@ async def test_a_malformed_answer_is_refused(tmp_path: Path, reply: Any, message
     async with answering(tmp_path, recording) as (url, cert):
         converter = WebhookConverter(crd(url, cert.ca_pem))
         with pytest.raises(ConversionFailed) as failed:
-            await asyncio.to_thread(
-                converter.convert, [boat("v1", {"size": 1})], "harbor.example.com/v2"
-            )
+            await converter.convert_async([boat("v1", {"size": 1})], "harbor.example.com/v2")
     assert message.format(uid=seen[0]) in str(failed.value)
     json.dumps(seen)

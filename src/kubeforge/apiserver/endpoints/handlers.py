@@ -416,13 +416,7 @@ class ResourceHandlers:
         self._verb(target, "delete")
         options = await parse_options(request)
         if self.admission is not None:
-            await self.admission.delete(
-                request_user(request),
-                dry_run_requested(request),
-                target.served,
-                target.namespace or "",
-                target.name,
-            )
+            await self._admit_delete(request, target, target.namespace or "", target.name)
         obj, gone = await conversions.run_converting(
             lambda: deletion.delete(
                 self.engine, target.served, target.namespace or "", target.name, options
@@ -439,6 +433,17 @@ class ResourceHandlers:
             return json_response(success(details))
         return protobody.object_response(request, await self._finished(target, obj))
 
+    async def _admit_delete(
+        self, request: web.Request, target: Target, namespace: str, name: str
+    ) -> None:
+        """Admission of one DELETE; the webhooks' ``oldObject`` may need converting first."""
+        admission = self.admission
+        assert admission is not None
+        user, dry_run = request_user(request), dry_run_requested(request)
+        await conversions.run_converting_async(
+            lambda: admission.delete(user, dry_run, target.served, namespace, name)
+        )
+
     async def _delete_collection(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "deletecollection")
         if target.served.info.namespaced and target.namespace is None:
@@ -448,15 +453,9 @@ class ResourceHandlers:
         deleted: list[dict[str, Any]] = []
         for obj in selected:
             meta = obj["metadata"]
-            if self.admission is not None:
-                await self.admission.delete(
-                    request_user(request),
-                    dry_run_requested(request),
-                    target.served,
-                    meta.get("namespace") or "",
-                    meta["name"],
-                )
             namespace, name = meta.get("namespace") or "", meta["name"]
+            if self.admission is not None:
+                await self._admit_delete(request, target, namespace, name)
             try:
                 last, _ = await conversions.run_converting(
                     lambda n=namespace, m=name: deletion.delete(  # type: ignore[misc]
