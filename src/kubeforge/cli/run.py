@@ -19,7 +19,6 @@ from typing import Any
 
 import click
 
-from kubeforge.cli._as_rbac import as_manager_account
 from kubeforge.cli._errors import readable_errors
 from kubeforge.cli._project import PROJECT_FILE, Project
 from kubeforge.cli._targets import cache_options_of, load_module, load_setup
@@ -290,6 +289,9 @@ def run_command(
 
 
 async def _as_manager_account(config: ClientConfig, project: Project) -> ClientConfig:
+    # Only --as-generated-rbac needs the CRD and RBAC machinery: a plain run does not load it.
+    from kubeforge.cli._as_rbac import as_manager_account
+
     async with Client(config) as admin:
         return await as_manager_account(admin, project)
 
