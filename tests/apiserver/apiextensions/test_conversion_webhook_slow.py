@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import ssl
 import uuid
 from collections.abc import AsyncIterator
@@ -14,10 +15,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp import web
 from kf_http import Api, configmap
 
 from kubeforge.webhook import ServingCert
+
+pytestmark = pytest.mark.live
 
 GROUP = "slow.example.com"
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -194,3 +198,37 @@ async def test_a_service_reference_fails_at_once_with_the_resolvers_reason(
     assert no_endpoints.body["message"] == (
         f'conversion webhook for {gvk} failed: {shown}: endpoints "converter" not found'
     )
+
+
+async def test_a_table_watch_of_the_converted_version_waits_alone_for_its_rows(
+    api: Api, namespace: str, tmp_path: Path
+) -> None:
+    async with held_webhook(tmp_path) as (hook, url, ca):
+        config = {"url": url, "caBundle": base64.b64encode(ca).decode()}
+        v1, v2, kind = await _served(api, config, namespace)
+        body = {"apiVersion": f"{GROUP}/v1", "kind": kind, "metadata": {"name": "a"},
+                "spec": {"size": 3}}  # fmt: skip
+        assert (await api.post(v1, body)).status == 201
+        headers = {**api.headers(), "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}
+        params = {"watch": "true", "resourceVersion": "0", "includeObject": "Object",
+                  "timeoutSeconds": "30"}  # fmt: skip
+
+        async def first_row() -> dict[str, Any]:
+            url = api.server.url + v2
+            async with api.session.get(url, params=params, headers=headers) as reply:
+                assert reply.status == 200
+                event: dict[str, Any] = json.loads(await reply.content.readline())
+                return event
+
+        watching = asyncio.create_task(first_row())
+        await hook.arrived.wait()
+        assert (await api.get("/readyz")).status == 200
+        assert not watching.done()
+        hook.release.set()
+        event = await watching
+    table = event["object"]
+    assert table["kind"] == "Table"
+    row = table["rows"][0]
+    assert row["cells"][0] == "a"
+    assert (row["object"]["apiVersion"], row["object"]["spec"]) == (f"{GROUP}/v2", {"length": 3})
+    assert hook.reviews == 1

@@ -337,10 +337,7 @@ class Lister:
         engine = self.engine
         convert = partial.for_watch(conversion)
 
-        converting = WatchConversion.of(engine, served, convert is None and tables is None)
-
-        def render(obj: dict[str, Any]) -> dict[str, Any]:
-            viewed = converting.view(obj)
+        def shape(viewed: dict[str, Any]) -> dict[str, Any]:
             if convert is not None:
                 return convert(viewed)
             if tables is None:
@@ -348,6 +345,12 @@ class Lister:
             meta = {"resourceVersion": str(viewed["metadata"].get("resourceVersion", ""))}
             result: dict[str, Any] = tables.to_table(served, [viewed], meta, include)
             return result
+
+        converting = WatchConversion.of(engine, served, shape)
+
+        def render(obj: dict[str, Any]) -> dict[str, Any]:
+            viewed = converting.view(obj)
+            return viewed if converting.pending(viewed) else shape(viewed)
 
         if send_initial is False and rv in ("", "0"):
             rv = str(self.storage.revision)  # no initial events: start "now"

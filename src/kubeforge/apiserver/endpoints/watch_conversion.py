@@ -5,11 +5,10 @@ Events are rendered once, in the fan-out, inside whichever write made them: they
 neither wait there nor fail that write. So ``WatchConversion.view`` renders an object
 that needs the webhook as stored, and ``finish`` (awaited by ``watch.stream_watch``
 before each write) converts those events, one ConversionReview per event as the real
-watch cache does when it decodes each event at the watcher's version. Table and
-metadata-only watches render from the converted object and keep converting in the
-fan-out, blocking while the webhook answers.
+watch cache does when it decodes each event at the watcher's version, then shapes them
+as the watch asked (a Table row, metadata only, or the object itself).
 
-Entry point: ``WatchConversion.of(engine, served, plain)``.
+Entry point: ``WatchConversion.of(engine, served, shape)``.
 """
 
 from __future__ import annotations
@@ -35,20 +34,30 @@ Finish = Callable[[bytes], Awaitable[bytes]]
 class WatchConversion:
     engine: Engine
     served: ServedResource
+    shape: Callable[[dict[str, Any]], dict[str, Any]]
+    """What the watch sends of an object at its version (a Table, metadata, itself)."""
     deferred: bool
     """Events may be written at the stored version, for ``finish`` to convert."""
 
     @classmethod
-    def of(cls, engine: Engine, served: ServedResource, plain: bool) -> WatchConversion:
-        """``plain``: the watch sends whole objects as JSON (no table, no metadata only)."""
-        deferred = plain and engine.strategy(served).converts_by_webhook
-        return cls(engine, served, deferred)
+    def of(
+        cls,
+        engine: Engine,
+        served: ServedResource,
+        shape: Callable[[dict[str, Any]], dict[str, Any]],
+    ) -> WatchConversion:
+        deferred = engine.strategy(served).converts_by_webhook
+        return cls(engine, served, shape, deferred)
+
+    def pending(self, viewed: dict[str, Any]) -> bool:
+        """``viewed`` (from ``view``) is still at its stored version: ``finish`` shapes it."""
+        info = self.served.info
+        return self.deferred and _stored(viewed, info.kind, info.api_version)
 
     def view(self, obj: dict[str, Any]) -> dict[str, Any]:
-        """``obj`` as the watch shows it, or as stored when the webhook must be awaited."""
+        """``obj`` at the watch's version, or as stored when the webhook must be awaited."""
         if not self.deferred:
-            with conversions.blocking():
-                return self.engine.view(self.served, obj)
+            return self.engine.view(self.served, obj)
         with conversions.deferring():
             try:
                 return self.engine.view(self.served, obj)
@@ -67,12 +76,8 @@ class WatchConversion:
         for raw in lines:
             event = orjson.loads(raw)
             obj = event.get("object")
-            if (
-                not isinstance(obj, dict)
-                or obj.get("kind") != info.kind
-                or obj.get("apiVersion") == info.api_version
-            ):
-                out.append(raw)
+            if not isinstance(obj, dict) or not _stored(obj, info.kind, info.api_version):
+                out.append(raw)  # converted already, a bookmark, or an error
                 continue
             try:
                 viewed = await conversions.run_converting(
@@ -81,5 +86,9 @@ class WatchConversion:
             except failures.StatusError as error:
                 out.append(line("ERROR", error.status))  # the client ends the watch here
                 break
-            out.append(line(str(event.get("type")), viewed))
+            out.append(line(str(event.get("type")), self.shape(viewed)))
         return b"".join(out)
+
+
+def _stored(obj: dict[str, Any], kind: str, api_version: str) -> bool:
+    return obj.get("kind") == kind and obj.get("apiVersion") != api_version
