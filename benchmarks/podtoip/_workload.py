@@ -252,10 +252,12 @@ async def _measure(
 def run_once(
     contender: Contender, workload: Workload, logs: Path | None = None, profile: Path | None = None
 ) -> Run:
-    """A fresh in-memory server (simulated node on), the workload, one controller.
+    """A fresh in-memory server (simulated nodes on), the workload, one controller.
 
     ``profile``: sample the controller with py-spy into this file (collapsed stacks).
     """
     logs = logs or Path(tempfile.mkdtemp(prefix="kubeforge-bench-"))
-    with LocalApiServer() as server:
+    # A simulated node runs at most 110 pods (the kubelet's maxPods): enough nodes for all.
+    nodes = (workload.existing + workload.created) // 100 + 1
+    with LocalApiServer(nodes=nodes) as server:
         return asyncio.run(_drive(server, contender, workload, logs, profile))

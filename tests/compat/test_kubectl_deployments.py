@@ -31,8 +31,15 @@ def _until(kubectl: Kubectl, args: tuple[str, ...], check: Any) -> Any:
 
 
 def _sets(kubectl: Kubectl, app: str) -> list[dict[str, Any]]:
+    """The app's ReplicaSets, oldest first. Timestamps have whole seconds, so two sets made
+    in one second are told apart by their image: every test here rolls nginx forwards."""
     items: list[dict[str, Any]] = _json(kubectl, "rs", "-l", f"app={app}")["items"]
-    return sorted(items, key=lambda rs: rs["metadata"]["creationTimestamp"])
+    return sorted(items, key=lambda rs: (rs["metadata"]["creationTimestamp"], _image(rs)))
+
+
+def _image(replica_set: dict[str, Any]) -> str:
+    image: str = replica_set["spec"]["template"]["spec"]["containers"][0]["image"]
+    return image
 
 
 def _events(kubectl: Kubectl, kind: str, name: str) -> list[dict[str, Any]]:
