@@ -19,16 +19,22 @@ from pathlib import Path
 from typing import Protocol
 
 from kubeforge.apiserver.controllers.cluster import Cluster
+from kubeforge.apiserver.controllers.cronjob import CronJobController
 from kubeforge.apiserver.controllers.daemonset import DaemonSetController
 from kubeforge.apiserver.controllers.deployment import DeploymentController
+from kubeforge.apiserver.controllers.endpoints import EndpointsController
+from kubeforge.apiserver.controllers.endpointslice import EndpointSliceController
 from kubeforge.apiserver.controllers.garbage import GarbageCollector
+from kubeforge.apiserver.controllers.job import JobController
 from kubeforge.apiserver.controllers.kubelet import Kubelets
 from kubeforge.apiserver.controllers.namespaces import NamespaceFinalizer
+from kubeforge.apiserver.controllers.nodelifecycle import NodeLifecycle
 from kubeforge.apiserver.controllers.nodes import NodeRegistration, load_node_specs
 from kubeforge.apiserver.controllers.replicaset import ReplicaSetController, ReplicationManager
 from kubeforge.apiserver.controllers.scheduler import Scheduler
 from kubeforge.apiserver.controllers.serviceaccounts import DefaultServiceAccounts
 from kubeforge.apiserver.controllers.statefulset import StatefulSetController
+from kubeforge.apiserver.controllers.ttl import TTLAfterFinished
 from kubeforge.apiserver.controllers.volumes import VolumeBinder
 
 __all__ = [
@@ -149,7 +155,13 @@ def build_control_plane(
         "deployment-controller": DeploymentController,
         "statefulset-controller": StatefulSetController,
         "daemonset-controller": DaemonSetController,
+        "job-controller": JobController,
+        "cronjob-controller": CronJobController,
+        "ttl-after-finished-controller": TTLAfterFinished,
+        "endpoints-controller": EndpointsController,
+        "endpointslice-controller": EndpointSliceController,
         "persistentvolume-binder-controller": VolumeBinder,
+        "node-lifecycle-controller": NodeLifecycle,
         **(extra or {}),
     }
     return ControlPlane(cluster, enabled_controllers(options.controllers), factories)

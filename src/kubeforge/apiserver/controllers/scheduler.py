@@ -21,13 +21,18 @@ from typing import Any
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
 from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
 from kubeforge.apiserver.controllers.nodes import quantity
-from kubeforge.apiserver.controllers.scheduling import failure_message, filter_node, pod_requests
+from kubeforge.apiserver.controllers.scheduling import (
+    failure_message,
+    filter_node,
+    pod_requests,
+)
 from kubeforge.apiserver.storage.sqlite import Event
 
 __all__ = ["Scheduler", "live_pods"]
 
 _PODS = ("", "pods")
 _NODES = ("", "nodes")
+_CLAIMS = ("", "persistentvolumeclaims")
 _COMPONENT = "default-scheduler"
 
 
@@ -55,7 +60,7 @@ class Scheduler(KeyedLoop):
             if event.type == "DELETED" or _finished(event.object):
                 return self._waiting_keys()  # room was made
             return ()
-        if event.resource == _NODES:
+        if event.resource in (_NODES, _CLAIMS):
             return self._waiting_keys()
         return ()
 
@@ -66,6 +71,10 @@ class Scheduler(KeyedLoop):
         pod = self.cluster.get(_PODS, *key)
         if pod is None or not _waiting(pod):
             return None
+        claims = self._claims_problem(pod)
+        if claims is not None:
+            self._unschedulable(pod, claims)
+            return None
         nodes = [n for n in self.cluster.list(_NODES) if not n["metadata"].get("deletionTimestamp")]
         placed = live_pods(self.cluster)
         verdicts = {n["metadata"]["name"]: filter_node(pod, n, placed, nodes) for n in nodes}
@@ -75,6 +84,25 @@ class Scheduler(KeyedLoop):
             self._bind(pod, best["metadata"]["name"])
         else:
             self._unschedulable(pod, failure_message(list(verdicts.values()), len(nodes)))
+        return None
+
+    def _claims_problem(self, pod: dict[str, Any]) -> str | None:
+        """The VolumeBinding pre-filter: every claim must exist and be bound (Immediate)."""
+        namespace = pod["metadata"].get("namespace") or ""
+        nodes = len(self.cluster.list(_NODES))
+        for volume in (pod.get("spec") or {}).get("volumes") or []:
+            name = (volume.get("persistentVolumeClaim") or {}).get("claimName")
+            if not name:
+                continue
+            claim = self.cluster.get(_CLAIMS, namespace, name)
+            if claim is None:
+                return f'persistentvolumeclaim "{name}" not found'
+            if not (claim.get("spec") or {}).get("volumeName"):
+                return (
+                    f"0/{nodes} nodes are available: pod has unbound immediate "
+                    f"PersistentVolumeClaims. preemption: 0/{nodes} nodes are available: "
+                    f"{nodes} Preemption is not helpful for scheduling."
+                )
         return None
 
     def _bind(self, pod: dict[str, Any], node: str) -> None:
@@ -110,7 +138,8 @@ class Scheduler(KeyedLoop):
     def _unschedulable(self, pod: dict[str, Any], message: str) -> None:
         status = copy(pod).setdefault("status", {})
         current = next(
-            (c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"), None
+            (c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"),
+            None,
         )
         if current is not None and current.get("message") == message:
             return  # already said; a real scheduler's repeats only raise the Event's count
@@ -128,7 +157,12 @@ class Scheduler(KeyedLoop):
         body["status"].setdefault("phase", "Pending")
         self.cluster.update_status(_PODS, body)
         self.cluster.record(
-            pod, "Warning", "FailedScheduling", message, component=_COMPONENT, action="Scheduling"
+            pod,
+            "Warning",
+            "FailedScheduling",
+            message,
+            component=_COMPONENT,
+            action="Scheduling",
         )
 
 

@@ -1,0 +1,263 @@
+"""The CronJob controller: a Job per scheduled time, as kube-controller-manager's cronjob v2.
+
+Times come from ``spec.schedule`` in ``spec.timeZone`` (UTC without one, the zone
+kube-controller-manager runs in on most clusters). At each due time that is not past
+``startingDeadlineSeconds`` it creates ``<cronjob>-<minutes since the epoch>`` from the
+job template (annotated ``batch.kubernetes.io/cronjob-scheduled-timestamp``), unless
+``suspend`` is set or ``concurrencyPolicy`` says otherwise (``Forbid``: not while one
+runs; ``Replace``: the running ones are deleted first). ``status.active`` lists the
+running Jobs, ``lastScheduleTime`` and ``lastSuccessfulTime`` follow them, and finished
+Jobs beyond ``successfulJobsHistoryLimit``/``failedJobsHistoryLimit`` are deleted.
+Events: ``SuccessfulCreate`` (``Created job <name>``), ``SawCompletedJob``,
+``SuccessfulDelete``, ``MissSchedule``, ``UnparseableSchedule``.
+
+Entry point: ``CronJobController(cluster)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from kubeforge.apiserver.controllers.cluster import (
+    Cluster,
+    controller_of,
+    copy,
+    owner_reference,
+)
+from kubeforge.apiserver.controllers.cron import Schedule
+from kubeforge.apiserver.controllers.job import finished
+from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.ranking import parse_time
+from kubeforge.apiserver.storage.sqlite import Event
+
+__all__ = ["CronJobController"]
+
+_CRONJOBS = ("batch", "cronjobs")
+_JOBS = ("batch", "jobs")
+_COMPONENT = "cronjob-controller"
+_SCHEDULED = "batch.kubernetes.io/cronjob-scheduled-timestamp"
+_MAX_MISSED = 100
+
+
+def _zone(spec: dict[str, Any]) -> tzinfo:
+    name = spec.get("timeZone")
+    return ZoneInfo(str(name)) if name else UTC
+
+
+def _rfc3339(moment: datetime) -> str:
+    """Go's ``time.RFC3339`` in the schedule's zone (``Z`` for UTC)."""
+    text = moment.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class CronJobController(KeyedLoop):
+    resource = _CRONJOBS
+
+    def __init__(self, cluster: Cluster) -> None:
+        super().__init__(cluster.engine, cluster.registry)
+        self.cluster = cluster
+
+    def keys_for(self, event: Event) -> Iterable[Key]:
+        if event.resource == _CRONJOBS:
+            return (key_of(event.object),)
+        if event.resource == _JOBS:
+            ref = controller_of(event.object)
+            if ref is not None and ref.get("kind") == "CronJob":
+                return ((event.object["metadata"].get("namespace") or "", str(ref["name"])),)
+        return ()
+
+    def sync(self, key: Key) -> float | None:
+        cronjob = self.cluster.get(_CRONJOBS, *key)
+        if cronjob is None or cronjob["metadata"].get("deletionTimestamp"):
+            return None
+        uid = cronjob["metadata"]["uid"]
+        jobs = [
+            j
+            for j in self.cluster.list(_JOBS, key[0])
+            if (controller_of(j) or {}).get("uid") == uid
+        ]
+        status = copy({"s": cronjob.get("status") or {}})["s"]
+        self._follow(cronjob, jobs, status)
+        self._trim_history(cronjob, jobs)
+        again = self._schedule(cronjob, status)
+        if status != (cronjob.get("status") or {}):
+            body = copy(self.cluster.get(_CRONJOBS, *key) or cronjob)
+            body["status"] = status
+            self.cluster.update_status(_CRONJOBS, body)
+        return again
+
+    def _follow(
+        self,
+        cronjob: dict[str, Any],
+        jobs: list[dict[str, Any]],
+        status: dict[str, Any],
+    ) -> None:
+        """``status.active`` from the Jobs that still run; completions noted once."""
+        known = {ref.get("uid") for ref in status.get("active") or []}
+        active = []
+        for job in sorted(jobs, key=lambda j: str(j["metadata"].get("creationTimestamp"))):
+            outcome = finished(job)
+            meta = job["metadata"]
+            if outcome is None:
+                active.append(
+                    {
+                        "apiVersion": "batch/v1",
+                        "kind": "Job",
+                        "name": meta["name"],
+                        "namespace": meta["namespace"],
+                        "uid": meta["uid"],
+                        "resourceVersion": meta.get("resourceVersion"),
+                    }
+                )
+                continue
+            if meta["uid"] in known:
+                message = f"Saw completed job: {meta['name']}, condition: {outcome}"
+                self._event(cronjob, "Normal", "SawCompletedJob", message)
+            completed = (job.get("status") or {}).get("completionTime")
+            last = status.get("lastSuccessfulTime")
+            if outcome == "Complete" and completed and (last is None or completed > last):
+                status["lastSuccessfulTime"] = completed
+        if active:
+            status["active"] = active
+        else:
+            status.pop("active", None)
+
+    def _trim_history(self, cronjob: dict[str, Any], jobs: list[dict[str, Any]]) -> None:
+        spec = cronjob.get("spec") or {}
+        limits = {
+            "Complete": spec.get("successfulJobsHistoryLimit", 3),
+            "Failed": spec.get("failedJobsHistoryLimit", 1),
+        }
+        for outcome, limit in limits.items():
+            if limit is None:
+                continue
+            done = [j for j in jobs if finished(j) == outcome]
+            done.sort(
+                key=lambda j: str(
+                    (j.get("status") or {}).get("startTime")
+                    or j["metadata"].get("creationTimestamp")
+                )
+            )
+            for job in done[: max(len(done) - int(limit), 0)]:
+                self._delete(cronjob, job)
+
+    def _delete(self, cronjob: dict[str, Any], job: dict[str, Any]) -> None:
+        meta = job["metadata"]
+        if self.cluster.delete(
+            _JOBS,
+            meta["namespace"],
+            meta["name"],
+            uid=meta["uid"],
+            propagation="Background",
+        ):
+            self._event(cronjob, "Normal", "SuccessfulDelete", f"Deleted job {meta['name']}")
+
+    def _schedule(self, cronjob: dict[str, Any], status: dict[str, Any]) -> float | None:
+        spec = cronjob.get("spec") or {}
+        try:
+            schedule = Schedule.parse(str(spec.get("schedule") or ""))
+            zone = _zone(spec)
+        except (ValueError, KeyError) as error:
+            self._event(
+                cronjob,
+                "Warning",
+                "UnparseableSchedule",
+                f"unparseable schedule: {spec.get('schedule')!r} : {error}",
+            )
+            return None
+        if spec.get("suspend"):
+            return None
+        now = datetime.fromtimestamp(self.cluster.wall_time(), zone)
+        since_text = status.get("lastScheduleTime") or cronjob["metadata"].get("creationTimestamp")
+        since = datetime.fromtimestamp(parse_time(since_text) or self.cluster.wall_time(), zone)
+        due, upcoming = None, schedule.next_after(since)
+        for _ in range(_MAX_MISSED):
+            if upcoming is None or upcoming > now:
+                break
+            due, upcoming = upcoming, schedule.next_after(upcoming)
+        while upcoming is not None and upcoming <= now:  # too many missed: keep the latest
+            due, upcoming = upcoming, schedule.next_after(upcoming)
+        if due is not None:
+            self._start(cronjob, status, due, now)
+        if upcoming is None:
+            return None
+        return max((upcoming - now).total_seconds(), 0.0) + 0.01
+
+    def _start(
+        self,
+        cronjob: dict[str, Any],
+        status: dict[str, Any],
+        due: datetime,
+        now: datetime,
+    ) -> None:
+        spec = cronjob.get("spec") or {}
+        deadline = spec.get("startingDeadlineSeconds")
+        if deadline is not None and (now - due).total_seconds() > int(deadline):
+            when = due.astimezone(UTC).strftime("%a, %d %b %Y %H:%M:%S +0000")  # RFC1123Z
+            message = f"Missed scheduled time to start a job: {when}"
+            self._event(cronjob, "Warning", "MissSchedule", message)
+            status["lastScheduleTime"] = _stamp(due)
+            return
+        active = status.get("active") or []
+        policy = spec.get("concurrencyPolicy", "Allow")
+        if active and policy == "Forbid":
+            return  # tried again when the running Job ends
+        if active and policy == "Replace":
+            namespace = cronjob["metadata"]["namespace"]
+            for ref in active:
+                job = self.cluster.get(_JOBS, namespace, str(ref.get("name")))
+                if job is not None:
+                    self._delete(cronjob, job)
+            status.pop("active", None)
+        job = self._job_for(cronjob, due)
+        existing = self.cluster.get(
+            _JOBS, cronjob["metadata"]["namespace"], job["metadata"]["name"]
+        )
+        if existing is None:
+            existing = self.cluster.create(_JOBS, cronjob["metadata"]["namespace"], job)
+            self._event(
+                cronjob,
+                "Normal",
+                "SuccessfulCreate",
+                f"Created job {existing['metadata']['name']}",
+            )
+        status["lastScheduleTime"] = _stamp(due)
+        if finished(existing):
+            return  # this minute's Job already ran: Job names are per minute, as for real
+        meta = existing["metadata"]
+        refs = [r for r in status.get("active") or [] if r.get("uid") != meta["uid"]]
+        ref = {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "name": meta["name"],
+            "namespace": meta["namespace"],
+            "uid": meta["uid"],
+            "resourceVersion": meta.get("resourceVersion"),
+        }
+        status["active"] = [*refs, ref]
+
+    def _job_for(self, cronjob: dict[str, Any], due: datetime) -> dict[str, Any]:
+        template = copy((cronjob.get("spec") or {}).get("jobTemplate") or {})
+        meta = template.get("metadata") or {}
+        annotations = {**(meta.get("annotations") or {}), _SCHEDULED: _rfc3339(due)}
+        return {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {
+                "name": f"{cronjob['metadata']['name']}-{int(due.timestamp()) // 60}",
+                "labels": dict(meta.get("labels") or {}),
+                "annotations": annotations,
+                "ownerReferences": [owner_reference(cronjob)],
+            },
+            "spec": template.get("spec") or {},
+        }
+
+    def _event(self, cronjob: dict[str, Any], kind: str, reason: str, message: str) -> None:
+        self.cluster.record(cronjob, kind, reason, message, component=_COMPONENT)
