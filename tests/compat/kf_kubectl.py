@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 import selectors
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 __all__ = ["COMMAND_TIMEOUT", "CRD_MANIFEST", "Kubectl", "LineStream"]
 
@@ -62,6 +65,27 @@ class Kubectl:
         done = self.complete(*args, stdin=stdin, namespaced=namespaced)
         assert done.returncode != 0, f"kubectl {' '.join(args)} unexpectedly succeeded"
         return done.stderr
+
+    def json(self, *args: str) -> Any:
+        """``kubectl get ARGS -o json``, decoded."""
+        return json.loads(self.run("get", *args, "-o", "json"))
+
+    def until(self, args: tuple[str, ...], check: Callable[[Any], Any]) -> Any:
+        """``json(*args)`` again until ``check`` holds; the ceiling turns a hang into a
+        failure (no timing is asserted)."""
+        deadline = time.monotonic() + COMMAND_TIMEOUT
+        while True:
+            body = self.json(*args)
+            if check(body):
+                return body
+            assert time.monotonic() < deadline, f"never satisfied: {json.dumps(body)[:2000]}"
+            time.sleep(0.1)
+
+    def events(self, kind: str, name: str) -> list[dict[str, Any]]:
+        """The Events about one object, oldest first."""
+        selector = f"involvedObject.kind={kind},involvedObject.name={name}"
+        items: list[dict[str, Any]] = self.json("events", "--field-selector", selector)["items"]
+        return sorted(items, key=lambda e: int(e["metadata"]["resourceVersion"]))
 
     def stream(self, *args: str) -> LineStream:
         """Start a long-running command (``get -w``) whose stdout is read line by line."""

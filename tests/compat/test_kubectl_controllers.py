@@ -3,33 +3,13 @@
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from .helpers import Kubectl
 
-_CEILING = 60.0
-
-
-def _json(kubectl: Kubectl, *args: str) -> Any:
-    return json.loads(kubectl.run("get", *args, "-o", "json"))
-
-
-def _until(kubectl: Kubectl, args: tuple[str, ...], check: Any) -> Any:
-    deadline = time.monotonic() + _CEILING
-    while True:
-        body = _json(kubectl, *args)
-        if check(body):
-            return body
-        assert time.monotonic() < deadline, f"never satisfied: {json.dumps(body)[:2000]}"
-        time.sleep(0.1)
-
 
 def _events(kubectl: Kubectl, kind: str, name: str) -> list[tuple[str, str]]:
-    selector = f"involvedObject.kind={kind},involvedObject.name={name}"
-    items = _json(kubectl, "events", "--field-selector", selector)["items"]
-    items.sort(key=lambda e: int(e["metadata"]["resourceVersion"]))
-    return [(e["reason"], e["message"]) for e in items]
+    return [(e["reason"], e["message"]) for e in kubectl.events(kind, name)]
 
 
 def test_expose_gives_endpoint_slices_and_endpoints_of_the_ready_pods(kubectl: Kubectl) -> None:
@@ -37,11 +17,10 @@ def test_expose_gives_endpoint_slices_and_endpoints_of_the_ready_pods(kubectl: K
     kubectl.run("rollout", "status", "deployment/web", "--timeout=60s")
     exposed = kubectl.run("expose", "deployment/web", "--port=8080", "--target-port=80")
     assert exposed.strip() == "service/web exposed"
-    service = _json(kubectl, "service", "web")
+    service = kubectl.json("service", "web")
     assert service["spec"]["clusterIP"].startswith("10.96.")
-    pods = {p["status"]["podIP"]: p for p in _json(kubectl, "pods", "-l", "app=web")["items"]}
-    slices = _until(
-        kubectl,
+    pods = {p["status"]["podIP"]: p for p in kubectl.json("pods", "-l", "app=web")["items"]}
+    slices = kubectl.until(
         ("endpointslices", "-l", "kubernetes.io/service-name=web"),
         lambda b: b["items"] and len(b["items"][0].get("endpoints") or []) == 2,
     )["items"]
@@ -59,14 +38,13 @@ def test_expose_gives_endpoint_slices_and_endpoints_of_the_ready_pods(kubectl: K
     table = kubectl.run("get", "endpointslices").splitlines()
     assert table[0].split()[:4] == ["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS"]
     assert sorted(table[1].split()[3].split(",")) == sorted(pods)
-    endpoints = _json(kubectl, "endpoints", "web")
+    endpoints = kubectl.json("endpoints", "web")
     (subset,) = endpoints["subsets"]
     assert sorted(a["ip"] for a in subset["addresses"]) == sorted(pods)
     assert subset["ports"] == [{"port": 80, "protocol": "TCP"}]
     # A pod that stops being ready leaves the ready endpoints.
     kubectl.run("scale", "deployment/web", "--replicas=1")
-    _until(
-        kubectl,
+    kubectl.until(
         ("endpoints", "web"),
         lambda e: len((e.get("subsets") or [{}])[0].get("addresses") or []) == 1,
     )
@@ -92,7 +70,7 @@ spec:
 def test_a_stateful_set_creates_pods_in_order_with_bound_claims(kubectl: Kubectl) -> None:
     kubectl.run("apply", "-f", "-", stdin=STATEFUL)
     kubectl.run("rollout", "status", "statefulset/db", "--timeout=60s")
-    sts = _json(kubectl, "statefulset", "db")
+    sts = kubectl.json("statefulset", "db")
     status = sts["status"]
     assert (status["replicas"], status["readyReplicas"], status["availableReplicas"]) == (3, 3, 3)
     assert status["currentRevision"] == status["updateRevision"]
@@ -106,16 +84,16 @@ def test_a_stateful_set_creates_pods_in_order_with_bound_claims(kubectl: Kubectl
         "create Claim data-db-2 Pod db-2 in StatefulSet db success",
         "create Pod db-2 in StatefulSet db successful",
     ]
-    pod = _json(kubectl, "pod", "db-1")
+    pod = kubectl.json("pod", "db-1")
     assert pod["spec"]["hostname"] == "db-1" and pod["spec"]["subdomain"] == "db"
     assert pod["metadata"]["labels"]["apps.kubernetes.io/pod-index"] == "1"
     assert pod["metadata"]["labels"]["controller-revision-hash"] == status["updateRevision"]
-    claims = _json(kubectl, "pvc")["items"]
+    claims = kubectl.json("pvc")["items"]
     assert sorted(c["metadata"]["name"] for c in claims) == ["data-db-0", "data-db-1", "data-db-2"]
     for claim in claims:
         assert claim["status"]["phase"] == "Bound"
         assert claim["spec"]["storageClassName"] == "standard"
-        volume = _json(kubectl, "pv", claim["spec"]["volumeName"])
+        volume = kubectl.json("pv", claim["spec"]["volumeName"])
         assert volume["spec"]["claimRef"]["name"] == claim["metadata"]["name"]
     kubectl.run("set", "image", "statefulset/db", "main=postgres:17")
     kubectl.run("rollout", "status", "statefulset/db", "--timeout=60s")
@@ -138,9 +116,9 @@ spec:
 def test_a_daemon_set_runs_a_pod_per_node_tolerating_a_cordon(kubectl: Kubectl) -> None:
     kubectl.run("apply", "-f", "-", stdin=DAEMON)
     kubectl.run("rollout", "status", "daemonset/agent", "--timeout=60s")
-    status = _json(kubectl, "daemonset", "agent")["status"]
+    status = kubectl.json("daemonset", "agent")["status"]
     assert status["desiredNumberScheduled"] == status["numberReady"] == 1
-    (pod,) = _json(kubectl, "pods", "-l", "app=agent")["items"]
+    (pod,) = kubectl.json("pods", "-l", "app=agent")["items"]
     terms = pod["spec"]["affinity"]["nodeAffinity"][
         "requiredDuringSchedulingIgnoredDuringExecution"
     ]
@@ -154,10 +132,10 @@ def test_a_cron_job_creates_jobs_on_its_schedule(kubectl: Kubectl) -> None:
         "create", "cronjob", "tick", "--image=busybox:1.36", "--schedule=@every 1s", "--", "true"
     )
     assert created.strip() == "cronjob.batch/tick created"
-    cronjob = _until(
-        kubectl, ("cronjob", "tick"), lambda c: c.get("status", {}).get("lastSuccessfulTime")
+    cronjob = kubectl.until(
+        ("cronjob", "tick"), lambda c: c.get("status", {}).get("lastSuccessfulTime")
     )
-    (job,) = _json(kubectl, "jobs")["items"]
+    (job,) = kubectl.json("jobs")["items"]
     assert job["metadata"]["ownerReferences"][0]["name"] == "tick"
     assert "batch.kubernetes.io/cronjob-scheduled-timestamp" in job["metadata"]["annotations"]
     minutes = job["metadata"]["name"].removeprefix("tick-")
@@ -178,7 +156,7 @@ def test_cordon_keeps_new_pods_off_and_a_not_ready_node_loses_its_pods(
     assert kubectl.run("cordon", "kubeforge-node-1").strip() == "node/kubeforge-node-1 cordoned"
     kubectl.run("create", "deployment", "web", "--image=nginx", "--replicas=2")
     kubectl.run("rollout", "status", "deployment/web", "--timeout=60s")
-    nodes = {p["spec"]["nodeName"] for p in _json(kubectl, "pods", "-l", "app=web")["items"]}
+    nodes = {p["spec"]["nodeName"] for p in kubectl.json("pods", "-l", "app=web")["items"]}
     assert nodes == {"kubeforge-node-0"}
     kubectl.run("uncordon", "kubeforge-node-1")
     kubectl.run("cordon", "kubeforge-node-0")
@@ -187,7 +165,7 @@ def test_cordon_keeps_new_pods_off_and_a_not_ready_node_loses_its_pods(
     kubectl.run("uncordon", "kubeforge-node-0")
     (moved,) = [
         p
-        for p in _json(kubectl, "pods", "-l", "app=web")["items"]
+        for p in kubectl.json("pods", "-l", "app=web")["items"]
         if p["spec"]["nodeName"] == "kubeforge-node-1"
     ]
     not_ready = {
@@ -207,8 +185,7 @@ def test_cordon_keeps_new_pods_off_and_a_not_ready_node_loses_its_pods(
         json.dumps(not_ready),
         namespaced=False,
     )
-    node = _until(
-        kubectl,
+    node = kubectl.until(
         ("node", "kubeforge-node-1"),
         lambda n: any(t["effect"] == "NoExecute" for t in n["spec"].get("taints") or []),
     )
@@ -218,8 +195,7 @@ def test_cordon_keeps_new_pods_off_and_a_not_ready_node_loses_its_pods(
         ("node.kubernetes.io/not-ready", "NoExecute"),
     }
     kubectl.run("rollout", "status", "deployment/web", "--timeout=60s")
-    pods = _until(
-        kubectl,
+    pods = kubectl.until(
         ("pods", "-l", "app=web"),
         lambda b: (
             len(b["items"]) == 3

@@ -6,46 +6,14 @@
 
 from __future__ import annotations
 
-import json
-import time
 from typing import Any
 
 from .kf_kubectl import Kubectl
 
-_CEILING = 60.0
-
-
-def _json(kubectl: Kubectl, *args: str) -> Any:
-    return json.loads(kubectl.run("get", *args, "-o", "json"))
-
-
-def _until(kubectl: Kubectl, args: tuple[str, ...], check: Any) -> Any:
-    """Read with kubectl until ``check`` holds (a ceiling turns a hang into a failure)."""
-    deadline = time.monotonic() + _CEILING
-    while True:
-        body = _json(kubectl, *args)
-        if check(body):
-            return body
-        assert time.monotonic() < deadline, f"never satisfied: {json.dumps(body)[:2000]}"
-        time.sleep(0.1)
-
 
 def _sets(kubectl: Kubectl, app: str) -> list[dict[str, Any]]:
-    """The app's ReplicaSets, oldest first. Timestamps have whole seconds, so two sets made
-    in one second are told apart by their image: every test here rolls nginx forwards."""
-    items: list[dict[str, Any]] = _json(kubectl, "rs", "-l", f"app={app}")["items"]
-    return sorted(items, key=lambda rs: (rs["metadata"]["creationTimestamp"], _image(rs)))
-
-
-def _image(replica_set: dict[str, Any]) -> str:
-    image: str = replica_set["spec"]["template"]["spec"]["containers"][0]["image"]
-    return image
-
-
-def _events(kubectl: Kubectl, kind: str, name: str) -> list[dict[str, Any]]:
-    selector = f"involvedObject.kind={kind},involvedObject.name={name}"
-    items = _json(kubectl, "events", "--field-selector", selector)["items"]
-    return sorted(items, key=lambda e: int(e["metadata"]["resourceVersion"]))
+    items: list[dict[str, Any]] = kubectl.json("rs", "-l", f"app={app}")["items"]
+    return sorted(items, key=lambda rs: rs["metadata"]["creationTimestamp"])
 
 
 def _conditions(obj: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -61,7 +29,7 @@ def test_create_deployment_reaches_three_available_as_a_cluster_shows_it(
 ) -> None:
     kubectl.run("create", "deployment", "web", "--image=nginx", "--replicas=3")
     assert _rollout(kubectl, "web") == 'deployment "web" successfully rolled out\n'
-    deployment = _json(kubectl, "deployment", "web")
+    deployment = kubectl.json("deployment", "web")
     status = deployment["status"]
     assert {k: status.get(k) for k in ("replicas", "updatedReplicas", "readyReplicas")} == {
         "replicas": 3,
@@ -98,15 +66,15 @@ def test_create_deployment_reaches_three_available_as_a_cluster_shows_it(
     assert conditions["Progressing"]["message"] == (
         f'ReplicaSet "web-{pod_hash}" has successfully progressed.'
     )
-    pods = _json(kubectl, "pods", "-l", f"pod-template-hash={pod_hash}")["items"]
+    pods = kubectl.json("pods", "-l", f"pod-template-hash={pod_hash}")["items"]
     assert len(pods) == 3
     assert all(p["metadata"]["name"].startswith(f"web-{pod_hash}-") for p in pods)
-    (scaled,) = _events(kubectl, "Deployment", "web")
+    (scaled,) = kubectl.events("Deployment", "web")
     assert (scaled["reason"], scaled["message"]) == (
         "ScalingReplicaSet",
         f"Scaled up replica set web-{pod_hash} from 0 to 3",
     )
-    created = [e["message"] for e in _events(kubectl, "ReplicaSet", f"web-{pod_hash}")]
+    created = [e["message"] for e in kubectl.events("ReplicaSet", f"web-{pod_hash}")]
     assert sorted(created) == sorted(f"Created pod: {p['metadata']['name']}" for p in pods)
     table = kubectl.run("get", "deployment", "web")
     assert "3/3" in table.splitlines()[1]
@@ -137,11 +105,10 @@ def test_set_image_rolls_out_a_new_replica_set_within_surge_and_unavailable(
     assert (old["spec"]["replicas"], new["spec"]["replicas"]) == (0, 3)
     assert new["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27"
     assert new["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
-    _sizes_stay_within_bounds(_events(kubectl, "Deployment", "roll"), replicas=3, surge=1)
+    _sizes_stay_within_bounds(kubectl.events("Deployment", "roll"), replicas=3, surge=1)
     images = {
         p["spec"]["containers"][0]["image"]
-        for p in _until(
-            kubectl,
+        for p in kubectl.until(
             ("pods", "-l", "app=roll"),
             lambda b: len(b["items"]) == 3,
         )["items"]
@@ -159,8 +126,7 @@ def test_rollout_history_and_undo_bring_an_old_replica_set_back_as_a_new_revisio
     # As the Kubernetes docs do it: the cause goes on the Deployment after the change,
     # and the controller copies it onto the current revision's ReplicaSet.
     kubectl.run("annotate", "deployment/undo", "kubernetes.io/change-cause=to 1.27")
-    _until(
-        kubectl,
+    kubectl.until(
         ("rs", "-l", "app=undo"),
         lambda b: any(
             (rs["metadata"].get("annotations") or {}).get("kubernetes.io/change-cause")
@@ -179,7 +145,7 @@ def test_rollout_history_and_undo_bring_an_old_replica_set_back_as_a_new_revisio
     notes = first["metadata"]["annotations"]
     assert notes["deployment.kubernetes.io/revision"] == "3"
     assert notes["deployment.kubernetes.io/revision-history"] == "1"
-    deployment = _json(kubectl, "deployment", "undo")
+    deployment = kubectl.json("deployment", "undo")
     assert deployment["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.26"
 
 
@@ -188,8 +154,7 @@ def test_pause_holds_a_template_change_until_resume(kubectl: Kubectl) -> None:
     _rollout(kubectl, "held")
     kubectl.run("rollout", "pause", "deployment/held")
     kubectl.run("set", "image", "deployment/held", "nginx=nginx:1.27")
-    paused = _until(
-        kubectl,
+    paused = kubectl.until(
         ("deployment", "held"),
         lambda d: (
             d["status"].get("observedGeneration") == d["metadata"]["generation"]
@@ -209,14 +174,14 @@ def test_scale_adds_and_removes_pods_with_the_replica_set_events(kubectl: Kubect
     _rollout(kubectl, "sized")
     kubectl.run("scale", "deployment/sized", "--replicas=4")
     _rollout(kubectl, "sized")
-    assert _json(kubectl, "deployment", "sized")["status"]["availableReplicas"] == 4
+    assert kubectl.json("deployment", "sized")["status"]["availableReplicas"] == 4
     kubectl.run("scale", "deployment/sized", "--replicas=2")
-    _until(kubectl, ("pods", "-l", "app=sized"), lambda b: len(b["items"]) == 2)
+    kubectl.until(("pods", "-l", "app=sized"), lambda b: len(b["items"]) == 2)
     (rs,) = _sets(kubectl, "sized")
-    reasons = [e["reason"] for e in _events(kubectl, "ReplicaSet", rs["metadata"]["name"])]
+    reasons = [e["reason"] for e in kubectl.events("ReplicaSet", rs["metadata"]["name"])]
     assert reasons.count("SuccessfulCreate") == 4
     assert reasons.count("SuccessfulDelete") == 2
-    messages = [e["message"] for e in _events(kubectl, "Deployment", "sized")]
+    messages = [e["message"] for e in kubectl.events("Deployment", "sized")]
     assert messages[-2:] == [
         f"Scaled up replica set {rs['metadata']['name']} from 1 to 4",
         f"Scaled down replica set {rs['metadata']['name']} from 4 to 2",
@@ -243,7 +208,7 @@ def test_recreate_stops_every_old_pod_before_starting_new_ones(kubectl: Kubectl)
     kubectl.run("apply", "-f", "-", stdin=RECREATE.replace("IMAGE", "1.27"))
     _rollout(kubectl, "again")
     old, new = _sets(kubectl, "again")
-    messages = [e["message"] for e in _events(kubectl, "Deployment", "again")]
+    messages = [e["message"] for e in kubectl.events("Deployment", "again")]
     assert messages == [
         f"Scaled up replica set {old['metadata']['name']} from 0 to 2",
         f"Scaled down replica set {old['metadata']['name']} from 2 to 0",
@@ -271,8 +236,8 @@ def test_a_rollout_that_cannot_progress_exceeds_its_deadline(kubectl: Kubectl) -
     kubectl.run("apply", "-f", "-", stdin=STUCK)
     error = kubectl.fails("rollout", "status", "deployment/stuck", "--timeout=60s")
     assert error.strip() == 'error: deployment "stuck" exceeded its progress deadline'
-    progressing = _conditions(_json(kubectl, "deployment", "stuck"))["Progressing"]
+    progressing = _conditions(kubectl.json("deployment", "stuck"))["Progressing"]
     assert (progressing["status"], progressing["reason"]) == ("False", "ProgressDeadlineExceeded")
     assert progressing["message"].endswith("has timed out progressing.")
-    available = _conditions(_json(kubectl, "deployment", "stuck"))["Available"]
+    available = _conditions(kubectl.json("deployment", "stuck"))["Available"]
     assert available["reason"] == "MinimumReplicasUnavailable"

@@ -1,4 +1,4 @@
-"""Jobs and CronJobs through the real kubectl, with what a 1.32 cluster shows.
+"""Jobs through the real kubectl, with what a 1.32 cluster shows.
 
 Pods of a Job exit 0 after the server's ``--job-pod-run-time`` unless their template's
 ``kubeforge.dev/`` annotations say otherwise.
@@ -6,27 +6,9 @@ Pods of a Job exit 0 after the server's ``--job-pod-run-time`` unless their temp
 
 from __future__ import annotations
 
-import json
-import time
 from typing import Any
 
 from .helpers import Kubectl
-
-_CEILING = 60.0
-
-
-def _json(kubectl: Kubectl, *args: str) -> Any:
-    return json.loads(kubectl.run("get", *args, "-o", "json"))
-
-
-def _until(kubectl: Kubectl, args: tuple[str, ...], check: Any) -> Any:
-    deadline = time.monotonic() + _CEILING
-    while True:
-        body = _json(kubectl, *args)
-        if check(body):
-            return body
-        assert time.monotonic() < deadline, f"never satisfied: {json.dumps(body)[:2000]}"
-        time.sleep(0.1)
 
 
 def _conditions(job: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -34,10 +16,7 @@ def _conditions(job: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def _events(kubectl: Kubectl, name: str) -> list[tuple[str, str]]:
-    selector = f"involvedObject.kind=Job,involvedObject.name={name}"
-    items = _json(kubectl, "events", "--field-selector", selector)["items"]
-    items.sort(key=lambda e: int(e["metadata"]["resourceVersion"]))
-    return [(e["reason"], e["message"]) for e in items]
+    return [(e["reason"], e["message"]) for e in kubectl.events("Job", name)]
 
 
 def _apply(kubectl: Kubectl, manifest: str) -> None:
@@ -48,7 +27,7 @@ def test_create_job_completes_and_wait_for_complete_returns(kubectl: Kubectl) ->
     kubectl.run("create", "job", "once", "--image=busybox:1.36", "--", "true")
     waited = kubectl.run("wait", "--for=condition=complete", "job/once", "--timeout=60s")
     assert waited.strip() == "job.batch/once condition met"
-    job = _json(kubectl, "job", "once")
+    job = kubectl.json("job", "once")
     status = job["status"]
     assert status["succeeded"] == 1
     assert "active" not in status and "failed" not in status
@@ -59,7 +38,7 @@ def test_create_job_completes_and_wait_for_complete_returns(kubectl: Kubectl) ->
         ("SuccessCriteriaMet", "CompletionsReached", "Reached expected number of succeeded pods"),
         ("Complete", "CompletionsReached", "Reached expected number of succeeded pods"),
     ]
-    (pod,) = _json(kubectl, "pods", "-l", "job-name=once")["items"]
+    (pod,) = kubectl.json("pods", "-l", "job-name=once")["items"]
     assert pod["status"]["phase"] == "Succeeded"
     assert pod["metadata"]["generateName"] == "once-"
     assert "finalizers" not in pod["metadata"]  # job-tracking came off once counted
@@ -89,9 +68,9 @@ spec:
 def test_completions_are_counted_over_parallel_pods(kubectl: Kubectl) -> None:
     _apply(kubectl, PARALLEL)
     kubectl.run("wait", "--for=condition=complete", "job/many", "--timeout=60s")
-    pods = _json(kubectl, "pods", "-l", "job-name=many")["items"]
+    pods = kubectl.json("pods", "-l", "job-name=many")["items"]
     assert len(pods) == 4
-    assert _json(kubectl, "job", "many")["status"]["succeeded"] == 4
+    assert kubectl.json("job", "many")["status"]["succeeded"] == 4
     created = [m for r, m in _events(kubectl, "many") if r == "SuccessfulCreate"]
     assert len(created) == 4
 
@@ -115,7 +94,7 @@ def test_a_failing_job_fails_after_its_backoff_limit(kubectl: Kubectl) -> None:
     _apply(kubectl, FAILING)
     waited = kubectl.run("wait", "--for=condition=failed", "job/doomed", "--timeout=60s")
     assert waited.strip() == "job.batch/doomed condition met"
-    job = _json(kubectl, "job", "doomed")
+    job = kubectl.json("job", "doomed")
     assert job["status"]["failed"] == 3  # the first try and two retries
     assert _conditions(job) == [
         ("FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit"),
@@ -124,7 +103,7 @@ def test_a_failing_job_fails_after_its_backoff_limit(kubectl: Kubectl) -> None:
     assert ("BackoffLimitExceeded", "Job has reached the specified backoff limit") in _events(
         kubectl, "doomed"
     )
-    pods = _json(kubectl, "pods", "-l", "job-name=doomed")["items"]
+    pods = kubectl.json("pods", "-l", "job-name=doomed")["items"]
     assert [p["status"]["phase"] for p in pods] == ["Failed"] * 3
 
 
@@ -146,8 +125,8 @@ spec:
 def test_an_indexed_job_runs_one_pod_per_index(kubectl: Kubectl) -> None:
     _apply(kubectl, INDEXED)
     kubectl.run("wait", "--for=condition=complete", "job/indexed", "--timeout=60s")
-    assert _json(kubectl, "job", "indexed")["status"]["completedIndexes"] == "0-2"
-    pods = _json(kubectl, "pods", "-l", "job-name=indexed")["items"]
+    assert kubectl.json("job", "indexed")["status"]["completedIndexes"] == "0-2"
+    pods = kubectl.json("pods", "-l", "job-name=indexed")["items"]
     by_index = {
         p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]: p for p in pods
     }
@@ -181,8 +160,8 @@ spec:
 def test_a_pod_failure_policy_fails_the_job_at_once(kubectl: Kubectl) -> None:
     _apply(kubectl, POLICY)
     kubectl.run("wait", "--for=condition=failed", "job/policed", "--timeout=60s")
-    job = _json(kubectl, "job", "policed")
-    (pod,) = _json(kubectl, "pods", "-l", "job-name=policed")["items"]
+    job = kubectl.json("job", "policed")
+    (pod,) = kubectl.json("pods", "-l", "job-name=policed")["items"]
     message = (
         f"Container main for pod {pod['metadata']['namespace']}/{pod['metadata']['name']} "
         "failed with exit code 42 matching FailJob rule at index 0"
@@ -209,14 +188,14 @@ spec:
 def test_active_deadline_seconds_fails_a_job_and_stops_its_pods(kubectl: Kubectl) -> None:
     _apply(kubectl, DEADLINE)
     kubectl.run("wait", "--for=condition=failed", "job/slow", "--timeout=60s")
-    job = _json(kubectl, "job", "slow")
+    job = kubectl.json("job", "slow")
     assert _conditions(job)[-1] == (
         "Failed",
         "DeadlineExceeded",
         "Job was active longer than specified deadline",
     )
     assert "active" not in job["status"]
-    _until(kubectl, ("pods", "-l", "job-name=slow"), lambda b: not b["items"])
+    kubectl.until(("pods", "-l", "job-name=slow"), lambda b: not b["items"])
 
 
 def test_a_suspended_job_runs_nothing_until_resumed(kubectl: Kubectl) -> None:
@@ -226,13 +205,12 @@ def test_a_suspended_job_runs_nothing_until_resumed(kubectl: Kubectl) -> None:
             "spec:\n  completions", "spec:\n  suspend: true\n  completions"
         ),
     )
-    suspended = _until(
-        kubectl,
+    suspended = kubectl.until(
         ("job", "paused"),
         lambda j: any(c["type"] == "Suspended" for c in j["status"].get("conditions") or []),
     )
     assert _conditions(suspended) == [("Suspended", "JobSuspended", "Job suspended")]
-    assert not _json(kubectl, "pods", "-l", "job-name=paused")["items"]
+    assert not kubectl.json("pods", "-l", "job-name=paused")["items"]
     kubectl.run("patch", "job/paused", "--type=merge", "-p", '{"spec":{"suspend":false}}')
     kubectl.run("wait", "--for=condition=complete", "job/paused", "--timeout=60s")
     reasons = [r for r, _ in _events(kubectl, "paused")]

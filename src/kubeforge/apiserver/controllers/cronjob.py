@@ -22,14 +22,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from kubeforge.apiserver.controllers.cluster import (
-    Cluster,
     controller_of,
     copy,
     owner_reference,
 )
 from kubeforge.apiserver.controllers.cron import Schedule
 from kubeforge.apiserver.controllers.job import finished
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ranking import parse_time
 from kubeforge.apiserver.storage.sqlite import Event
 
@@ -57,20 +56,14 @@ def _stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class CronJobController(KeyedLoop):
+class CronJobController(ControllerLoop):
     resource = _CRONJOBS
-
-    def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _CRONJOBS:
             return (key_of(event.object),)
         if event.resource == _JOBS:
-            ref = controller_of(event.object)
-            if ref is not None and ref.get("kind") == "CronJob":
-                return ((event.object["metadata"].get("namespace") or "", str(ref["name"])),)
+            return self.owned_keys(event.object, "CronJob")
         return ()
 
     def sync(self, key: Key) -> float | None:

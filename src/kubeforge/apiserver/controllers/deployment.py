@@ -18,8 +18,8 @@ from typing import Any
 
 from kubeforge.apiserver.controllers import deployment_status as progress
 from kubeforge.apiserver.controllers import rollout
-from kubeforge.apiserver.controllers.cluster import Cluster, controller_of, copy
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.cluster import controller_of, copy
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ownership import claim
 from kubeforge.apiserver.meta.labelselector import selector_matches
 from kubeforge.apiserver.storage.sqlite import Event
@@ -44,12 +44,8 @@ def _created(obj: dict[str, Any]) -> tuple[str, str]:
     return str(obj["metadata"].get("creationTimestamp")), obj["metadata"]["name"]
 
 
-class DeploymentController(KeyedLoop):
+class DeploymentController(ControllerLoop):
     resource = _DEPLOYMENTS
-
-    def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _DEPLOYMENTS:

@@ -18,12 +18,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ranking import is_ready
 from kubeforge.apiserver.meta.labelselector import selector_matches
 from kubeforge.apiserver.storage.sqlite import Event
 
-__all__ = ["EndpointsController", "resolve_ports", "service_keys", "service_pods"]
+__all__ = ["EndpointsController", "located", "resolve_ports", "service_keys", "service_pods"]
 
 _SERVICES = ("", "services")
 _ENDPOINTS = ("", "endpoints")
@@ -91,28 +91,26 @@ def service_keys(cluster: Cluster, event: Event) -> list[Key]:
     ]
 
 
-def _address(pod: dict[str, Any]) -> dict[str, Any]:
+def located(pod: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` (an address or endpoint) with the pod's ``targetRef`` and ``nodeName``."""
     meta = pod["metadata"]
-    address: dict[str, Any] = {
-        "ip": pod["status"]["podIP"],
-        "targetRef": {
-            "kind": "Pod",
-            "namespace": meta.get("namespace"),
-            "name": meta["name"],
-            "uid": meta.get("uid"),
-        },
+    entry["targetRef"] = {
+        "kind": "Pod",
+        "namespace": meta.get("namespace"),
+        "name": meta["name"],
+        "uid": meta.get("uid"),
     }
     if (pod.get("spec") or {}).get("nodeName"):
-        address["nodeName"] = pod["spec"]["nodeName"]
-    return address
+        entry["nodeName"] = pod["spec"]["nodeName"]
+    return entry
 
 
-class EndpointsController(KeyedLoop):
+def _address(pod: dict[str, Any]) -> dict[str, Any]:
+    return located(pod, {"ip": pod["status"]["podIP"]})
+
+
+class EndpointsController(ControllerLoop):
     resource = _SERVICES
-
-    def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         return service_keys(self.cluster, event)

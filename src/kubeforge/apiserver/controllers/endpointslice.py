@@ -17,17 +17,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import (
-    Cluster,
-    controller_of,
     copy,
     owner_reference,
 )
 from kubeforge.apiserver.controllers.endpoints import (
+    located,
     resolve_ports,
     service_keys,
     service_pods,
 )
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key
 from kubeforge.apiserver.controllers.ranking import is_ready
 from kubeforge.apiserver.storage.sqlite import Event
 
@@ -42,41 +41,22 @@ _PER_SLICE = 100
 
 
 def _endpoint(pod: dict[str, Any], publish: bool) -> dict[str, Any]:
-    meta = pod["metadata"]
-    terminating = bool(meta.get("deletionTimestamp"))
+    terminating = bool(pod["metadata"].get("deletionTimestamp"))
     serving = is_ready(pod) or publish
-    endpoint: dict[str, Any] = {
-        "addresses": [pod["status"]["podIP"]],
-        "conditions": {
-            "ready": serving and not terminating,
-            "serving": serving,
-            "terminating": terminating,
-        },
-        "targetRef": {
-            "kind": "Pod",
-            "namespace": meta.get("namespace"),
-            "name": meta["name"],
-            "uid": meta.get("uid"),
-        },
+    conditions = {
+        "ready": serving and not terminating,
+        "serving": serving,
+        "terminating": terminating,
     }
-    if (pod.get("spec") or {}).get("nodeName"):
-        endpoint["nodeName"] = pod["spec"]["nodeName"]
-    return endpoint
+    return located(pod, {"addresses": [pod["status"]["podIP"]], "conditions": conditions})
 
 
-class EndpointSliceController(KeyedLoop):
+class EndpointSliceController(ControllerLoop):
     resource = _SERVICES
-
-    def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _SLICES:
-            ref = controller_of(event.object)
-            if ref is not None and ref.get("kind") == "Service":
-                return ((event.object["metadata"].get("namespace") or "", str(ref["name"])),)
-            return ()
+            return self.owned_keys(event.object, "Service")
         return service_keys(self.cluster, event)
 
     def sync(self, key: Key) -> float | None:

@@ -21,8 +21,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers import job_rules as rules
-from kubeforge.apiserver.controllers.cluster import Cluster, controller_of, copy
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.cluster import controller_of, copy
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ownership import claim
 from kubeforge.apiserver.controllers.ranking import is_active, is_ready, parse_time
 from kubeforge.apiserver.controllers.replicaset import pod_from_template
@@ -47,20 +47,14 @@ def _phase(pod: dict[str, Any]) -> str:
     return str((pod.get("status") or {}).get("phase") or "Pending")
 
 
-class JobController(KeyedLoop):
+class JobController(ControllerLoop):
     resource = _JOBS
-
-    def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _JOBS:
             return (key_of(event.object),)
         if event.resource == _PODS:
-            ref = controller_of(event.object)
-            if ref is not None and ref.get("kind") == "Job":
-                return ((event.object["metadata"].get("namespace") or "", str(ref["name"])),)
+            return self.owned_keys(event.object, "Job")
         return ()
 
     def sync(self, key: Key) -> float | None:

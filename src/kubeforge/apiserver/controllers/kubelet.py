@@ -24,7 +24,7 @@ from typing import Any
 from kubeforge.apiserver.controllers import podstatus
 from kubeforge.apiserver.controllers.behaviour import Behaviour, behaviour_of
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key
 from kubeforge.apiserver.controllers.nodes import NodeSpec, free_pod_ip
 from kubeforge.apiserver.storage.sqlite import Event
 
@@ -53,12 +53,11 @@ class _Run:
     last_state: dict[str, Any] = field(default_factory=dict)
 
 
-class Kubelets(KeyedLoop):
+class Kubelets(ControllerLoop):
     resource = _PODS
 
     def __init__(self, cluster: Cluster, nodes: list[NodeSpec], job_run_time: float) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
+        super().__init__(cluster)
         self._nodes = {spec.name: spec for spec in nodes}
         self._job_run_time = job_run_time
         self._runs: dict[str, _Run] = {}
@@ -147,14 +146,12 @@ class Kubelets(KeyedLoop):
                     f"({_PULL * 1000:g}ms including waiting). Image size: {_size(image)} bytes.",
                 )
             else:
-                self._event(
-                    pod,
-                    container,
-                    "Normal",
-                    "Pulled",
-                    f'Container image "{image}" already present on machine',
-                )
+                self._already_present(pod, container)
         return self._start(pod, run, restarted=False)
+
+    def _already_present(self, pod: dict[str, Any], container: dict[str, Any]) -> None:
+        message = f'Container image "{container.get("image")}" already present on machine'
+        self._event(pod, container, "Normal", "Pulled", message)
 
     def _pull_failed(self, pod: dict[str, Any], run: _Run) -> float | None:
         statuses = []
@@ -179,14 +176,7 @@ class Kubelets(KeyedLoop):
         now = self.cluster.wall_time()
         if restarted:
             for container in pod["spec"].get("containers") or []:
-                image = container.get("image")
-                self._event(
-                    pod,
-                    container,
-                    "Normal",
-                    "Pulled",
-                    f'Container image "{image}" already present on machine',
-                )
+                self._already_present(pod, container)
         for container in pod["spec"].get("containers") or []:
             name = container.get("name")
             self._event(pod, container, "Normal", "Created", f"Created container: {name}")

@@ -13,13 +13,14 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import Registry
 from kubeforge.apiserver.storage.journal import ResourceKey
 from kubeforge.apiserver.storage.sqlite import Event
 
-__all__ = ["Key", "KeyedLoop", "StorageLoop", "key_of"]
+__all__ = ["ControllerLoop", "Key", "KeyedLoop", "StorageLoop", "key_of"]
 
 log = logging.getLogger("kubeforge.apiserver.controllers")
 
@@ -150,3 +151,22 @@ class KeyedLoop:
 def key_of(obj: dict[str, Any]) -> Key:
     meta = obj["metadata"]
     return (meta.get("namespace") or "", meta["name"])
+
+
+class ControllerLoop(KeyedLoop):
+    """A ``KeyedLoop`` of the simulated control plane: reads and writes go through
+    ``self.cluster``; ``owned_keys`` maps an object to the owner of ``kind`` it names."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        super().__init__(cluster.engine, cluster.registry)
+        self.cluster = cluster
+
+    @staticmethod
+    def owned_keys(obj: dict[str, Any] | None, kind: str) -> list[Key]:
+        """The key of ``obj``'s controller if it is a ``kind`` (same namespace)."""
+        if obj is None:
+            return []
+        for ref in obj["metadata"].get("ownerReferences") or []:
+            if isinstance(ref, dict) and ref.get("controller") and ref.get("kind") == kind:
+                return [(obj["metadata"].get("namespace") or "", str(ref.get("name")))]
+        return []

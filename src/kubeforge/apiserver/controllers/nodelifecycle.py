@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import Cluster, copy
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.cluster import copy
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ranking import is_active, parse_time
 from kubeforge.apiserver.storage.sqlite import Event
 
@@ -59,12 +59,8 @@ def _toleration_seconds(pod: dict[str, Any], taint: dict[str, Any]) -> float | N
     return best
 
 
-class NodeLifecycle(KeyedLoop):
+class NodeLifecycle(ControllerLoop):
     resource = _NODES
-
-    def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _NODES:

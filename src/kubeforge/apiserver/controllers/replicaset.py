@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import Cluster, controller_of, copy, owner_reference
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.cluster import controller_of, copy, owner_reference
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ownership import claim, controlled_by
 from kubeforge.apiserver.controllers.ranking import (
     deletion_order,
@@ -58,14 +58,10 @@ def pod_from_template(
     }
 
 
-class _ReplicaController(KeyedLoop):
+class _ReplicaController(ControllerLoop):
     """One loop per kind; subclasses say which kind, how it selects, and who it is."""
 
     component = ""
-
-    def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
 
     def selector(self, owner: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError

@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.nodes import quantity
 from kubeforge.apiserver.controllers.scheduling import (
     failure_message,
@@ -46,12 +46,8 @@ def live_pods(cluster: Cluster) -> list[dict[str, Any]]:
     ]
 
 
-class Scheduler(KeyedLoop):
+class Scheduler(ControllerLoop):
     resource = _PODS
-
-    def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _PODS:

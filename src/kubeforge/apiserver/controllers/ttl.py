@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.job import finished
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key
 from kubeforge.apiserver.controllers.ranking import parse_time
 
 __all__ = ["TTLAfterFinished"]
@@ -31,12 +30,8 @@ def _finished_at(job: dict[str, Any]) -> float | None:
     return None
 
 
-class TTLAfterFinished(KeyedLoop):
+class TTLAfterFinished(ControllerLoop):
     resource = _JOBS
-
-    def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
 
     def sync(self, key: Key) -> float | None:
         job = self.cluster.get(_JOBS, *key)
