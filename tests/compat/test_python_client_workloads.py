@@ -64,3 +64,32 @@ def test_a_deployment_becomes_available_and_scales_through_the_scale_subresource
         assert pod.status.phase == "Running"
         assert pod.status.container_statuses[0].state.running.started_at is not None
         assert pod.spec.node_name == "kubeforge-node-0"
+
+
+def test_a_job_completes_and_its_status_decodes_into_the_typed_model(
+    api_client: Any, namespace: str
+) -> None:
+    batch = k8s.BatchV1Api(api_client)
+    job = k8s.V1Job(
+        metadata=k8s.V1ObjectMeta(name="typed-job"),
+        spec=k8s.V1JobSpec(
+            completions=2,
+            template=k8s.V1PodTemplateSpec(
+                spec=k8s.V1PodSpec(
+                    restart_policy="Never",
+                    containers=[k8s.V1Container(name="main", image="busybox:1.36")],
+                )
+            ),
+        ),
+    )
+    batch.create_namespaced_job(namespace, job)
+    done = _until(
+        lambda: batch.read_namespaced_job_status("typed-job", namespace),
+        lambda j: any(c.type == "Complete" for c in j.status.conditions or []),
+    )
+    assert done.status.succeeded == 2
+    assert done.status.ready == 0
+    assert done.status.uncounted_terminated_pods.succeeded is None
+    assert done.status.completion_time >= done.status.start_time
+    (complete,) = [c for c in done.status.conditions if c.type == "Complete"]
+    assert complete.reason == "CompletionsReached"
