@@ -10,8 +10,7 @@ become ready. A pod being deleted gets ``Killing`` and is removed after its grac
 (capped at one second so tests stay fast). Pods on nodes that are not simulated are
 left alone, as with no kubelet.
 
-Simulated durations are short (milliseconds); messages keep the real kubelet's words,
-including its nominal ``back-off 10s`` (the simulated back-off is far shorter).
+Simulated durations are milliseconds; messages keep the kubelet's nominal ``back-off 10s``.
 
 Entry point: ``Kubelets(cluster, nodes, job_run_time)`` with ``start()``/``stop()``.
 """
@@ -25,7 +24,7 @@ from kubeforge.apiserver.controllers import podstatus
 from kubeforge.apiserver.controllers.behaviour import Behaviour, behaviour_of
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key
-from kubeforge.apiserver.controllers.nodes import NodeSpec, free_pod_ip
+from kubeforge.apiserver.controllers.nodes import NodeSpec, PodAddresses
 from kubeforge.apiserver.storage.sqlite import Event
 
 __all__ = ["Kubelets"]
@@ -63,11 +62,20 @@ class Kubelets(ControllerLoop):
         self._runs: dict[str, _Run] = {}
         self._removing: set[str] = set()
         self._images: set[tuple[str, str]] = set()
+        self._addresses = PodAddresses(nodes)
+
+    def start(self) -> None:
+        for pod in self.cluster.list(_PODS):
+            self._addresses.track(pod, gone=False)
+        super().start()
 
     def keys_for(self, event: Event) -> list[Key]:
         if event.resource != _PODS:
             return []
         meta = event.object["metadata"]
+        if event.previous is not None:
+            self._addresses.track(event.previous, gone=True)  # its IP may have changed
+        self._addresses.track(event.object, gone=event.type == "DELETED")
         if event.type == "DELETED":
             self._runs.pop(meta.get("uid", ""), None)
             self._removing.discard(meta.get("uid", ""))
@@ -339,20 +347,15 @@ class Kubelets(ControllerLoop):
         status["hostIPs"] = [{"ip": spec.host_ip}]
         status.setdefault("startTime", now)
         if sandbox and not status.get("podIP"):
-            ip = spec.host_ip if current["spec"].get("hostNetwork") else self._allocate_ip(spec)
+            ip = (
+                spec.host_ip
+                if current["spec"].get("hostNetwork")
+                else self._addresses.allocate(spec)
+            )
             status["podIP"], status["podIPs"] = ip, [{"ip": ip}]
         status["containerStatuses"] = statuses
         status["qosClass"] = status.get("qosClass") or podstatus.qos_class(current)
         self.cluster.update_status(_PODS, body)
-
-    def _allocate_ip(self, spec: NodeSpec) -> str:
-        pods = self.cluster.list(_PODS)
-        used = {
-            (p.get("status") or {}).get("podIP")
-            for p in pods
-            if p["spec"].get("nodeName") == spec.name
-        }
-        return free_pod_ip(spec, {ip for ip in used if isinstance(ip, str)})
 
     def _event(
         self, pod: dict[str, Any], container: dict[str, Any], kind: str, reason: str, message: str

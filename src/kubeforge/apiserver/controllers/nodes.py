@@ -20,6 +20,7 @@ specs)``; ``quantity(text)`` parses a resource quantity for the scheduler.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import json
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from kubeforge.apiserver.controllers.cluster import Cluster, now_micro
 __all__ = [
     "NodeRegistration",
     "NodeSpec",
-    "free_pod_ip",
+    "PodAddresses",
     "load_node_specs",
     "pod_cidr",
     "quantity",
@@ -78,20 +79,45 @@ def pod_cidr(index: int) -> ipaddress.IPv4Network:
     return ipaddress.IPv4Network(f"10.244.{index % 256}.0/24")
 
 
-def free_pod_ip(spec: NodeSpec, used: set[str]) -> str:
-    """The first address of the node's pod CIDR after its gateway (``.1``) not in ``used``."""
-    hosts = pod_cidr(spec.index).hosts()
-    next(hosts)  # the bridge's own address
-    for address in hosts:
-        if str(address) not in used:
-            return str(address)
-    raise RuntimeError(f"node {spec.name} has no pod IP left")
+class PodAddresses:
+    """The pod IPs in use on each simulated node, kept from storage events, so handing out
+    the next one never scans every pod."""
+
+    def __init__(self, specs: list[NodeSpec]) -> None:
+        self._in_use: dict[str, dict[str, str]] = {s.name: {} for s in specs}  # IP -> pod uid
+
+    def track(self, pod: dict[str, Any], *, gone: bool) -> None:
+        owners = self._in_use.get(str((pod.get("spec") or {}).get("nodeName")))
+        ip = (pod.get("status") or {}).get("podIP")
+        if owners is None or not isinstance(ip, str) or not ip:
+            return
+        uid = str(pod["metadata"].get("uid"))
+        if not gone:
+            owners[ip] = uid
+        elif owners.get(ip) == uid:
+            del owners[ip]
+
+    def allocate(self, spec: NodeSpec) -> str:
+        """The first address of the node's CIDR after its gateway (``.1``) not in use."""
+        used = self._in_use.setdefault(spec.name, {})
+        hosts = pod_cidr(spec.index).hosts()
+        next(hosts)  # the bridge's own address
+        for address in hosts:
+            if str(address) not in used:
+                used[str(address)] = ""  # taken until the pod's status shows it
+                return str(address)
+        raise RuntimeError(f"node {spec.name} has no pod IP left")
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(text: str) -> Fraction:
+    return parse_quantity(text).value
 
 
 def quantity(text: Any) -> Fraction:
     """A resource quantity's value (``"500m"`` -> 1/2); nonsense counts as zero."""
     try:
-        return parse_quantity(str(text)).value
+        return _parsed(str(text))
     except Exception:  # a value the server let through but cannot be measured: no demand
         return Fraction(0)
 

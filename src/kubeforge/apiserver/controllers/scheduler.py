@@ -22,6 +22,7 @@ from kubeforge.apiserver.controllers.cluster import Cluster, copy
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.nodes import quantity
 from kubeforge.apiserver.controllers.scheduling import (
+    Placement,
     failure_message,
     filter_node,
     pod_requests,
@@ -72,11 +73,11 @@ class Scheduler(ControllerLoop):
             self._unschedulable(pod, claims)
             return None
         nodes = [n for n in self.cluster.list(_NODES) if not n["metadata"].get("deletionTimestamp")]
-        placed = live_pods(self.cluster)
-        verdicts = {n["metadata"]["name"]: filter_node(pod, n, placed, nodes) for n in nodes}
+        view = Placement.of(nodes, live_pods(self.cluster))
+        verdicts = {n["metadata"]["name"]: filter_node(pod, n, view) for n in nodes}
         feasible = [n for n in nodes if verdicts[n["metadata"]["name"]].fits]
         if feasible:
-            best = min(feasible, key=lambda n: _score(n, placed))
+            best = min(feasible, key=lambda n: _score(n, view))
             self._bind(pod, best["metadata"]["name"])
         else:
             self._unschedulable(pod, failure_message(list(verdicts.values()), len(nodes)))
@@ -176,10 +177,10 @@ def _finished(pod: dict[str, Any]) -> bool:
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
 
-def _score(node: dict[str, Any], placed: list[dict[str, Any]]) -> tuple[Fraction, int, str]:
+def _score(node: dict[str, Any], view: Placement) -> tuple[Fraction, int, str]:
     name = node["metadata"]["name"]
     allocatable = (node.get("status") or {}).get("allocatable") or {}
-    mine = [p for p in placed if (p.get("spec") or {}).get("nodeName") == name]
+    mine = view.by_node.get(name, [])
     used: dict[str, Fraction] = {"cpu": Fraction(0), "memory": Fraction(0)}
     for pod in mine:
         for resource, amount in pod_requests(pod).items():

@@ -8,8 +8,8 @@ as ``framework.RunFilterPlugins`` does. ``failure_message`` then writes the
 ``FailedScheduling`` text: the reasons counted over all nodes, sorted, and the
 preemption verdict (``Preemption is not helpful`` for what no eviction could change).
 
-Entry points: ``filter_node(pod, node, placed)`` -> ``Verdict``; ``failure_message``;
-``pod_requests(pod)``; ``matches_node_affinity(pod, node)``.
+Entry points: ``filter_node(pod, node, Placement.of(nodes, placed))`` -> ``Verdict``;
+``failure_message``; ``pod_requests(pod)``; ``matches_node_affinity(pod, node)``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,14 @@ from typing import Any
 from kubeforge.apiserver.controllers.nodes import quantity
 from kubeforge.apiserver.meta.labelselector import selector_matches
 
-__all__ = ["Verdict", "failure_message", "filter_node", "pod_requests", "tolerates"]
+__all__ = [
+    "Placement",
+    "Verdict",
+    "failure_message",
+    "filter_node",
+    "pod_requests",
+    "tolerates",
+]
 
 AFFINITY_MISMATCH = "node(s) didn't match Pod's node affinity/selector"
 _UNSCHEDULABLE = "node(s) were unschedulable"
@@ -47,13 +54,29 @@ class Verdict:
         return not self.reasons
 
 
-def filter_node(
-    pod: dict[str, Any],
-    node: dict[str, Any],
-    placed: list[dict[str, Any]],
-    nodes: list[dict[str, Any]],
-) -> Verdict:
-    """Run the filters for ``pod`` on ``node``; ``placed`` are the live pods bound anywhere."""
+@dataclass(frozen=True)
+class Placement:
+    """Nodes and the live pods bound to them, indexed once per scheduling attempt."""
+
+    nodes: list[dict[str, Any]]
+    placed: list[dict[str, Any]]
+    by_node: dict[str, list[dict[str, Any]]]
+    guarded: list[dict[str, Any]]
+    """The placed pods with required anti-affinity, which every newcomer must respect."""
+
+    @classmethod
+    def of(cls, nodes: list[dict[str, Any]], placed: list[dict[str, Any]]) -> Placement:
+        by_node: dict[str, list[dict[str, Any]]] = {}
+        for pod in placed:
+            by_node.setdefault(str((pod.get("spec") or {}).get("nodeName")), []).append(pod)
+        guarded = [
+            p for p in placed if _required((p.get("spec") or {}).get("affinity"), "podAntiAffinity")
+        ]
+        return cls(nodes, placed, by_node, guarded)
+
+
+def filter_node(pod: dict[str, Any], node: dict[str, Any], view: Placement) -> Verdict:
+    """Run the filters for ``pod`` on ``node`` given what is placed where (``view``)."""
     spec = pod.get("spec") or {}
     node_spec = node.get("spec") or {}
     taints = node_spec.get("taints") or []
@@ -67,15 +90,13 @@ def filter_node(
             return Verdict((text,), resolvable=False)
     if not matches_node_affinity(spec, node):
         return Verdict((AFFINITY_MISMATCH,), resolvable=False)
-    name = node["metadata"]["name"]
-    on_node = [p for p in placed if (p.get("spec") or {}).get("nodeName") == name]
-    short = _insufficient(pod, node, on_node)
+    short = _insufficient(pod, node, view.by_node.get(node["metadata"]["name"], []))
     if short:
         return Verdict(short)
-    spread = _spread(pod, node, placed, nodes)
+    spread = _spread(pod, node, view.placed, view.nodes)
     if spread is not None:
         return spread
-    return _inter_pod(pod, node, placed, nodes)
+    return _inter_pod(pod, node, view)
 
 
 def tolerates(spec: dict[str, Any], taint: dict[str, Any]) -> bool:
@@ -203,12 +224,8 @@ def _term_matches(term: dict[str, Any], owner: dict[str, Any], other: dict[str, 
     )
 
 
-def _inter_pod(
-    pod: dict[str, Any],
-    node: dict[str, Any],
-    placed: list[dict[str, Any]],
-    nodes: list[dict[str, Any]],
-) -> Verdict:
+def _inter_pod(pod: dict[str, Any], node: dict[str, Any], view: Placement) -> Verdict:
+    placed, nodes = view.placed, view.nodes
     labels = node["metadata"].get("labels") or {}
     affinity = (pod.get("spec") or {}).get("affinity") or {}
     for term in _required(affinity, "podAffinity"):
@@ -226,7 +243,7 @@ def _inter_pod(
             _term_matches(term, pod, p) for p in _domain_pods(placed, nodes, key, labels[key])
         ):
             return Verdict((_ANTI_AFFINITY,))
-    for other in placed:
+    for other in view.guarded:
         other_terms = _required((other.get("spec") or {}).get("affinity"), "podAntiAffinity")
         for term in other_terms:
             key = term.get("topologyKey", "")
