@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from kf_http import Api, open_api
-from plane_helpers import until
+from kf_plane import until
 
 from kubeforge.testing import LocalApiServer
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .helpers import Kubectl
+import pytest
+
+from .kf_kubectl import Kubectl
+
+pytestmark = pytest.mark.kubectl
 
 
 def _events(kubectl: Kubectl, kind: str, name: str) -> list[tuple[str, str]]:

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from .kf_kubectl import Kubectl
+
+pytestmark = pytest.mark.kubectl
 
 
 def _sets(kubectl: Kubectl, app: str) -> list[dict[str, Any]]:

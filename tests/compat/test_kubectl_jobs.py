@@ -8,7 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .helpers import Kubectl
+import pytest
+
+from .kf_kubectl import Kubectl
+
+pytestmark = pytest.mark.kubectl
 
 
 def _conditions(job: dict[str, Any]) -> list[tuple[str, str, str]]:
