@@ -34,9 +34,10 @@ def test_create_job_and_get_jobs_prints_the_server_columns(kubectl: Kubectl) -> 
     pod_spec = job["spec"]["template"]["spec"]
     assert pod_spec["restartPolicy"] == "Never"
     assert pod_spec["containers"][0]["command"] == ["echo", "hi"]
+    kubectl.run("wait", "--for=condition=complete", "job/pi", "--timeout=60s")  # it ran
     rows = _rows(kubectl.run("get", "jobs"))
     assert rows[0] == ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]
-    assert rows[1][:3] == ["pi", "Running", "0/1"]
+    assert rows[1][:3] == ["pi", "Complete", "1/1"]
 
 
 def test_create_cronjob_and_get_cronjobs(kubectl: Kubectl) -> None:

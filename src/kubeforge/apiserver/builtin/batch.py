@@ -6,7 +6,8 @@ A Job is defaulted as ``pkg/apis/batch/v1`` does it (parallelism and completions
 generates its selector from the Job's uid and labels the pod template with
 ``batch.kubernetes.io/controller-uid``/``job-name`` (and the legacy unprefixed pair),
 as the real job strategy does. Its pod template gets the pod defaults workload
-templates get. No job controller runs: a Job's status changes only through ``/status``.
+templates get. The simulated job and cronjob controllers (``controllers``) run them;
+with those off a Job's status changes only through ``/status``.
 
 Entry point: ``KINDS``, the group's kinds with their strategies.
 """

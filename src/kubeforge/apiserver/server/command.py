@@ -193,7 +193,8 @@ async def _run(
     "--simulate-node/--no-simulate-node",
     default=True,
     show_default=True,
-    help="Run a simulated node (pods get Running and IPs); off behaves like envtest.",
+    help="Run the simulated control plane (nodes, scheduler, kubelets, controllers); "
+    "off behaves like envtest.",
 )
 @click.option(
     "--nodes",
