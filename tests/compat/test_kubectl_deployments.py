@@ -16,8 +16,16 @@ pytestmark = pytest.mark.kubectl
 
 
 def _sets(kubectl: Kubectl, app: str) -> list[dict[str, Any]]:
+    """The app's ReplicaSets, oldest template first: ordered by their first revision (the
+    one before any rollback), since creation times have only seconds."""
     items: list[dict[str, Any]] = kubectl.json("rs", "-l", f"app={app}")["items"]
-    return sorted(items, key=lambda rs: rs["metadata"]["creationTimestamp"])
+
+    def first_revision(rs: dict[str, Any]) -> int:
+        notes = rs["metadata"].get("annotations") or {}
+        history = notes.get("deployment.kubernetes.io/revision-history", "")
+        return int(history.split(",")[0] or notes["deployment.kubernetes.io/revision"])
+
+    return sorted(items, key=first_revision)
 
 
 def _conditions(obj: dict[str, Any]) -> dict[str, dict[str, Any]]:
