@@ -1,4 +1,4 @@
-"""Services, StatefulSets, DaemonSets, claims, CronJobs and cordons through the real kubectl."""
+"""Services, DaemonSets, CronJobs, cordons and NotReady nodes through the real kubectl."""
 
 from __future__ import annotations
 
@@ -52,57 +52,6 @@ def test_expose_gives_endpoint_slices_and_endpoints_of_the_ready_pods(kubectl: K
         ("endpoints", "web"),
         lambda e: len((e.get("subsets") or [{}])[0].get("addresses") or []) == 1,
     )
-
-
-STATEFUL = """
-apiVersion: apps/v1
-kind: StatefulSet
-metadata: {name: db}
-spec:
-  serviceName: db
-  replicas: 3
-  selector: {matchLabels: {app: db}}
-  template:
-    metadata: {labels: {app: db}}
-    spec: {containers: [{name: main, image: "postgres:16"}]}
-  volumeClaimTemplates:
-  - metadata: {name: data}
-    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
-"""
-
-
-def test_a_stateful_set_creates_pods_in_order_with_bound_claims(kubectl: Kubectl) -> None:
-    kubectl.run("apply", "-f", "-", stdin=STATEFUL)
-    kubectl.run("rollout", "status", "statefulset/db", "--timeout=60s")
-    sts = kubectl.json("statefulset", "db")
-    status = sts["status"]
-    assert (status["replicas"], status["readyReplicas"], status["availableReplicas"]) == (3, 3, 3)
-    assert status["currentRevision"] == status["updateRevision"]
-    assert status["updateRevision"].startswith("db-")
-    events = [m for r, m in _events(kubectl, "StatefulSet", "db") if r == "SuccessfulCreate"]
-    assert events == [
-        "create Claim data-db-0 Pod db-0 in StatefulSet db success",
-        "create Pod db-0 in StatefulSet db successful",
-        "create Claim data-db-1 Pod db-1 in StatefulSet db success",
-        "create Pod db-1 in StatefulSet db successful",
-        "create Claim data-db-2 Pod db-2 in StatefulSet db success",
-        "create Pod db-2 in StatefulSet db successful",
-    ]
-    pod = kubectl.json("pod", "db-1")
-    assert pod["spec"]["hostname"] == "db-1" and pod["spec"]["subdomain"] == "db"
-    assert pod["metadata"]["labels"]["apps.kubernetes.io/pod-index"] == "1"
-    assert pod["metadata"]["labels"]["controller-revision-hash"] == status["updateRevision"]
-    claims = kubectl.json("pvc")["items"]
-    assert sorted(c["metadata"]["name"] for c in claims) == ["data-db-0", "data-db-1", "data-db-2"]
-    for claim in claims:
-        assert claim["status"]["phase"] == "Bound"
-        assert claim["spec"]["storageClassName"] == "standard"
-        volume = kubectl.json("pv", claim["spec"]["volumeName"])
-        assert volume["spec"]["claimRef"]["name"] == claim["metadata"]["name"]
-    kubectl.run("set", "image", "statefulset/db", "main=postgres:17")
-    kubectl.run("rollout", "status", "statefulset/db", "--timeout=60s")
-    deletions = [m for r, m in _events(kubectl, "StatefulSet", "db") if r == "SuccessfulDelete"]
-    assert deletions == [f"delete Pod db-{i} in StatefulSet db successful" for i in (2, 1, 0)]
 
 
 DAEMON = """

@@ -18,7 +18,6 @@ import pytest
 from kubeforge.testing import LocalApiServer
 
 from .kf_kubectl import Kubectl
-from .test_kubectl_deployments import _events, _json, _until
 
 _NODES = ["kubeforge-node-0", "kubeforge-node-1", "kubeforge-node-2"]
 
@@ -59,14 +58,14 @@ def _rollout(kubectl: Kubectl, name: str) -> str:
 
 
 def _pods(kubectl: Kubectl, app: str) -> list[dict[str, Any]]:
-    items = _json(kubectl, "pods", "-l", f"app={app}")["items"]
+    items = kubectl.json("pods", "-l", f"app={app}")["items"]
     return [p for p in items if not p["metadata"].get("deletionTimestamp")]
 
 
 def test_a_daemon_set_runs_one_pod_per_node_and_rolls_out(kubectl: Kubectl) -> None:
     kubectl.run("create", "-f", "-", stdin=_manifest("agent"))
     assert _rollout(kubectl, "agent") == 'daemon set "agent" successfully rolled out\n'
-    ds = _json(kubectl, "ds", "agent")
+    ds = kubectl.json("ds", "agent")
     status = ds["status"]
     assert {
         k: status.get(k)
@@ -93,7 +92,7 @@ def test_a_daemon_set_runs_one_pod_per_node_and_rolls_out(kubectl: Kubectl) -> N
     pod = pods[0]
     labels = pod["metadata"]["labels"]
     assert labels["pod-template-generation"] == "1"
-    revision = _json(kubectl, "controllerrevisions", "-l", "app=agent")["items"][0]
+    revision = kubectl.json("controllerrevisions", "-l", "app=agent")["items"][0]
     assert revision["metadata"]["name"] == f"agent-{labels['controller-revision-hash']}"
     terms = pod["spec"]["affinity"]["nodeAffinity"][
         "requiredDuringSchedulingIgnoredDuringExecution"
@@ -112,13 +111,12 @@ def test_a_daemon_set_runs_one_pod_per_node_and_rolls_out(kubectl: Kubectl) -> N
         ("node.kubernetes.io/unschedulable", "NoSchedule"),
     } <= tolerated
     assert "Created pod: " + pod["metadata"]["name"] in [
-        e["message"] for e in _events(kubectl, "DaemonSet", "agent")
+        e["message"] for e in kubectl.events("DaemonSet", "agent")
     ]
 
     kubectl.run("set", "image", "ds/agent", "main=fluentd:2")
     _rollout(kubectl, "agent")
-    done = _until(
-        kubectl,
+    done = kubectl.until(
         ("ds", "agent"),
         lambda d: (
             d["status"].get("updatedNumberScheduled") == 3
@@ -139,13 +137,12 @@ def test_node_selector_and_untolerated_taints_narrow_the_nodes(kubectl: Kubectl)
         manifest = _manifest("picky", pod={"nodeSelector": {"ds-test": "narrow"}})
         kubectl.run("create", "-f", "-", stdin=manifest)
         _rollout(kubectl, "picky")
-        ds = _until(kubectl, ("ds", "picky"), lambda d: d["status"].get("numberAvailable") == 1)
+        ds = kubectl.until(("ds", "picky"), lambda d: d["status"].get("numberAvailable") == 1)
         assert ds["status"]["desiredNumberScheduled"] == 1
         assert [p["spec"]["nodeName"] for p in _pods(kubectl, "picky")] == [_NODES[0]]
 
         kubectl.run("taint", "node", _NODES[0], "ds-test=narrow:NoExecute", namespaced=False)
-        gone = _until(
-            kubectl,
+        gone = kubectl.until(
             ("ds", "picky"),
             lambda d: (
                 d["status"]["desiredNumberScheduled"] == 0
@@ -153,7 +150,7 @@ def test_node_selector_and_untolerated_taints_narrow_the_nodes(kubectl: Kubectl)
             ),
         )
         assert gone["status"]["numberMisscheduled"] == 0
-        _until(kubectl, ("pods", "-l", "app=picky"), lambda b: b["items"] == [])
+        kubectl.until(("pods", "-l", "app=picky"), lambda b: b["items"] == [])
     finally:
         for node in _NODES[:2]:
             kubectl.complete("taint", "node", node, "ds-test-", namespaced=False)
@@ -174,11 +171,10 @@ def test_max_surge_starts_the_new_pod_before_the_old_one_goes(kubectl: Kubectl) 
     strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}
     kubectl.run("create", "-f", "-", stdin=_manifest("surge", updateStrategy=strategy))
     _rollout(kubectl, "surge")
-    before = len(_events(kubectl, "DaemonSet", "surge"))
+    before = len(kubectl.events("DaemonSet", "surge"))
     kubectl.run("set", "image", "ds/surge", "main=fluentd:2")
     _rollout(kubectl, "surge")
-    done = _until(
-        kubectl,
+    done = kubectl.until(
         ("ds", "surge"),
         lambda d: (
             d["status"].get("updatedNumberScheduled") == 3
@@ -188,6 +184,6 @@ def test_max_surge_starts_the_new_pod_before_the_old_one_goes(kubectl: Kubectl) 
     )
     assert done["status"]["desiredNumberScheduled"] == 3
     assert {p["spec"]["containers"][0]["image"] for p in _pods(kubectl, "surge")} == {"fluentd:2"}
-    after = [e["message"] for e in _events(kubectl, "DaemonSet", "surge")][before:]
+    after = [e["message"] for e in kubectl.events("DaemonSet", "surge")][before:]
     assert after[0].startswith("Created pod: "), after  # maxUnavailable 0: surge first
     assert sum(m.startswith("Deleted pod: ") for m in after) == 3

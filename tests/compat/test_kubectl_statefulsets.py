@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from .kf_kubectl import Kubectl
-from .test_kubectl_deployments import _events, _json, _until
 
 
 def _manifest(name: str, replicas: int, **spec: Any) -> str:
@@ -47,7 +46,7 @@ def _rollout(kubectl: Kubectl, name: str) -> str:
 
 
 def _pods(kubectl: Kubectl, app: str) -> dict[str, dict[str, Any]]:
-    items = _json(kubectl, "pods", "-l", f"app={app}")["items"]
+    items = kubectl.json("pods", "-l", f"app={app}")["items"]
     return {p["metadata"]["name"]: p for p in items}
 
 
@@ -55,7 +54,7 @@ def test_a_stateful_set_creates_ordinal_pods_in_order_with_their_claims(kubectl:
     kubectl.run("create", "-f", "-", stdin=_manifest("web", 3))
     out = _rollout(kubectl, "web")
     assert "partitioned roll out complete: 3 new pods have been updated" in out
-    sts = _json(kubectl, "sts", "web")
+    sts = kubectl.json("sts", "web")
     status = sts["status"]
     assert status["replicas"] == status["readyReplicas"] == status["availableReplicas"] == 3
     assert status["currentReplicas"] == status["updatedReplicas"] == 3
@@ -75,16 +74,16 @@ def test_a_stateful_set_creates_ordinal_pods_in_order_with_their_claims(kubectl:
         volume = {v["name"]: v for v in spec["volumes"]}["data"]
         assert volume["persistentVolumeClaim"] == {"claimName": f"data-{name}"}
 
-    claims = {c["metadata"]["name"]: c for c in _json(kubectl, "pvc")["items"]}
+    claims = {c["metadata"]["name"]: c for c in kubectl.json("pvc")["items"]}
     assert sorted(claims) == ["data-web-0", "data-web-1", "data-web-2"]
     assert claims["data-web-0"]["metadata"]["labels"] == {"app": "web"}
     assert "ownerReferences" not in claims["data-web-0"]["metadata"]  # Retain by default
 
-    revision = _json(kubectl, "controllerrevision", status["updateRevision"])
+    revision = kubectl.json("controllerrevision", status["updateRevision"])
     assert revision["revision"] == 1
     assert revision["metadata"]["ownerReferences"][0]["kind"] == "StatefulSet"
 
-    messages = [e["message"] for e in _events(kubectl, "StatefulSet", "web")]
+    messages = [e["message"] for e in kubectl.events("StatefulSet", "web")]
     creates = [m for m in messages if m.startswith("create Pod")]
     assert creates == [f"create Pod web-{i} in StatefulSet web successful" for i in range(3)]
     assert "create Claim data-web-0 Pod web-0 in StatefulSet web success" in messages
@@ -94,15 +93,15 @@ def test_ordered_scale_down_removes_the_highest_ordinal_and_keeps_claims(kubectl
     kubectl.run("create", "-f", "-", stdin=_manifest("db", 3))
     _rollout(kubectl, "db")
     kubectl.run("scale", "sts/db", "--replicas=1")
-    _until(kubectl, ("sts", "db"), lambda s: s["status"]["replicas"] == 1)
+    kubectl.until(("sts", "db"), lambda s: s["status"]["replicas"] == 1)
     assert sorted(_pods(kubectl, "db")) == ["db-0"]
-    messages = [e["message"] for e in _events(kubectl, "StatefulSet", "db")]
+    messages = [e["message"] for e in kubectl.events("StatefulSet", "db")]
     deletes = [m for m in messages if m.startswith("delete Pod")]
     assert deletes == [
         "delete Pod db-2 in StatefulSet db successful",
         "delete Pod db-1 in StatefulSet db successful",
     ]
-    claims = sorted(c["metadata"]["name"] for c in _json(kubectl, "pvc")["items"])
+    claims = sorted(c["metadata"]["name"] for c in kubectl.json("pvc")["items"])
     assert claims == ["data-db-0", "data-db-1", "data-db-2"]
 
 
@@ -111,8 +110,8 @@ def test_when_scaled_delete_takes_the_condemned_claims_with_their_pods(kubectl: 
     manifest = _manifest("cache", 2, persistentVolumeClaimRetentionPolicy=policy)
     kubectl.run("create", "-f", "-", stdin=manifest)
     _rollout(kubectl, "cache")
-    sts = _json(kubectl, "sts", "cache")
-    claim = _json(kubectl, "pvc", "data-cache-0")
+    sts = kubectl.json("sts", "cache")
+    claim = kubectl.json("pvc", "data-cache-0")
     assert claim["metadata"]["ownerReferences"] == [
         {
             "apiVersion": "apps/v1",
@@ -122,11 +121,11 @@ def test_when_scaled_delete_takes_the_condemned_claims_with_their_pods(kubectl: 
         }
     ]
     kubectl.run("scale", "sts/cache", "--replicas=1")
-    _until(
-        kubectl, ("pvc",), lambda b: [c["metadata"]["name"] for c in b["items"]] == ["data-cache-0"]
+    kubectl.until(
+        ("pvc",), lambda b: [c["metadata"]["name"] for c in b["items"]] == ["data-cache-0"]
     )
     kubectl.run("delete", "sts", "cache", "--wait=true")
-    _until(kubectl, ("pvc",), lambda b: b["items"] == [])
+    kubectl.until(("pvc",), lambda b: b["items"] == [])
 
 
 def test_a_partitioned_rolling_update_replaces_only_ordinals_at_or_above_it(
@@ -135,11 +134,10 @@ def test_a_partitioned_rolling_update_replaces_only_ordinals_at_or_above_it(
     strategy = {"type": "RollingUpdate", "rollingUpdate": {"partition": 1}}
     kubectl.run("create", "-f", "-", stdin=_manifest("part", 3, updateStrategy=strategy))
     _rollout(kubectl, "part")
-    first = _json(kubectl, "sts", "part")["status"]["updateRevision"]
+    first = kubectl.json("sts", "part")["status"]["updateRevision"]
     kubectl.run("set", "image", "sts/part", "main=nginx:1.27")
     _rollout(kubectl, "part")
-    sts = _until(
-        kubectl,
+    sts = kubectl.until(
         ("sts", "part"),
         lambda s: s["status"].get("updatedReplicas") == 2 and s["status"].get("readyReplicas") == 3,
     )
@@ -154,8 +152,7 @@ def test_a_partitioned_rolling_update_replaces_only_ordinals_at_or_above_it(
     kubectl.run(
         "patch", "sts/part", "-p", '{"spec":{"updateStrategy":{"rollingUpdate":{"partition":0}}}}'
     )
-    done = _until(
-        kubectl,
+    done = kubectl.until(
         ("sts", "part"),
         lambda s: (
             s["status"].get("currentRevision") == s["status"]["updateRevision"]
@@ -163,7 +160,7 @@ def test_a_partitioned_rolling_update_replaces_only_ordinals_at_or_above_it(
         ),
     )
     assert done["status"]["currentReplicas"] == done["status"]["updatedReplicas"] == 3
-    revisions = _json(kubectl, "controllerrevisions", "-l", "app=part")["items"]
+    revisions = kubectl.json("controllerrevisions", "-l", "app=part")["items"]
     assert sorted(r["revision"] for r in revisions) == [1, 2]
 
 
@@ -173,7 +170,7 @@ def test_parallel_pods_do_not_wait_for_the_lower_ordinals_to_be_ready(kubectl: K
     manifest["spec"]["template"]["metadata"]["annotations"] = never_ready
     kubectl.run("create", "-f", "-", stdin=json.dumps(manifest))
     # under OrderedReady par-1 would wait forever for par-0 to become ready
-    sts = _until(kubectl, ("sts", "par"), lambda s: s["status"].get("replicas") == 3)
+    sts = kubectl.until(("sts", "par"), lambda s: s["status"].get("replicas") == 3)
     assert "readyReplicas" not in sts["status"]
     assert sts["status"]["availableReplicas"] == 0
     assert sorted(_pods(kubectl, "par")) == ["par-0", "par-1", "par-2"]
