@@ -59,37 +59,6 @@ async def test_a_job_never_runs_more_pods_than_its_parallelism(api: Api, namespa
     assert [c["type"] for c in job["status"]["conditions"]] == ["SuccessCriteriaMet", "Complete"]
 
 
-async def test_a_claim_without_a_class_gets_the_default_one_and_a_volume(
-    api: Api, namespace: str
-) -> None:
-    path = f"/api/v1/namespaces/{namespace}/persistentvolumeclaims"
-    claim = {
-        "apiVersion": "v1",
-        "kind": "PersistentVolumeClaim",
-        "metadata": {"name": "data"},
-        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "2Gi"}}},
-    }
-    await api.post(path, claim)
-    bound = await until(api, f"{path}/data", lambda c: c.get("status", {}).get("phase") == "Bound")
-    assert bound["spec"]["storageClassName"] == "standard"
-    assert bound["status"]["capacity"] == {"storage": "2Gi"}
-    notes = bound["metadata"]["annotations"]
-    assert notes["pv.kubernetes.io/bind-completed"] == "yes"
-    volume = (await api.get(f"/api/v1/persistentvolumes/{bound['spec']['volumeName']}")).body
-    assert volume["status"]["phase"] == "Bound"
-    assert volume["spec"]["claimRef"]["uid"] == bound["metadata"]["uid"]
-    standard = (await api.get("/apis/storage.k8s.io/v1/storageclasses/standard")).body
-    default = "storageclass.kubernetes.io/is-default-class"
-    assert standard["metadata"]["annotations"][default] == "true"
-    await api.delete(f"{path}/data")
-    gone = f"/api/v1/persistentvolumes/{bound['spec']['volumeName']}"
-    await until(
-        api,
-        "/api/v1/persistentvolumes",
-        lambda b: gone.rsplit("/", 1)[1] not in {v["metadata"]["name"] for v in b["items"]},
-    )
-
-
 @pytest.fixture
 async def three_nodes(
     kube_apiserver_factory: Callable[..., LocalApiServer],

@@ -94,13 +94,22 @@ class Scheduler(ControllerLoop):
             claim = self.cluster.get(_CLAIMS, namespace, name)
             if claim is None:
                 return f'persistentvolumeclaim "{name}" not found'
-            if not (claim.get("spec") or {}).get("volumeName"):
+            if not (claim.get("spec") or {}).get("volumeName") and self._immediate(claim):
                 return (
                     f"0/{nodes} nodes are available: pod has unbound immediate "
                     f"PersistentVolumeClaims. preemption: 0/{nodes} nodes are available: "
                     f"{nodes} Preemption is not helpful for scheduling."
                 )
         return None
+
+    def _immediate(self, claim: dict[str, Any]) -> bool:
+        """Whether the claim must be bound before its pod is placed: its class binds
+        ``Immediate`` (a ``WaitForFirstConsumer`` claim is bound after the pod is placed)."""
+        name = (claim.get("spec") or {}).get("storageClassName")
+        if name is None:
+            return True  # the binder has yet to give it the default class
+        storage_class = self.cluster.get(("storage.k8s.io", "storageclasses"), "", str(name))
+        return (storage_class or {}).get("volumeBindingMode", "Immediate") == "Immediate"
 
     def _bind(self, pod: dict[str, Any], node: str) -> None:
         body = copy(pod)
