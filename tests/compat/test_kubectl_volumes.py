@@ -12,7 +12,6 @@ import json
 from typing import Any
 
 from .kf_kubectl import Kubectl
-from .test_kubectl_deployments import _events, _json, _until
 from .test_kubectl_statefulsets import _manifest
 
 
@@ -46,23 +45,22 @@ def _pod_using(name: str, claim: str) -> str:
 def test_the_default_class_binds_a_claim_once_its_first_pod_is_on_a_node(
     kubectl: Kubectl,
 ) -> None:
-    sc = _json(kubectl, "storageclass", "standard")
+    sc = kubectl.json("storageclass", "standard")
     assert sc["metadata"]["annotations"]["storageclass.kubernetes.io/is-default-class"] == "true"
     assert sc["volumeBindingMode"] == "WaitForFirstConsumer"
 
     kubectl.run("create", "-f", "-", stdin=_claim("data"))
-    waiting = _until(kubectl, ("pvc", "data"), lambda c: c["spec"].get("storageClassName"))
+    waiting = kubectl.until(("pvc", "data"), lambda c: c["spec"].get("storageClassName"))
     assert waiting["spec"]["storageClassName"] == "standard"
     assert waiting["status"]["phase"] == "Pending"
-    _until(
-        kubectl,
+    kubectl.until(
         ("events", "--field-selector", "involvedObject.name=data"),
         lambda b: [e["reason"] for e in b["items"]] == ["WaitForFirstConsumer"],
     )
 
     kubectl.run("create", "-f", "-", stdin=_pod_using("user", "data"))
-    bound = _until(kubectl, ("pvc", "data"), lambda c: c["status"]["phase"] == "Bound")
-    node = _json(kubectl, "pod", "user")["spec"]["nodeName"]
+    bound = kubectl.until(("pvc", "data"), lambda c: c["status"]["phase"] == "Bound")
+    node = kubectl.json("pod", "user")["spec"]["nodeName"]
     volume_name = f"pvc-{bound['metadata']['uid']}"
     assert bound["spec"]["volumeName"] == volume_name
     notes = bound["metadata"]["annotations"]
@@ -72,13 +70,13 @@ def test_the_default_class_binds_a_claim_once_its_first_pod_is_on_a_node(
     assert bound["status"]["capacity"] == {"storage": "2Gi"}
     assert bound["status"]["accessModes"] == ["ReadWriteOnce"]
 
-    volume = _json(kubectl, "pv", volume_name)
+    volume = kubectl.json("pv", volume_name)
     assert volume["status"]["phase"] == "Bound"
     assert volume["spec"]["claimRef"]["uid"] == bound["metadata"]["uid"]
     assert volume["spec"]["storageClassName"] == "standard"
     terms = volume["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"]
     assert terms[0]["matchExpressions"][0]["values"] == [node]
-    reasons = [e["reason"] for e in _events(kubectl, "PersistentVolumeClaim", "data")]
+    reasons = [e["reason"] for e in kubectl.events("PersistentVolumeClaim", "data")]
     assert reasons[-1] == "ProvisioningSucceeded"
     assert "Bound" in kubectl.run("get", "pvc", "data")
 
@@ -96,12 +94,11 @@ def test_an_immediate_class_binds_at_once_and_the_volume_goes_with_the_claim(
     }
     kubectl.run("create", "-f", "-", stdin=json.dumps(manifest), namespaced=False)
     kubectl.run("create", "-f", "-", stdin=_claim("fast", storageClassName=name))
-    bound = _until(kubectl, ("pvc", "fast"), lambda c: c["status"]["phase"] == "Bound")
+    bound = kubectl.until(("pvc", "fast"), lambda c: c["status"]["phase"] == "Bound")
     volume_name = bound["spec"]["volumeName"]
-    assert "nodeAffinity" not in _json(kubectl, "pv", volume_name)["spec"]
+    assert "nodeAffinity" not in kubectl.json("pv", volume_name)["spec"]
     kubectl.run("delete", "pvc", "fast")
-    _until(
-        kubectl,
+    kubectl.until(
         ("pv",),
         lambda b: volume_name not in [v["metadata"]["name"] for v in b["items"]],
     )
@@ -110,8 +107,7 @@ def test_an_immediate_class_binds_at_once_and_the_volume_goes_with_the_claim(
 def test_a_stateful_sets_claims_are_bound_on_the_nodes_of_its_pods(kubectl: Kubectl) -> None:
     kubectl.run("create", "-f", "-", stdin=_manifest("vol", 2))
     kubectl.run("rollout", "status", "sts/vol", "--timeout=60s")
-    _until(
-        kubectl,
+    kubectl.until(
         ("pvc",),
         lambda b: len(b["items"]) == 2 and all(c["status"]["phase"] == "Bound" for c in b["items"]),
     )

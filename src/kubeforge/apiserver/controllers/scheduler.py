@@ -109,7 +109,7 @@ class Scheduler(ControllerLoop):
         if name is None:
             return True  # the binder has yet to give it the default class
         storage_class = self.cluster.get(("storage.k8s.io", "storageclasses"), "", str(name))
-        return (storage_class or {}).get("volumeBindingMode", "Immediate") == "Immediate"
+        return bool((storage_class or {}).get("volumeBindingMode", "Immediate") == "Immediate")
 
     def _bind(self, pod: dict[str, Any], node: str) -> None:
         body = copy(pod)
