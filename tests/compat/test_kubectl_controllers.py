@@ -107,6 +107,10 @@ def test_cordon_keeps_new_pods_off_and_a_not_ready_node_loses_its_pods(
     server = kube_apiserver_factory(data_dir=None, nodes=2)
     kubectl = Kubectl(server.kubeconfig, tmp_path / "cache", "default")
     assert kubectl.run("cordon", "kubeforge-node-1").strip() == "node/kubeforge-node-1 cordoned"
+    cordoned = kubectl.until(("node", "kubeforge-node-1"), lambda n: n["spec"].get("taints"))
+    assert cordoned["spec"]["taints"] == [
+        {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+    ]
     kubectl.run("create", "deployment", "web", "--image=nginx", "--replicas=2")
     kubectl.run("rollout", "status", "deployment/web", "--timeout=60s")
     nodes = {p["spec"]["nodeName"] for p in kubectl.json("pods", "-l", "app=web")["items"]}

@@ -2,10 +2,11 @@
 
 When a node's ``Ready`` condition turns ``False`` (or ``Unknown``) the node lifecycle
 controller taints it ``node.kubernetes.io/not-ready`` (or ``unreachable``) with effects
-``NoSchedule`` and ``NoExecute``; when it is Ready again the taints go. The taint
-eviction controller then deletes every pod on the node that does not tolerate a
-``NoExecute`` taint, or once its ``tolerationSeconds`` have passed since the taint was
-added: it marks the pod ``DisruptionTarget`` (``DeletionByTaintManager``) and records
+``NoSchedule`` and ``NoExecute``; when it is Ready again the taints go. A cordoned node
+(``spec.unschedulable``) gets ``node.kubernetes.io/unschedulable:NoSchedule`` until
+uncordoned. The taint eviction controller then deletes every pod on the node that does
+not tolerate a ``NoExecute`` taint, or once its ``tolerationSeconds`` have passed since
+the taint was added: it marks the pod ``DisruptionTarget`` (``DeletionByTaintManager``) and records
 ``TaintManagerEviction`` (``Marking for deletion Pod <ns>/<name>``) first.
 
 Simulated nodes report Ready until told otherwise: write their status, as a test does
@@ -29,7 +30,8 @@ __all__ = ["NodeLifecycle"]
 _NODES = ("", "nodes")
 _PODS = ("", "pods")
 _BY_STATUS = {"False": "node.kubernetes.io/not-ready", "Unknown": "node.kubernetes.io/unreachable"}
-_OURS = frozenset(_BY_STATUS.values())
+_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
+_OURS = frozenset({*_BY_STATUS.values(), _UNSCHEDULABLE})
 
 
 def _ready(node: dict[str, Any]) -> str:
@@ -100,7 +102,17 @@ class NodeLifecycle(ControllerLoop):
     def _taint(self, node: dict[str, Any]) -> dict[str, Any]:
         wanted_key = _BY_STATUS.get(_ready(node))
         taints = list((node.get("spec") or {}).get("taints") or [])
-        kept = [t for t in taints if t.get("key") not in _OURS or t.get("key") == wanted_key]
+        cordoned = bool((node.get("spec") or {}).get("unschedulable"))
+        kept = [
+            t
+            for t in taints
+            if t.get("key") not in _OURS
+            or t.get("key") == wanted_key
+            or (t.get("key") == _UNSCHEDULABLE and cordoned)
+        ]
+        if cordoned and not any(t.get("key") == _UNSCHEDULABLE for t in kept):
+            # TaintNodesByCondition: a cordon is also the NoSchedule taint schedulers read
+            kept.append({"key": _UNSCHEDULABLE, "effect": "NoSchedule"})
         if wanted_key is not None:
             have = {t.get("effect") for t in kept if t.get("key") == wanted_key}
             for effect in ("NoSchedule", "NoExecute"):
