@@ -122,6 +122,15 @@ def unsupported_media_type(content_type: str, accepted: tuple[str, ...]) -> Stat
     return StatusError(failure(415, "UnsupportedMediaType", message))
 
 
+def patch_not_applicable(library_message: str) -> StatusError:
+    """A JSON patch that does not apply (a failed ``test``, a missing path): patch.go
+    answers ``NewGenericServerResponse(422, ...)``, whose message is generic and whose
+    one cause carries the json-patch library's text."""
+    message = "the server rejected our request due to an error in our request"
+    cause = {"reason": "UnexpectedServerResponse", "message": library_message}
+    return StatusError(failure(422, "Invalid", message, {"causes": [cause]}))
+
+
 def too_large(limit: int) -> StatusError:
     message = f"Request entity too large: limit is {limit}"
     return StatusError(failure(413, "RequestEntityTooLarge", message))

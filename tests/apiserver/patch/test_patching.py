@@ -134,13 +134,23 @@ async def test_a_resource_version_inside_a_patch_is_an_optimistic_lock(
     assert reply.reason == "Conflict"
 
 
-async def test_a_failing_json_patch_is_422_without_a_reason(api: Api, namespace: str) -> None:
+async def test_a_failing_json_patch_is_patch_gos_generic_422(api: Api, namespace: str) -> None:
+    # patch.go: NewGenericServerResponse(422, ...) -- reason Invalid, a generic message,
+    # the json-patch library's text as the one UnexpectedServerResponse cause.
     path = f"/api/v1/namespaces/{namespace}/configmaps"
     await api.post(path, configmap("jp", a="1"))
     failing = [{"op": "test", "path": "/data/a", "value": "2"}]
     reply = await api.patch(f"{path}/jp", failing, "application/json-patch+json")
-    assert reply.status == 422
-    assert "reason" not in reply.body
+    assert reply.status == 422 and reply.reason == "Invalid"
+    assert reply.body["message"] == "the server rejected our request due to an error in our request"
+    assert reply.body["details"] == {
+        "causes": [
+            {
+                "reason": "UnexpectedServerResponse",
+                "message": "testing value /data/a failed: test failed",
+            }
+        ]
+    }
     not_a_list = await api.patch(f"{path}/jp", {"op": "add"}, "application/json-patch+json")
     assert not_a_list.status == 400
 

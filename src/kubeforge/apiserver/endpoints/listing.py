@@ -20,16 +20,15 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-import orjson
 from aiohttp import web
 
 from kubeforge.apiserver import failures
-from kubeforge.apiserver.endpoints import partial
+from kubeforge.apiserver.endpoints import partial, protobody
 from kubeforge.apiserver.endpoints.request import Target
 from kubeforge.apiserver.endpoints.responses import table_response
 from kubeforge.apiserver.endpoints.watch import WatchHub, WatchRequest, stream_watch
 from kubeforge.apiserver.endpoints.watch_conversion import WatchConversion
-from kubeforge.apiserver.failures import FieldError, StatusError
+from kubeforge.apiserver.failures import FieldError, StatusError, go_quote
 from kubeforge.apiserver.meta.queryparams import query_bool, query_optional_bool
 from kubeforge.apiserver.registry import conversions
 from kubeforge.apiserver.registry.engine import Engine
@@ -123,10 +122,10 @@ class Lister:
                 "the server does not allow this method on the requested resource",
             )
         rv = query.get("resourceVersion", "")
-        if rv and not rv.isdigit():
-            raise failures.bad_request(
-                f'Invalid value: "{rv}": strconv.ParseUint: parsing "{rv}": invalid syntax'
-            )
+        if rv:
+            _parse_resource_version(rv)
+        if query.get("timeoutSeconds"):  # a ListOptions field: decoded for lists too
+            _parse_int64(query["timeoutSeconds"])
         # Metadata-only output (``partial``) and Table output: the first one asked for wins.
         conversion = partial.negotiate(request)
         table = conversion is None and tables is not None and tables.wants_table(request)
@@ -210,9 +209,11 @@ class Lister:
             try:
                 objects = self.storage.snapshot(key, revision)
             except ExpiredError:
-                # The message carries a token that continues, inconsistently, at the latest
-                # revision: what the real server appends to the same text.
-                raise failures.expired(EXPIRED_CONTINUE + encode_continue(-1, start)) from None
+                # etcd3's handleCompactedErrorForPaging: the Status's own list metadata
+                # carries a token that continues, inconsistently, at the latest revision.
+                error = failures.expired(EXPIRED_CONTINUE)
+                error.status["metadata"] = {"continue": encode_continue(-1, start)}
+                raise error from None
         elif match == "Exact":
             revision = int(rv)
             await self._wait_for(revision)
@@ -246,13 +247,16 @@ class Lister:
         if tables is not None:
             return table_response(tables, tables.to_table(served, items, metadata, include))
         info = served.info
+        if served.builtin:
+            # A typed Go list: its items' TypeMeta is empty (custom resources keep theirs).
+            items = [_without_type_meta(item) for item in items]
         body = {
             "kind": info.list_kind,
             "apiVersion": info.api_version,
             "metadata": metadata,
             "items": items,
         }
-        return web.Response(body=orjson.dumps(body), content_type="application/json")
+        return protobody.object_response(request, body)
 
     async def _wait_for(self, revision: int) -> None:
         """Wait (up to 3 s, like the real server) for the store to reach ``revision``."""
@@ -326,13 +330,8 @@ class Lister:
         if errors:
             raise _list_options_invalid(errors)
         timeout_raw = query.get("timeoutSeconds")
-        timeout: float | None = None
-        if timeout_raw:
-            try:
-                # 0 means "the server's default", as on the real server.
-                timeout = float(int(timeout_raw)) or None
-            except ValueError:
-                raise failures.bad_request(f"invalid timeoutSeconds: {timeout_raw}") from None
+        # 0 means "the server's default", as on the real server.
+        timeout = float(_parse_int64(timeout_raw)) or None if timeout_raw else None
         served = target.served
         engine = self.engine
         convert = partial.for_watch(conversion)
@@ -389,3 +388,38 @@ class Lister:
             cache_key=cache_key,
         )
         return await stream_watch(request, self.storage, self.hub, watch, finish=converting.finish)
+
+
+_UINT64_MAX = (1 << 64) - 1
+_INT64_MAX = (1 << 63) - 1
+
+
+def _go_number_error(func: str, text: str, bits_max: int, signed: bool) -> str | None:
+    """Go's ``strconv`` error for ``text``, or ``None`` when it parses (ASCII digits only:
+    ``"²"`` is a digit to Python, not to Go; 5,000 digits are out of range, not a crash)."""
+    body = text[1:] if signed and text[:1] in ("+", "-") else text
+    if not body or not body.isascii() or not body.isdigit():
+        return f"strconv.{func}: parsing {go_quote(text)}: invalid syntax"
+    if len(body) > 20 or int(body) > bits_max + (1 if text.startswith("-") else 0):
+        return f"strconv.{func}: parsing {go_quote(text)}: value out of range"
+    return None
+
+
+def _parse_resource_version(rv: str) -> int:
+    """The storage versioner's ``strconv.ParseUint``: a 400 for anything else."""
+    error = _go_number_error("ParseUint", rv, _UINT64_MAX, signed=False)
+    if error is not None:
+        raise failures.bad_request(f"Invalid value: {go_quote(rv)}: {error}")
+    return int(rv)
+
+
+def _parse_int64(text: str) -> int:
+    """A ``*int64`` list option (``timeoutSeconds``): the parameter codec's 400."""
+    error = _go_number_error("ParseInt", text, _INT64_MAX, signed=True)
+    if error is not None:
+        raise failures.bad_request(error)
+    return int(text)
+
+
+def _without_type_meta(item: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in item.items() if key not in ("apiVersion", "kind")}

@@ -10,7 +10,8 @@ strategic merge (``strategic``) needs Kubernetes' merge keys and strategies, whi
 generic library knows (they come from the 1.32 OpenAPI: ``smd.schema``).
 
 Errors: ``PatchDecodeError`` (the patch is not valid for its format: 400) and
-``PatchApplyError`` (a well-formed patch that cannot be applied: 422, no reason);
+``PatchApplyError`` (a well-formed patch that cannot be applied: 422 Invalid, the text
+as its one cause);
 strategic merge raises the real server's ``StatusError`` codes itself (400, 422 or 500).
 """
 

@@ -36,7 +36,6 @@ from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy, non_metadata
 from kubeforge.apiserver.storage.sqlite import Storage, clone
 from kubeforge.core.resource import ResourceInfo
-from kubeforge.core.status import failure
 
 __all__ = ["Engine", "StrategyFactory", "format_time"]
 
@@ -437,7 +436,7 @@ class Engine:
         except PatchDecodeError as error:
             raise failures.bad_request(str(error)) from None
         except PatchApplyError as error:
-            raise StatusError(failure(422, "", str(error))) from None
+            raise failures.patch_not_applicable(str(error)) from None
         if not isinstance(patched, dict):
             raise failures.bad_request("the patch must produce a JSON object")
         meta = patched.get("metadata")

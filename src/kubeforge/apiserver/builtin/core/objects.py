@@ -117,25 +117,36 @@ def _port_errors(port: Any, path: str, *, named: bool) -> list[FieldError]:
 _CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
 
 
+_CONFIG_KEY_MESSAGE = (
+    "a valid config key must consist of alphanumeric characters, '-', '_' or "
+    "'.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for "
+    "validation is '[-._a-zA-Z0-9]+')"
+)
+
+
+def _config_key_messages(key: str) -> list[str]:
+    """apimachinery's ``IsConfigMapKey``: every rule the key breaks, in its order."""
+    messages = ["must be no more than 253 characters"] if len(key) > 253 else []
+    if not _CONFIG_KEY.fullmatch(key):
+        messages.append(_CONFIG_KEY_MESSAGE)
+    if key in (".", ".."):
+        messages.append(f"must not be '{key}'")
+    elif key.startswith(".."):
+        messages.append("must not start with '..'")
+    return messages
+
+
 def _config_key_errors(data: Any, field: str) -> list[FieldError]:
+    """One ``Invalid`` per broken rule, at the key's own path (``data[bad key!]``)."""
     if data is None:
         return []
     if not isinstance(data, dict):
         return [FieldError("Invalid", field, "must be an object", data)]
-    errors = []
-    for key in data:
-        if not _CONFIG_KEY.fullmatch(key) or len(key) > 253:
-            errors.append(
-                FieldError(
-                    "Invalid",
-                    field,
-                    "a valid config key must consist of alphanumeric characters, '-', '_' or "
-                    "'.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for "
-                    "validation is '[-._a-zA-Z0-9]+')",
-                    key,
-                )
-            )
-    return errors
+    return [
+        FieldError("Invalid", f"{field}[{key}]", message, key)
+        for key in data
+        for message in _config_key_messages(key)
+    ]
 
 
 def _check_base64(data: Any, field: str) -> None:
