@@ -219,4 +219,7 @@ def test_kubectl_certificate_approve_records_the_approval(kubectl: Kubectl) -> N
         "KubectlApprove",
     )
     assert csr["spec"]["request"] == manifest["spec"]["request"]  # only conditions change
+    # The CSR strategy's populateConditionTimestamps stamps what kubectl left unset.
+    assert condition["lastUpdateTime"] and condition["lastTransitionTime"]
+    assert condition["lastTransitionTime"] >= csr["metadata"]["creationTimestamp"]
     assert _rows(kubectl.run("get", "csr", name, namespaced=False))[1][-1] == "Approved"

@@ -1,18 +1,15 @@
 """Error bodies shaped as a 1.32 server shapes them, and lists of built-ins as Go types them.
 
-Each case names the source it follows: ``IsConfigMapKey`` at the key's own path, etcd3's
-``handleCompactedErrorForPaging`` (the new token in the Status's list metadata), the
+Each case names the source it follows: ``IsConfigMapKey`` at the key's own path, the
 storage versioner's ``strconv.ParseUint`` and the parameter codec's ``ParseInt`` (a 400,
-never a 500), ``NewTooLargeResourceVersionError`` (504, retry after 1 s).
+never a 500), ``NewTooLargeResourceVersionError`` (504, retry after 1 s). The expired
+continue token is tested in ``test_listing_watch_full``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import pytest
-from kf_http import Api, configmap, open_api
+from kf_http import Api, configmap
 
 _OUT_OF_RANGE = "9" * 5000
 
@@ -74,27 +71,3 @@ async def test_lists_of_builtins_carry_no_type_meta_on_items(api: Api, namespace
     assert "kind" not in item and "apiVersion" not in item
     single = await api.get(f"/api/v1/namespaces/{namespace}/configmaps/typed")
     assert single.body["kind"] == "ConfigMap"
-
-
-async def test_an_expired_continue_token_gives_the_next_one_in_the_status_metadata(
-    kube_apiserver_factory: Callable[..., Any],
-) -> None:
-    server = kube_apiserver_factory(extra_args=("--watch-history", "2"))
-    async with await open_api(server) as session:
-        api = Api(server, session)
-        path = "/api/v1/namespaces/default/configmaps"
-        for name in ("a", "b", "c"):
-            await api.post(path, configmap(name))
-        first = await api.get(path, limit="1")
-        token = first.body["metadata"]["continue"]
-        for number in range(4):  # more changes than the history keeps
-            await api.post(path, configmap(f"later-{number}"))
-        expired = await api.get(path, limit="1", **{"continue": token})
-        assert expired.status == 410 and expired.reason == "Expired"
-        assert expired.body["message"].startswith("The provided continue parameter is too old")
-        assert expired.body["message"].endswith("may show up in the list.")
-        fresh = expired.body["metadata"]["continue"]
-        assert fresh and fresh not in expired.body["message"]
-        resumed = await api.get(path, limit="1", **{"continue": fresh})
-        assert resumed.status == 200
-        assert [item["metadata"]["name"] for item in resumed.body["items"]] == ["b"]

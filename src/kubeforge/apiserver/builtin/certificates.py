@@ -5,12 +5,14 @@ Entry point: ``KINDS``; the rules are ``CertificateSigningRequestStrategy``.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.kind import Kind
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.registry.engine import format_time
 
 __all__ = ["KINDS"]
 
@@ -32,6 +34,9 @@ class CertificateSigningRequestStrategy(CatalogStrategy):
         if user.extra:
             spec["extra"] = {key: list(values) for key, values in user.extra.items()}
 
+    def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        _stamp_conditions(new, old)
+
     def default(self, obj: dict[str, Any]) -> None:
         spec = spec_of(obj)
         if spec is not None and not spec.get("usages"):
@@ -45,6 +50,32 @@ class CertificateSigningRequestStrategy(CatalogStrategy):
         if not spec.get("signerName"):
             errors.append(FieldError("Required", "spec.signerName"))
         return errors
+
+
+def _stamp_conditions(new: dict[str, Any], old: dict[str, Any]) -> None:
+    """The CSR strategy's ``populateConditionTimestamps``: a condition without
+    ``lastUpdateTime`` gets now; one without ``lastTransitionTime`` keeps the time of an
+    old condition of the same type and status, or gets now."""
+    now = format_time(time.time())
+    old_conditions = (old.get("status") or {}).get("conditions") or []
+    for condition in (new.get("status") or {}).get("conditions") or []:
+        if not isinstance(condition, dict):
+            continue
+        if not condition.get("lastUpdateTime"):
+            condition["lastUpdateTime"] = now
+        if condition.get("lastTransitionTime"):
+            continue
+        condition["lastTransitionTime"] = next(
+            (
+                earlier["lastTransitionTime"]
+                for earlier in old_conditions
+                if isinstance(earlier, dict)
+                and earlier.get("type") == condition.get("type")
+                and earlier.get("status") == condition.get("status")
+                and earlier.get("lastTransitionTime")
+            ),
+            now,
+        )
 
 
 KINDS = (

@@ -351,6 +351,7 @@ class Engine:
         new["apiVersion"], new["kind"] = info.api_version, info.kind
         if subresource in ("status", "approval"):
             new = _status_write(subresource, new, old)
+            strategy.prepare_for_status_update(new, old)
             self._normalize(strategy, new, options)
         else:
             self._carry_system_metadata(new, old)

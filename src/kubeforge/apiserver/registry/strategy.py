@@ -105,6 +105,9 @@ class Strategy:
         """Fields a create takes from the authenticated user, overriding what was sent
         (a CertificateSigningRequest's requestor); most kinds have none."""
 
+    def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        """A ``/status`` (or ``/approval``) write, after ``new`` took what it may change."""
+
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         """Main-resource update: keep the stored status when it has its own subresource."""
         if self.status_subresource:
