@@ -71,3 +71,20 @@ async def test_lists_of_builtins_carry_no_type_meta_on_items(api: Api, namespace
     assert "kind" not in item and "apiVersion" not in item
     single = await api.get(f"/api/v1/namespaces/{namespace}/configmaps/typed")
     assert single.body["kind"] == "ConfigMap"
+
+
+async def test_a_watch_list_ahead_of_the_store_ends_with_a_too_large_error_event(
+    api: Api, namespace: str
+) -> None:
+    # The cacher waits up to 3 s for the store, then its errWatcher sends one ERROR event.
+    params = {
+        "sendInitialEvents": "true",
+        "allowWatchBookmarks": "true",
+        "resourceVersionMatch": "NotOlderThan",
+        "resourceVersion": "999999999",
+    }
+    events = [e async for e in api.watch(f"/api/v1/namespaces/{namespace}/configmaps", **params)]
+    (event,) = events
+    assert event["type"] == "ERROR"
+    assert (event["object"]["code"], event["object"]["reason"]) == (504, "Timeout")
+    assert event["object"]["details"]["causes"][0]["reason"] == "ResourceVersionTooLarge"

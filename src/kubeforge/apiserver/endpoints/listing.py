@@ -24,11 +24,17 @@ from aiohttp import web
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.endpoints import partial, protobody
+from kubeforge.apiserver.endpoints.listoptions import (
+    error_event,
+    parse_int64,
+    parse_resource_version,
+    without_type_meta,
+)
 from kubeforge.apiserver.endpoints.request import Target
 from kubeforge.apiserver.endpoints.responses import table_response
 from kubeforge.apiserver.endpoints.watch import WatchHub, WatchRequest, stream_watch
 from kubeforge.apiserver.endpoints.watch_conversion import WatchConversion
-from kubeforge.apiserver.failures import FieldError, StatusError, go_quote
+from kubeforge.apiserver.failures import FieldError, StatusError
 from kubeforge.apiserver.meta.queryparams import query_bool, query_optional_bool
 from kubeforge.apiserver.registry import conversions
 from kubeforge.apiserver.registry.engine import Engine
@@ -123,9 +129,9 @@ class Lister:
             )
         rv = query.get("resourceVersion", "")
         if rv:
-            _parse_resource_version(rv)
+            parse_resource_version(rv)
         if query.get("timeoutSeconds"):  # a ListOptions field: decoded for lists too
-            _parse_int64(query["timeoutSeconds"])
+            parse_int64(query["timeoutSeconds"])
         # Metadata-only output (``partial``) and Table output: the first one asked for wins.
         conversion = partial.negotiate(request)
         table = conversion is None and tables is not None and tables.wants_table(request)
@@ -249,7 +255,7 @@ class Lister:
         info = served.info
         if served.builtin:
             # A typed Go list: its items' TypeMeta is empty (custom resources keep theirs).
-            items = [_without_type_meta(item) for item in items]
+            items = [without_type_meta(item) for item in items]
         body = {
             "kind": info.list_kind,
             "apiVersion": info.api_version,
@@ -331,7 +337,7 @@ class Lister:
             raise _list_options_invalid(errors)
         timeout_raw = query.get("timeoutSeconds")
         # 0 means "the server's default", as on the real server.
-        timeout = float(_parse_int64(timeout_raw)) or None if timeout_raw else None
+        timeout = float(parse_int64(timeout_raw)) or None if timeout_raw else None
         served = target.served
         engine = self.engine
         convert = partial.for_watch(conversion)
@@ -387,39 +393,11 @@ class Lister:
             group=group,
             cache_key=cache_key,
         )
+        if send_initial and rv not in ("", "0"):
+            # The cacher's waitUntilWatchCacheFreshAndForceAllEvents: up to 3 s for the
+            # store to reach rv, else one ERROR event (Too large resource version).
+            try:
+                await self._wait_for(int(rv))
+            except StatusError as error:
+                return await error_event(request, error.status)
         return await stream_watch(request, self.storage, self.hub, watch, finish=converting.finish)
-
-
-_UINT64_MAX = (1 << 64) - 1
-_INT64_MAX = (1 << 63) - 1
-
-
-def _go_number_error(func: str, text: str, bits_max: int, signed: bool) -> str | None:
-    """Go's ``strconv`` error for ``text``, or ``None`` when it parses (ASCII digits only:
-    ``"²"`` is a digit to Python, not to Go; 5,000 digits are out of range, not a crash)."""
-    body = text[1:] if signed and text[:1] in ("+", "-") else text
-    if not body or not body.isascii() or not body.isdigit():
-        return f"strconv.{func}: parsing {go_quote(text)}: invalid syntax"
-    if len(body) > 20 or int(body) > bits_max + (1 if text.startswith("-") else 0):
-        return f"strconv.{func}: parsing {go_quote(text)}: value out of range"
-    return None
-
-
-def _parse_resource_version(rv: str) -> int:
-    """The storage versioner's ``strconv.ParseUint``: a 400 for anything else."""
-    error = _go_number_error("ParseUint", rv, _UINT64_MAX, signed=False)
-    if error is not None:
-        raise failures.bad_request(f"Invalid value: {go_quote(rv)}: {error}")
-    return int(rv)
-
-
-def _parse_int64(text: str) -> int:
-    """A ``*int64`` list option (``timeoutSeconds``): the parameter codec's 400."""
-    error = _go_number_error("ParseInt", text, _INT64_MAX, signed=True)
-    if error is not None:
-        raise failures.bad_request(error)
-    return int(text)
-
-
-def _without_type_meta(item: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in item.items() if key not in ("apiVersion", "kind")}
