@@ -158,6 +158,7 @@ def test_drain_without_eviction_deletes_with_protobuf_delete_options(kubectl: Ku
         "drain-me",
         "--disable-eviction",
         "--force",
+        "--ignore-daemonsets",  # other tests' DaemonSets run a pod on every node
         "--grace-period=0",
         "--timeout=60s",
         namespaced=False,
