@@ -74,6 +74,18 @@ class Cluster:
         )
         return stored
 
+    def write_status(
+        self, resource: ResourceKey, obj: dict[str, Any], status: dict[str, Any]
+    ) -> None:
+        """Replace the latest ``obj``'s status with ``status`` (its conditions kept), unless
+        it already is that: a controller's status write, skipped when nothing changed."""
+        latest = self.get(resource, *_ns_name(obj)) or obj
+        kept = {k: v for k, v in (latest.get("status") or {}).items() if k == "conditions"}
+        if {**status, **kept} != (latest.get("status") or {}):
+            body = copy(latest)
+            body["status"] = {**status, **kept}
+            self.update_status(resource, body)
+
     def delete(
         self,
         resource: ResourceKey,

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import Cluster, controller_of, copy
+from kubeforge.apiserver.controllers.cluster import Cluster, controller_of
 from kubeforge.apiserver.controllers.daemonset_pods import daemon_pod, placement
 from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
 from kubeforge.apiserver.controllers.ownership import claim
@@ -90,7 +90,7 @@ class DaemonSetController(KeyedLoop):
         revisions = sync_revisions(self.cluster, ds, selector)
         status = ds.get("status") or {}
         if revisions.collisions != int(status.get("collisionCount") or 0):
-            self._write(ds, {**status, "collisionCount": revisions.collisions})
+            self.cluster.write_status(_SETS, ds, {**status, "collisionCount": revisions.collisions})
             return 0.05
         pod_hash = str(revisions.update["metadata"]["labels"][REVISION_LABEL])
         nodes = self.cluster.list(_NODES)
@@ -268,13 +268,5 @@ class DaemonSetController(KeyedLoop):
             "collisionCount": int((ds.get("status") or {}).get("collisionCount") or 0),
         }
         status.update({k: v for k, v in extra.items() if v})
-        self._write(ds, status)
+        self.cluster.write_status(_SETS, ds, status)
         return 0.5 if min_ready and ready > available else None
-
-    def _write(self, ds: dict[str, Any], status: dict[str, Any]) -> None:
-        latest = self.cluster.get(_SETS, *key_of(ds)) or ds
-        kept = {k: v for k, v in (latest.get("status") or {}).items() if k == "conditions"}
-        if {**status, **kept} != (latest.get("status") or {}):
-            body = copy(latest)
-            body["status"] = {**status, **kept}
-            self.cluster.update_status(_SETS, body)

@@ -94,7 +94,9 @@ class StatefulSetController(KeyedLoop):
         revisions = sync_revisions(self.cluster, stateful_set, selector)
         status = stateful_set.get("status") or {}
         if revisions.collisions != int(status.get("collisionCount") or 0):
-            self._write(stateful_set, {**status, "collisionCount": revisions.collisions})
+            self.cluster.write_status(
+                _SETS, stateful_set, {**status, "collisionCount": revisions.collisions}
+            )
             return 0.05  # the next name is tried on the next pass
         pods = claim(
             self.cluster,
@@ -315,18 +317,10 @@ class StatefulSetController(KeyedLoop):
             "collisionCount": revisions.collisions,
             "availableReplicas": sum(is_available(p, min_ready, now) for p in ready),
         }
-        self._write(stateful_set, status)
+        self.cluster.write_status(_SETS, stateful_set, status)
         waiting = [
             since + min_ready - now
             for p in ready
             if (since := ready_since(p)) is not None and since + min_ready > now
         ]
         return min(waiting) if waiting else None
-
-    def _write(self, stateful_set: dict[str, Any], status: dict[str, Any]) -> None:
-        latest = self.cluster.get(_SETS, *key_of(stateful_set)) or stateful_set
-        kept = {k: v for k, v in (latest.get("status") or {}).items() if k == "conditions"}
-        if {**status, **kept} != (latest.get("status") or {}):
-            body = copy(latest)
-            body["status"] = {**status, **kept}
-            self.cluster.update_status(_SETS, body)
