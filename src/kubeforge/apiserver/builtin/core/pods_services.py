@@ -11,8 +11,10 @@ import ipaddress
 from collections.abc import Callable
 from typing import Any
 
+from kubeforge.apiserver.builtin.podspec import validate_pod_spec
+from kubeforge.apiserver.builtin.podspec.probes import PROBE_DEFAULTS
 from kubeforge.apiserver.failures import FieldError
-from kubeforge.apiserver.meta.validation import dns1035_label, dns1123_label
+from kubeforge.apiserver.meta.validation import dns1035_label
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy, nested_str
 
@@ -47,6 +49,34 @@ def default_container(container: dict[str, Any]) -> None:
     for port in container.get("ports") or []:
         if isinstance(port, dict):
             port.setdefault("protocol", "TCP")
+    for key in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = container.get(key)
+        if isinstance(probe, dict):
+            _default_probe(probe)
+
+
+def _default_probe(probe: dict[str, Any]) -> None:
+    """``SetDefaults_Probe`` and ``SetDefaults_HTTPGetAction``."""
+    for counter, value in PROBE_DEFAULTS.items():
+        probe.setdefault(counter, value)
+    http = probe.get("httpGet")
+    if isinstance(http, dict):
+        http.setdefault("path", "/")
+        http.setdefault("scheme", "HTTP")
+
+
+def _default_pod_spec(spec: dict[str, Any]) -> None:
+    """``SetDefaults_PodSpec`` and the containers' defaults."""
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("securityContext", {})
+    spec.setdefault("schedulerName", "default-scheduler")
+    spec.setdefault("enableServiceLinks", True)
+    for key in ("containers", "initContainers"):
+        for container in spec.get(key) or []:
+            if isinstance(container, dict):
+                default_container(container)
 
 
 class PodStrategy(Strategy):
@@ -69,53 +99,22 @@ class PodStrategy(Strategy):
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return
-        spec.setdefault("restartPolicy", "Always")
-        spec.setdefault("terminationGracePeriodSeconds", 30)
-        spec.setdefault("dnsPolicy", "ClusterFirst")
-        spec.setdefault("securityContext", {})
-        spec.setdefault("schedulerName", "default-scheduler")
-        spec.setdefault("enableServiceLinks", True)
+        _default_pod_spec(spec)
         spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
         spec.setdefault("priority", 0)
-        for key in ("containers", "initContainers"):
-            for container in spec.get(key) or []:
-                if isinstance(container, dict):
-                    default_container(container)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        spec = new.get("spec")
+        if isinstance(spec, dict):
+            # Every decode defaults, so an update that leaves a defaulted field out keeps it.
+            _default_pod_spec(spec)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return [FieldError("Required", "spec.containers")]
-        containers = spec.get("containers")
-        if not isinstance(containers, list) or not containers:
-            return [FieldError("Required", "spec.containers")]
-        errors: list[FieldError] = []
-        seen: set[str] = set()
-        for i, container in enumerate(containers):
-            path = f"spec.containers[{i}]"
-            if not isinstance(container, dict):
-                errors.append(FieldError("Invalid", path, "must be an object", container))
-                continue
-            name = container.get("name")
-            if not name:
-                errors.append(FieldError("Required", f"{path}.name"))
-            else:
-                errors += [
-                    FieldError("Invalid", f"{path}.name", p, name) for p in dns1123_label(str(name))
-                ]
-                if name in seen:
-                    errors.append(FieldError("Duplicate", f"{path}.name", value=name))
-                seen.add(str(name))
-            if not container.get("image"):
-                errors.append(FieldError("Required", f"{path}.image"))
-        policy = spec.get("restartPolicy")
-        if policy not in ("Always", "OnFailure", "Never"):
-            errors.append(
-                FieldError.not_supported(
-                    "spec.restartPolicy", policy, ("Always", "OnFailure", "Never")
-                )
-            )
-        return errors
+        return validate_pod_spec(spec, "spec")
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errors = self.validate(new)

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.apps import ReplicaSetStrategy, default_pod_template
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
+from kubeforge.apiserver.builtin.podspec import validate_pod_spec
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry.scale import ScalePaths
 
@@ -124,3 +125,8 @@ class LimitRangeStrategy(CatalogStrategy):
 class PodTemplateStrategy(CatalogStrategy):
     def default(self, obj: dict[str, Any]) -> None:
         default_pod_template(obj.get("template"))
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        template = obj.get("template")
+        spec = (template.get("spec") if isinstance(template, dict) else None) or {}
+        return [*super().validate(obj), *validate_pod_spec(spec, "template.spec")]
