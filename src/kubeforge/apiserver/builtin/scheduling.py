@@ -11,7 +11,34 @@ from kubeforge.apiserver.builtin.generic import CatalogStrategy
 from kubeforge.apiserver.builtin.kind import Kind
 from kubeforge.apiserver.failures import FieldError
 
-__all__ = ["KINDS"]
+__all__ = ["KINDS", "SYSTEM_PRIORITY_CLASSES"]
+
+SYSTEM_PRIORITY_CLASSES = (
+    (
+        "system-node-critical",
+        2000001000,
+        "Used for system critical pods that must not be moved from their current node.",
+    ),
+    (
+        "system-cluster-critical",
+        2000000000,
+        "Used for system critical pods that must run in the cluster, but can be moved to "
+        "another node if necessary.",
+    ),
+)
+"""The classes kube-apiserver creates at start (name, value, description)."""
+
+
+def _system_class_error(name: str, value: Any, global_default: Any) -> str:
+    """``IsKnownSystemPriorityClass``'s complaint, empty when the class is one of them."""
+    for known, known_value, _ in SYSTEM_PRIORITY_CLASSES:
+        if name == known:
+            if value != known_value:
+                return f"value of {name} PriorityClass must be {known_value}"
+            if global_default:
+                return f"globalDefault of {name} PriorityClass must be false"
+            return ""
+    return f"{name} is not a known system priority class"
 
 
 class PriorityClassStrategy(CatalogStrategy):
@@ -22,6 +49,16 @@ class PriorityClassStrategy(CatalogStrategy):
         value = obj.get("value")
         if not isinstance(value, int) or isinstance(value, bool):
             return [FieldError("Required", "value")]
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        if name.startswith("system-"):
+            error = _system_class_error(name, value, obj.get("globalDefault"))
+            if not error:
+                return []
+            detail = (
+                "priority class names with 'system-' prefix are reserved for system use only. "
+                f"error: {error}"
+            )
+            return [FieldError("Forbidden", "metadata.name", detail)]
         if value > 1_000_000_000:
             return [
                 FieldError(

@@ -29,6 +29,7 @@ from kubeforge.apiserver.meta.fieldvalidation import strict_patch_failure
 from kubeforge.apiserver.meta.validation import validate_meta_update, validate_object_meta
 from kubeforge.apiserver.patch.formats import PatchApplyError, PatchDecodeError, apply_patch
 from kubeforge.apiserver.registry import conversions
+from kubeforge.apiserver.registry.admit import Attempt, BuiltinAdmission
 from kubeforge.apiserver.registry.gotypes import OBJECT_META, check_fields
 from kubeforge.apiserver.registry.options import PLAIN, WriteOptions
 from kubeforge.apiserver.registry.patched import check_patched
@@ -75,6 +76,8 @@ class Engine:
     strategy_for: StrategyFactory
     """The strategy of a resource met for the first time (CRDs set theirs: ``set_strategy``)."""
     wall_clock: Callable[[], float] = time.time
+    builtin_admission: BuiltinAdmission | None = None
+    """The compiled-in admission plugins every create and update passes (None: none)."""
     _strategies: dict[ResourceInfo, Strategy] = field(default_factory=dict)
     _rules_versions: dict[ResourceInfo, int] = field(default_factory=dict)
 
@@ -217,6 +220,9 @@ class Engine:
             meta.pop("generation", None)
         strategy.prepare_for_create(obj)
         self._normalize(strategy, obj, options)
+        attempt = Attempt("CREATE", served, namespace, obj, None, options)
+        if self.builtin_admission is not None:
+            self.builtin_admission.mutate(attempt)
         if options.fields is not None:
             options.fields.track(None, obj, sent_fields, "")
         attempts = _GENERATE_ATTEMPTS if not meta.get("name") and meta.get("generateName") else 1
@@ -234,6 +240,8 @@ class Engine:
             error = failures.already_exists(info, str(meta.get("generateName")))
             error.status.setdefault("details", {})["retryAfterSeconds"] = 1
             raise error
+        if self.builtin_admission is not None:
+            self.builtin_admission.validate(attempt)
         if options.dry_run:
             return self.view(served, obj)
         stored = self.storage.create(key, self._to_storage(served, obj))
@@ -361,6 +369,9 @@ class Engine:
                 {**old, "apiVersion": new["apiVersion"]}
             ):
                 new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
+        attempt = Attempt("UPDATE", served, namespace, new, old, options, subresource)
+        if self.builtin_admission is not None:
+            self.builtin_admission.mutate(attempt)
         if options.fields is not None:
             options.fields.track(old, new, sent_fields, subresource)
         errors = validate_meta_update(new["metadata"], old["metadata"])
@@ -372,6 +383,8 @@ class Engine:
             options.warn(strategy.take_warnings())
         if errors:
             raise self.invalid(strategy, name, errors)
+        if self.builtin_admission is not None:
+            self.builtin_admission.validate(attempt)
         return self.commit_update(served, strategy, new, old, dry_run=options.dry_run), False
 
     @staticmethod

@@ -30,6 +30,11 @@ from aiohttp import web
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.admission.chain import Admission
+from kubeforge.apiserver.admission.plugins import (
+    SYSTEM_PRIORITY_CLASSES,
+    BuiltinPlugins,
+    enabled_plugins,
+)
 from kubeforge.apiserver.admission.policies import ValidatingPolicies
 from kubeforge.apiserver.admission.webhooks import Webhooks
 from kubeforge.apiserver.apiextensions.crds import CRDController
@@ -99,6 +104,9 @@ class ServerOptions:
     repair_data_dir: bool = False
     """Start from a database that lost acknowledged writes instead of refusing it (see
     ``datadir``): revisions continue past every one handed out, and clients relist."""
+    admission_plugins: frozenset[str] | None = None
+    """The enabled admission plugins (``admission.plugins``); None: kube-apiserver's
+    defaults, without ``ServiceAccount`` when the control plane is off (as envtest runs)."""
     tune_garbage_collector: bool = False
     """Fit the process's garbage collector to a long-running server (``gc.freeze`` and a
     larger youngest generation). Process-wide, so only for a process that exists to run
@@ -136,8 +144,17 @@ class LocalServer:
         self.webhooks = Webhooks(self.storage, self._authorize)
         self.policies = ValidatingPolicies(self.storage, self.registry, self._authorize)
         self.handlers.admission = Admission(self.engine, authorizer, self.webhooks, self.policies)
+        self.engine.builtin_admission = BuiltinPlugins(self.storage, self._admission_plugins())
         self._plane: ControlPlane | None = None
         self._bootstrap()
+
+    def _admission_plugins(self) -> frozenset[str]:
+        if self.options.admission_plugins is not None:
+            return self.options.admission_plugins
+        if self.options.simulate_node:
+            return enabled_plugins((), ())
+        # No service-account controller: no default account to find (envtest's choice too).
+        return enabled_plugins((), ("ServiceAccount",))
 
     def _bootstrap(self) -> None:
         """What a fresh cluster has, and the CRDs a restarted one already served."""
@@ -148,7 +165,23 @@ class LocalServer:
                 body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
                 self.engine.create(namespaces, "", body)
         install_bootstrap_policy(self.engine, self.registry)
+        self._bootstrap_priority_classes()
         self.crds.restore()
+
+    def _bootstrap_priority_classes(self) -> None:
+        """kube-apiserver's ``scheduling/bootstrap-system-priority-classes`` hook."""
+        served = self.registry.lookup("scheduling.k8s.io", "v1", "priorityclasses")
+        assert served is not None  # built-in
+        for name, value, description in SYSTEM_PRIORITY_CLASSES:
+            if self.storage.get(served.storage_key, "", name) is None:
+                body = {
+                    "apiVersion": "scheduling.k8s.io/v1",
+                    "kind": "PriorityClass",
+                    "metadata": {"name": name},
+                    "value": value,
+                    "description": description,
+                }
+                self.engine.create(served, "", body)
 
     def _authorize(self, user: dict[str, Any], attributes: dict[str, str]) -> tuple[str, str]:
         """The authorizer as CEL's ``authorizer`` sees it (``system:masters`` is always allowed,

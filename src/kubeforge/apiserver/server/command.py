@@ -30,6 +30,7 @@ import click
 import yaml
 from aiohttp import web
 
+from kubeforge.apiserver.admission.plugins import UnknownPluginError, enabled_plugins
 from kubeforge.apiserver.authn.authenticator import user_token
 from kubeforge.apiserver.controllers.controlplane import PlaneOptions, enabled_controllers
 from kubeforge.apiserver.controllers.nodes import load_node_specs
@@ -65,6 +66,7 @@ async def serve(
     repair_data_dir: bool = False,
     plane: PlaneOptions | None = None,
     limits: Limits | None = None,
+    admission_plugins: frozenset[str] | None = None,
 ) -> None:
     """Run until SIGTERM/SIGINT; every acknowledged write is already durable when it returns.
 
@@ -93,6 +95,7 @@ async def serve(
                 authorization=authorization,
                 repair_data_dir=repair_data_dir,
                 limits=limits or Limits(),
+                admission_plugins=admission_plugins,
                 tune_garbage_collector=True,  # this process exists to run the server
             )
         )
@@ -250,6 +253,18 @@ async def _run(
     metavar="USER[,GROUP...]=PATH",
     help="Also write a kubeconfig for USER (in the GROUPs) to PATH; repeatable.",
 )
+@click.option(
+    "--enable-admission-plugins",
+    default="",
+    metavar="NAME,...",
+    help="Admission plugins to run besides kube-apiserver's default ones.",
+)
+@click.option(
+    "--disable-admission-plugins",
+    default="",
+    metavar="NAME,...",
+    help="Default admission plugins not to run (e.g. ServiceAccount, as envtest does).",
+)
 @limit_options
 @click.option(
     "-v",
@@ -272,6 +287,8 @@ def apiserver_command(
     bookmark_interval: float,
     authorization: str,
     user_kubeconfigs: tuple[str, ...],
+    enable_admission_plugins: str,
+    disable_admission_plugins: str,
     limits: Limits,
     verbose: int,
 ) -> None:
@@ -291,6 +308,9 @@ def apiserver_command(
         raise click.UsageError("give exactly one of --data-dir DIR or --in-memory")
     users = tuple(_user_kubeconfig(value) for value in user_kubeconfigs)
     plane = _plane_options(nodes, node_config, controllers, job_pod_run_time)
+    admission_plugins = _admission_plugins(
+        enable_admission_plugins, disable_admission_plugins, simulate_node
+    )
     raise_open_file_limit()
     verbose += _inherited_verbosity()
     # force: the kubeforge group may have set up logging already, for its own level.
@@ -315,6 +335,7 @@ def apiserver_command(
                 repair_data_dir=repair_data_dir,
                 plane=plane,
                 limits=limits,
+                admission_plugins=admission_plugins,
             )
         )
     except DataDirError as error:
@@ -323,6 +344,21 @@ def apiserver_command(
         raise click.ClickException(
             f"cannot serve on {_HOST}:{port}: {error.strerror or error}"
         ) from None
+
+
+def _admission_plugins(enable: str, disable: str, simulate_node: bool) -> frozenset[str] | None:
+    """The plugins the flags name, checked as kube-apiserver checks them; None without flags
+    (the server's defaults, which depend on ``--simulate-node``)."""
+    if not enable and not disable:
+        return None
+    on = [name.strip() for name in enable.split(",") if name.strip()]
+    off = [name.strip() for name in disable.split(",") if name.strip()]
+    if not simulate_node and "ServiceAccount" not in on and "ServiceAccount" not in off:
+        off.append("ServiceAccount")
+    try:
+        return enabled_plugins(on, off)
+    except UnknownPluginError as error:
+        raise click.UsageError(str(error)) from None
 
 
 def _plane_options(

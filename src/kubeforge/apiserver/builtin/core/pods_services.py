@@ -99,9 +99,8 @@ class PodStrategy(Strategy):
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return
+        # priority and preemptionPolicy are the Priority admission plugin's to set.
         _default_pod_spec(spec)
-        spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
-        spec.setdefault("priority", 0)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)

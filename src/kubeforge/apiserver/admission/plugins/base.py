@@ -1,0 +1,51 @@
+"""What every compiled-in admission plugin is: a name as kube-apiserver spells it, and a
+mutating and a validating step over one ``Attempt``, with read access to the store.
+
+Entry points: ``Plugin`` (subclass it), ``is_pod_create``, ``forbid``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from kubeforge.apiserver import failures
+from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.registry.admit import Attempt
+from kubeforge.apiserver.storage.sqlite import Storage
+
+__all__ = ["Plugin", "forbid", "is_create_of", "object_name"]
+
+
+class Plugin:
+    """One admission plugin; the defaults do nothing."""
+
+    name: ClassVar[str]
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+
+    def mutate(self, attempt: Attempt) -> None:
+        """Change ``attempt.obj`` before validation (a ``MutationInterface``'s ``Admit``)."""
+
+    def validate(self, attempt: Attempt) -> None:
+        """Refuse ``attempt`` by raising, after validation (a ``ValidationInterface``)."""
+
+
+def is_create_of(attempt: Attempt, group: str, plural: str) -> bool:
+    """A create of the main resource ``group``/``plural`` (never of a subresource)."""
+    info = attempt.served.info
+    return (
+        attempt.operation == "CREATE"
+        and not attempt.subresource
+        and info.group == group
+        and info.plural == plural
+    )
+
+
+def object_name(obj: dict[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("name") or "")
+
+
+def forbid(attempt: Attempt, detail: str) -> StatusError:
+    """``admission.NewForbidden``: 403 ``<resource> "<name>" is forbidden: <detail>``."""
+    return failures.forbidden(attempt.served.info, object_name(attempt.obj), detail)
