@@ -78,6 +78,7 @@ _SUBRESOURCES: dict[str, tuple[tuple[str, str, str] | None, tuple[str, ...]]] = 
     "ephemeralcontainers": (None, ("get", "patch", "update")),
     "log": (None, ("get",)),
     "token": (("authentication.k8s.io", "v1", "TokenRequest"), ("create",)),
+    "eviction": (("policy", "v1", "Eviction"), ("create",)),
 }
 
 

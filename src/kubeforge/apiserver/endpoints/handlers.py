@@ -28,6 +28,7 @@ from kubeforge.apiserver.endpoints.bodies import (
     read_body,
 )
 from kubeforge.apiserver.endpoints.deleteoptions import parse_options
+from kubeforge.apiserver.endpoints.eviction import evict
 from kubeforge.apiserver.endpoints.listing import Lister
 from kubeforge.apiserver.endpoints.request import Target, resolve
 from kubeforge.apiserver.endpoints.responses import add_warnings, json_response, table_response
@@ -361,6 +362,8 @@ class ResourceHandlers:
             return json_response(deletion.finalize_namespace(self.engine, target.name, body))
         if target.subresource == "scale":
             return await self._scale(request, target)
+        if target.subresource == "eviction":
+            return await evict(self.engine, request, target)
         if target.subresource not in ("status", "approval"):  # approval: CSRs only
             raise failures.resource_not_found()
         if request.method == "GET":

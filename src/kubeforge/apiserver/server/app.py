@@ -50,7 +50,9 @@ from kubeforge.apiserver.controllers.controlplane import (
     Runnable,
     build_control_plane,
 )
+from kubeforge.apiserver.controllers.disruption import DISRUPTION_CONTROLLER, DisruptionController
 from kubeforge.apiserver.controllers.roles import ClusterRoleAggregator
+from kubeforge.apiserver.controllers.rootca import ROOT_CA_CONTROLLER, RootCAPublisher
 from kubeforge.apiserver.endpoints import discovery, reviews
 from kubeforge.apiserver.endpoints.access import Access
 from kubeforge.apiserver.endpoints.bodies import BODY_LIMIT
@@ -104,6 +106,9 @@ class ServerOptions:
     repair_data_dir: bool = False
     """Start from a database that lost acknowledged writes instead of refusing it (see
     ``datadir``): revisions continue past every one handed out, and clients relist."""
+    ca_pem: str = ""
+    """The CA the kubeconfig trusts, published as every namespace's ``kube-root-ca.crt``
+    (no publisher without it)."""
     admission_plugins: frozenset[str] | None = None
     """The enabled admission plugins (``admission.plugins``); None: kube-apiserver's
     defaults, without ``ServiceAccount`` when the control plane is off (as envtest runs)."""
@@ -225,6 +230,12 @@ class LocalServer:
                     c.engine, c.registry
                 )
             }
+            aggregator[DISRUPTION_CONTROLLER] = DisruptionController
+            ca_pem = self.options.ca_pem
+            if ca_pem:
+                aggregator[ROOT_CA_CONTROLLER] = lambda c: RootCAPublisher(
+                    c.engine, c.registry, ca_pem
+                )
             cluster = Cluster(self.engine, self.registry)
             self._plane = build_control_plane(cluster, self.options.plane, aggregator)
             self._plane.start()

@@ -87,6 +87,7 @@ async def serve(
         server = LocalServer(
             ServerOptions(
                 token=credentials.token,
+                ca_pem=credentials.ca_pem.decode(),
                 data_dir=data_dir,
                 simulate_node=simulate_node,
                 plane=plane or PlaneOptions(),

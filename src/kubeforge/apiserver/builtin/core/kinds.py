@@ -60,7 +60,7 @@ KINDS = (
         "Pod",
         "pods",
         short=("po",),
-        subresources=STATUS,
+        subresources=("status", "eviction"),
         categories=("all",),
         strategy=PodStrategy,
     ),

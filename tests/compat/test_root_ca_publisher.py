@@ -1,0 +1,51 @@
+"""Every namespace's ``kube-root-ca.crt`` ConfigMap, kept by the root-CA publisher as
+kube-controller-manager keeps it: the CA the kubeconfig trusts, recreated and repaired."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from typing import Any
+
+import pytest
+import yaml
+
+from kubeforge.testing import LocalApiServer
+
+from .kf_kubectl import Kubectl
+
+pytestmark = pytest.mark.kubectl
+
+_CEILING = 60.0
+
+
+def _trusted_ca(server: LocalApiServer) -> str:
+    config = yaml.safe_load(server.kubeconfig.read_text())
+    data = config["clusters"][0]["cluster"]["certificate-authority-data"]
+    return base64.b64decode(data).decode()
+
+
+def _published(kubectl: Kubectl, wanted: str) -> dict[str, Any]:
+    deadline = time.monotonic() + _CEILING
+    while True:
+        done = kubectl.complete("get", "configmap", "kube-root-ca.crt", "-o", "json")
+        if done.returncode == 0:
+            found: dict[str, Any] = json.loads(done.stdout)
+            if found.get("data", {}).get("ca.crt") == wanted:
+                return found
+        assert time.monotonic() < deadline, done.stderr or done.stdout
+        time.sleep(0.1)
+
+
+def test_each_namespace_gets_the_servers_ca_back_after_a_delete_or_an_edit(
+    kubectl: Kubectl, compat_server: LocalApiServer
+) -> None:
+    ca = _trusted_ca(compat_server)
+    first = _published(kubectl, ca)
+    assert "kube-apiserver" in first["metadata"]["annotations"]["kubernetes.io/description"]
+    kubectl.complete("delete", "configmap", "kube-root-ca.crt").check_returncode()
+    _published(kubectl, ca)
+    patch = json.dumps({"data": {"ca.crt": "not a CA"}})
+    kubectl.complete("patch", "configmap", "kube-root-ca.crt", "-p", patch).check_returncode()
+    _published(kubectl, ca)
