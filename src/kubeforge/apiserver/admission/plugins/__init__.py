@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_ENABLED",
     "IMPLEMENTED",
     "KNOWN",
+    "RUN_ELSEWHERE",
     "SYSTEM_PRIORITY_CLASSES",
     "BuiltinPlugins",
     "UnknownPluginError",
@@ -71,6 +72,17 @@ IMPLEMENTED: dict[str, type[Plugin]] = {
         DefaultStorageClassPlugin,
     )
 }
+
+
+RUN_ELSEWHERE = frozenset(
+    {
+        "NamespaceLifecycle",  # the store's own check (registry.engine)
+        "MutatingAdmissionWebhook",  # admission.chain
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionWebhook",
+    }
+)
+"""Plugins whose work is done outside this package (they ignore the flags)."""
 
 
 class UnknownPluginError(ValueError):

@@ -1,0 +1,80 @@
+"""docs/local-server.md's compatibility section says what the server really does: its two
+lists of admission plugins are the defaults the server runs and the ones it only names,
+and a server started with the flags behaves as the page says."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from kubeforge.apiserver.admission.plugins import (
+    DEFAULT_ENABLED,
+    IMPLEMENTED,
+    RUN_ELSEWHERE,
+    enabled_plugins,
+)
+from kubeforge.testing import LocalApiServer
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "local-server.md"
+
+
+def _listed(marker: str) -> set[str]:
+    text = PAGE.read_text()
+    start = text.index(f"<!-- admission-plugins: {marker} -->")
+    block = text[start : text.index("<!-- end -->", start)]
+    items = re.split(r"\n- ", block)[1:]
+    return {
+        name for item in items for name in re.findall(r"`([A-Z][A-Za-z]+)`", item.split(":")[0])
+    }
+
+
+def test_the_page_lists_exactly_the_default_plugins_that_run() -> None:
+    running = set(IMPLEMENTED) | RUN_ELSEWHERE
+    defaults = enabled_plugins((), ())
+    assert defaults == DEFAULT_ENABLED
+    assert _listed("run") == defaults & running
+    assert _listed("not run") == defaults - running
+
+
+def _pod_volumes(server: LocalApiServer) -> list[object]:
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+    }
+    done = subprocess.run(
+        ["kubectl", f"--kubeconfig={server.kubeconfig}", "create", "-f", "-", "-o", "json"],
+        input=json.dumps(pod),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    volumes: list[object] = json.loads(done.stdout)["spec"].get("volumes", [])
+    return volumes
+
+
+def test_the_flags_switch_plugins_and_refuse_unknown_names() -> None:
+    with LocalApiServer(extra_args=["--disable-admission-plugins=ServiceAccount"]) as server:
+        assert _pod_volumes(server) == []
+    with LocalApiServer() as server:
+        assert len(_pod_volumes(server)) == 1
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kubeforge.apiserver",
+            "--in-memory",
+            "--port=0",
+            "--enable-admission-plugins=Sometimes",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert 'enable-admission-plugins plugin "Sometimes" is unknown' in done.stderr
