@@ -364,7 +364,8 @@ class ResourceHandlers:
             return await self._scale(request, target)
         if target.subresource == "eviction":
             return await evict(self.engine, request, target)
-        if target.subresource not in ("status", "approval"):  # approval: CSRs only
+        # approval: CSRs only; ephemeralcontainers: pods only (each only where served)
+        if target.subresource not in ("status", "approval", "ephemeralcontainers"):
             raise failures.resource_not_found()
         if request.method == "GET":
             obj = await self._get(target)

@@ -357,7 +357,7 @@ class Engine:
         if given_rv and given_rv != old["metadata"].get("resourceVersion"):
             raise failures.conflict(info, name)
         new["apiVersion"], new["kind"] = info.api_version, info.kind
-        if subresource in ("status", "approval"):
+        if subresource in ("status", "approval", "ephemeralcontainers"):
             new = _status_write(subresource, new, old)
             strategy.prepare_for_status_update(new, old)
             self._normalize(strategy, new, options)
@@ -508,10 +508,16 @@ def _uid() -> str:
 
 def _status_write(subresource: str, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     """``old`` with what a ``/status`` write may change taken from ``new``: the whole
-    status, or for a CertificateSigningRequest's ``/approval`` only its conditions."""
+    status, for a CertificateSigningRequest's ``/approval`` only its conditions, for a
+    pod's ``/ephemeralcontainers`` only ``spec.ephemeralContainers``."""
     result = clone(old)
     status = new.get("status")
-    if subresource == "approval":
+    if subresource == "ephemeralcontainers":
+        ephemeral = (new.get("spec") or {}).get("ephemeralContainers")
+        result["spec"].pop("ephemeralContainers", None)
+        if ephemeral is not None:
+            result["spec"]["ephemeralContainers"] = ephemeral
+    elif subresource == "approval":
         conditions = status.get("conditions") if isinstance(status, dict) else None
         kept = dict(result.get("status") or {})
         if conditions:

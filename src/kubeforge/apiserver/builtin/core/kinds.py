@@ -60,7 +60,7 @@ KINDS = (
         "Pod",
         "pods",
         short=("po",),
-        subresources=("status", "eviction"),
+        subresources=("status", "eviction", "ephemeralcontainers"),
         categories=("all",),
         strategy=PodStrategy,
     ),

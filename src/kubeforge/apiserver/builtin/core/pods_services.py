@@ -12,7 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from kubeforge.apiserver.builtin.podspec import validate_pod_spec
+from kubeforge.apiserver.builtin.podspec.ephemeral import (
+    ephemeral_containers,
+    ephemeral_on_create,
+    ephemeral_update,
+)
 from kubeforge.apiserver.builtin.podspec.probes import PROBE_DEFAULTS
+from kubeforge.apiserver.builtin.podspec.volumes import pod_volumes
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.validation import dns1035_label
 from kubeforge.apiserver.registry.served import ServedResource
@@ -33,7 +39,12 @@ _POD_FIELDS = (
 )
 
 # Pod spec fields an update may change (everything else is immutable once created).
-_POD_MUTABLE_SPEC = ("activeDeadlineSeconds", "tolerations", "terminationGracePeriodSeconds")
+_POD_MUTABLE_SPEC = (
+    "activeDeadlineSeconds",
+    "tolerations",
+    "terminationGracePeriodSeconds",
+    "ephemeralContainers",  # the ephemeralcontainers subresource's own rules
+)
 
 
 def default_container(container: dict[str, Any]) -> None:
@@ -108,15 +119,26 @@ class PodStrategy(Strategy):
         if isinstance(spec, dict):
             # Every decode defaults, so an update that leaves a defaulted field out keeps it.
             _default_pod_spec(spec)
+            # Ephemeral containers change only through their subresource.
+            spec.pop("ephemeralContainers", None)
+            kept = (old.get("spec") or {}).get("ephemeralContainers")
+            if kept is not None:
+                spec["ephemeralContainers"] = kept
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return [FieldError("Required", "spec.containers")]
-        return validate_pod_spec(spec, "spec")
+        return [*validate_pod_spec(spec, "spec"), *ephemeral_on_create(spec)]
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errors = self.validate(new)
+        spec = new.get("spec")
+        if not isinstance(spec, dict):
+            return [FieldError("Required", "spec.containers")]
+        _, volumes = pod_volumes(spec.get("volumes"), "spec.volumes")
+        errors = validate_pod_spec(spec, "spec")
+        errors += ephemeral_containers(spec, volumes)
+        errors += ephemeral_update(spec, old.get("spec") or {})
         if errors:
             return errors
         if _comparable_pod_spec(new) != _comparable_pod_spec(old):

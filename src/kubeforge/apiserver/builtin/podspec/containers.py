@@ -16,7 +16,7 @@ from kubeforge.apiserver.builtin.podspec.resources import container_resources
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.core.names import dns1123_label
 
-__all__ = ["pod_containers"]
+__all__ = ["container_common", "pod_containers"]
 
 _ENV_NAME = "a valid environment variable name must consist only of printable ASCII characters other than '='"  # noqa: E501
 _PULL_POLICIES = ("Always", "IfNotPresent", "Never")
@@ -70,7 +70,7 @@ def _mounts(mounts: Any, volumes: set[str], path: str) -> list[FieldError]:
     return errors
 
 
-def _common(container: dict[str, Any], volumes: set[str], path: str) -> list[FieldError]:
+def container_common(container: dict[str, Any], volumes: set[str], path: str) -> list[FieldError]:
     name = container.get("name") or ""
     if not name:
         errors = [FieldError.required(f"{path}.name")]
@@ -109,7 +109,7 @@ def _list(
         at = f"{path}.{key}[{i}]"
         if not isinstance(container, dict):
             continue
-        errors += _common(container, volumes, at)
+        errors += container_common(container, volumes, at)
         name = container.get("name") or ""
         if name in names:
             errors.append(FieldError.duplicate(f"{at}.name", name))
