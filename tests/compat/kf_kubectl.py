@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["COMMAND_TIMEOUT", "CRD_MANIFEST", "Kubectl", "LineStream"]
+__all__ = ["COMMAND_TIMEOUT", "CRD_MANIFEST", "Kubectl", "LineStream", "until"]
 
 HERE = Path(__file__).parent
 CRD_MANIFEST = HERE / "manifests" / "podtoip-crd.yaml"
@@ -140,3 +140,15 @@ class LineStream:
         for pipe in (self.process.stdout, self.process.stderr):
             if pipe is not None:
                 pipe.close()
+
+
+def until(read: Callable[[], Any], check: Callable[[Any], bool]) -> Any:
+    """Call ``read`` until ``check`` accepts its value (which is returned); fail the test
+    once ``COMMAND_TIMEOUT`` has passed without that."""
+    deadline = time.monotonic() + COMMAND_TIMEOUT
+    while True:
+        value = read()
+        if check(value):
+            return value
+        assert time.monotonic() < deadline, f"never satisfied: {value}"
+        time.sleep(0.1)

@@ -5,29 +5,15 @@ official client; the disruption controller keeps the budgets' status."""
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from kubernetes import client as k8s
 from kubernetes.client.rest import ApiException
 
-from .kf_kubectl import Kubectl
+from .kf_kubectl import Kubectl, until
 
 pytestmark = pytest.mark.kubectl
-
-_CEILING = 60.0
-
-
-def _until(read: Callable[[], Any], check: Callable[[Any], bool]) -> Any:
-    deadline = time.monotonic() + _CEILING
-    while True:
-        value = read()
-        if check(value):
-            return value
-        assert time.monotonic() < deadline, f"never satisfied: {value}"
-        time.sleep(0.1)
 
 
 def _json(kubectl: Kubectl, *args: str) -> Any:
@@ -80,7 +66,7 @@ def _ready_pods(kubectl: Kubectl, name: str, count: int) -> list[dict[str, Any]]
             for p in pods
         )
 
-    listing = _until(lambda: _json(kubectl, "pods", "-l", f"app={name}"), ready)
+    listing = until(lambda: _json(kubectl, "pods", "-l", f"app={name}"), ready)
     return [p for p in listing["items"] if not p["metadata"].get("deletionTimestamp")]
 
 
@@ -91,7 +77,7 @@ def _budget_status(kubectl: Kubectl, name: str, allowed: int) -> dict[str, Any]:
             status.get("disruptionsAllowed") == allowed
         )
 
-    budget: dict[str, Any] = _until(lambda: _json(kubectl, "pdb", name), settled)
+    budget: dict[str, Any] = until(lambda: _json(kubectl, "pdb", name), settled)
     return budget["status"]
 
 

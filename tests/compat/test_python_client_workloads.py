@@ -3,23 +3,11 @@ simulated control plane writes, and its answers are what a cluster gives."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
 from kubernetes import client as k8s
 
-_CEILING = 60.0
-
-
-def _until(read: Callable[[], Any], check: Callable[[Any], bool]) -> Any:
-    deadline = time.monotonic() + _CEILING
-    while True:
-        value = read()
-        if check(value):
-            return value
-        assert time.monotonic() < deadline, f"never satisfied: {value}"
-        time.sleep(0.1)
+from .kf_kubectl import until
 
 
 def _deployment(name: str, replicas: int) -> k8s.V1Deployment:
@@ -43,7 +31,7 @@ def test_a_deployment_becomes_available_and_scales_through_the_scale_subresource
     apps = k8s.AppsV1Api(api_client)
     core = k8s.CoreV1Api(api_client)
     apps.create_namespaced_deployment(namespace, _deployment("typed", 2))
-    done = _until(
+    done = until(
         lambda: apps.read_namespaced_deployment_status("typed", namespace),
         lambda d: d.status.available_replicas == 2,
     )
@@ -51,7 +39,7 @@ def test_a_deployment_becomes_available_and_scales_through_the_scale_subresource
     assert conditions["Available"].reason == "MinimumReplicasAvailable"
     assert done.status.updated_replicas == 2
     apps.patch_namespaced_deployment_scale("typed", namespace, {"spec": {"replicas": 3}})
-    _until(
+    until(
         lambda: apps.read_namespaced_deployment("typed", namespace),
         lambda d: d.status.available_replicas == 3,
     )

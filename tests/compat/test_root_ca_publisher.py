@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import json
-import time
 from typing import Any
 
 import pytest
@@ -13,11 +12,9 @@ import yaml
 
 from kubeforge.testing import LocalApiServer
 
-from .kf_kubectl import Kubectl
+from .kf_kubectl import Kubectl, until
 
 pytestmark = pytest.mark.kubectl
-
-_CEILING = 60.0
 
 
 def _trusted_ca(server: LocalApiServer) -> str:
@@ -27,15 +24,12 @@ def _trusted_ca(server: LocalApiServer) -> str:
 
 
 def _published(kubectl: Kubectl, wanted: str) -> dict[str, Any]:
-    deadline = time.monotonic() + _CEILING
-    while True:
+    def read() -> dict[str, Any]:
         done = kubectl.complete("get", "configmap", "kube-root-ca.crt", "-o", "json")
-        if done.returncode == 0:
-            found: dict[str, Any] = json.loads(done.stdout)
-            if found.get("data", {}).get("ca.crt") == wanted:
-                return found
-        assert time.monotonic() < deadline, done.stderr or done.stdout
-        time.sleep(0.1)
+        return json.loads(done.stdout) if done.returncode == 0 else {}
+
+    found: dict[str, Any] = until(read, lambda cm: cm.get("data", {}).get("ca.crt") == wanted)
+    return found
 
 
 def test_each_namespace_gets_the_servers_ca_back_after_a_delete_or_an_edit(

@@ -8,9 +8,7 @@ Entry point: ``RootCAPublisher(engine, registry, ca_pem)`` with ``start()``/``st
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
+from kubeforge.apiserver.controllers.pernamespace import PerNamespace
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.options import TRUSTED
@@ -21,7 +19,6 @@ __all__ = ["ROOT_CA_CONFIGMAP", "ROOT_CA_CONTROLLER", "RootCAPublisher"]
 
 ROOT_CA_CONFIGMAP = "kube-root-ca.crt"
 ROOT_CA_CONTROLLER = "root-ca-certificate-publisher-controller"
-_NAMESPACES = ("", "namespaces")
 _CONFIGMAPS = ("", "configmaps")
 _DESCRIPTION = (
     "Contains a CA bundle that can be used to verify the kube-apiserver when using internal "
@@ -30,49 +27,21 @@ _DESCRIPTION = (
 )
 
 
-class RootCAPublisher:
+class RootCAPublisher(PerNamespace):
     """Keeps ``kube-root-ca.crt`` in every namespace equal to the server's CA."""
 
     def __init__(self, engine: Engine, registry: Registry, ca_pem: str) -> None:
-        self._engine = engine
-        self._registry = registry
+        super().__init__(engine, registry)
         self._data = {"ca.crt": ca_pem}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._pending: set[str] = set()
-        self._unsubscribe: Any = None
 
-    def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._unsubscribe = self._engine.storage.subscribe(self._on_event)
-        for namespace in self._engine.storage.objects(_NAMESPACES):
-            self._schedule(namespace["metadata"]["name"])
-
-    def stop(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-
-    def _on_event(self, event: Event) -> None:
-        meta = event.object["metadata"]
-        if event.resource == _NAMESPACES and event.type == "ADDED":
-            self._schedule(meta["name"])
-        elif (
+    def concerns(self, event: Event) -> bool:
+        return (
             event.resource == _CONFIGMAPS
-            and meta["name"] == ROOT_CA_CONFIGMAP
+            and event.object["metadata"]["name"] == ROOT_CA_CONFIGMAP
             and (event.type == "DELETED" or event.object.get("data") != self._data)
-        ):
-            self._schedule(meta.get("namespace") or "")
+        )
 
-    def _schedule(self, namespace: str) -> None:
-        # Never write from inside a storage listener: run once the current write is done.
-        if namespace not in self._pending and self._loop is not None:
-            self._pending.add(namespace)
-            self._loop.call_soon(self._ensure, namespace)
-
-    def _ensure(self, namespace: str) -> None:
-        self._pending.discard(namespace)
-        ns = self._engine.storage.get(_NAMESPACES, "", namespace)
-        if ns is None or ns["metadata"].get("deletionTimestamp"):
-            return  # gone or terminating: its contents are going, not coming
+    def ensure(self, namespace: str) -> None:
         served = self._registry.lookup("", "v1", "configmaps")
         assert served is not None  # built-in
         current = self._engine.storage.get(_CONFIGMAPS, namespace, ROOT_CA_CONFIGMAP)

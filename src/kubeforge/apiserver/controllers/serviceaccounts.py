@@ -10,59 +10,27 @@ Entry point: ``DefaultServiceAccounts(engine, registry)`` with ``start()``/``sto
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
+from kubeforge.apiserver.controllers.pernamespace import PerNamespace
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.registry.engine import Engine
-from kubeforge.apiserver.registry.served import Registry
 from kubeforge.apiserver.storage.sqlite import Event
 
 __all__ = ["DefaultServiceAccounts"]
 
-_NAMESPACES = ("", "namespaces")
 _ACCOUNTS = ("", "serviceaccounts")
 _NAME = "default"
 
 
-class DefaultServiceAccounts:
+class DefaultServiceAccounts(PerNamespace):
     """Creates the ``default`` ServiceAccount wherever it is missing."""
 
-    def __init__(self, engine: Engine, registry: Registry) -> None:
-        self._engine = engine
-        self._registry = registry
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._pending: set[str] = set()
-        self._unsubscribe: Any = None
+    def concerns(self, event: Event) -> bool:
+        return (
+            event.resource == _ACCOUNTS
+            and event.type == "DELETED"
+            and event.object["metadata"]["name"] == _NAME
+        )
 
-    def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._unsubscribe = self._engine.storage.subscribe(self._on_event)
-        for namespace in self._engine.storage.objects(_NAMESPACES):
-            self._schedule(namespace["metadata"]["name"])
-
-    def stop(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-
-    def _on_event(self, event: Event) -> None:
-        meta = event.object["metadata"]
-        if event.resource == _NAMESPACES and event.type == "ADDED":
-            self._schedule(meta["name"])
-        elif event.resource == _ACCOUNTS and event.type == "DELETED" and meta["name"] == _NAME:
-            self._schedule(meta.get("namespace") or "")
-
-    def _schedule(self, namespace: str) -> None:
-        # Never write from inside a storage listener: run once the current write is done.
-        if namespace not in self._pending and self._loop is not None:
-            self._pending.add(namespace)
-            self._loop.call_soon(self._ensure, namespace)
-
-    def _ensure(self, namespace: str) -> None:
-        self._pending.discard(namespace)
-        ns = self._engine.storage.get(_NAMESPACES, "", namespace)
-        if ns is None or ns["metadata"].get("deletionTimestamp"):
-            return  # gone or terminating: its contents are going, not coming
+    def ensure(self, namespace: str) -> None:
         if self._engine.storage.get(_ACCOUNTS, namespace, _NAME) is not None:
             return
         served = self._registry.lookup("", "v1", "serviceaccounts")
