@@ -7,13 +7,18 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kubeforge.apiserver.controllers.controlplane import CONTROLLER_NAMES, enabled_controllers
+from kubeforge.apiserver.controllers.controlplane import (
+    CONTROLLER_NAMES,
+    OFF_BY_DEFAULT,
+    enabled_controllers,
+)
 from kubeforge.apiserver.controllers.nodes import load_node_specs
 from kubeforge.apiserver.server.command import apiserver_command
 
 
 def test_star_enables_everything_and_a_minus_turns_one_off() -> None:
-    assert enabled_controllers(["*"]) == frozenset(CONTROLLER_NAMES)
+    assert enabled_controllers(["*"]) == frozenset(CONTROLLER_NAMES) - OFF_BY_DEFAULT
+    assert OFF_BY_DEFAULT <= enabled_controllers(["*,root-ca-certificate-publisher"])
     without = enabled_controllers(["*,-deployment"])
     assert "deployment-controller" not in without
     assert "replicaset-controller" in without
