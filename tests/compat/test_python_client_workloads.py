@@ -71,7 +71,7 @@ def test_a_job_completes_and_its_status_decodes_into_the_typed_model(
         ),
     )
     batch.create_namespaced_job(namespace, job)
-    done = _until(
+    done = until(
         lambda: batch.read_namespaced_job_status("typed-job", namespace),
         lambda j: any(c.type == "Complete" for c in j.status.conditions or []),
     )
