@@ -104,7 +104,11 @@ def test_a_cron_job_creates_jobs_on_its_schedule(kubectl: Kubectl) -> None:
 def test_cordon_keeps_new_pods_off_and_a_not_ready_node_loses_its_pods(
     kube_apiserver_factory: Any, tmp_path: Any
 ) -> None:
-    server = kube_apiserver_factory(data_dir=None, nodes=2)
+    # Without DefaultTolerationSeconds' 300 s not-ready toleration, as a pod that sets
+    # none: the node lifecycle controller evicts it at once instead of five minutes later.
+    server = kube_apiserver_factory(
+        data_dir=None, nodes=2, extra_args=["--disable-admission-plugins=DefaultTolerationSeconds"]
+    )
     kubectl = Kubectl(server.kubeconfig, tmp_path / "cache", "default")
     assert kubectl.run("cordon", "kubeforge-node-1").strip() == "node/kubeforge-node-1 cordoned"
     cordoned = kubectl.until(("node", "kubeforge-node-1"), lambda n: n["spec"].get("taints"))
