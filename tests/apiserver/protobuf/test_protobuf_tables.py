@@ -48,13 +48,14 @@ def test_every_fixture_decodes_to_its_json_twin(pb: Path) -> None:
     assert decoded == json.loads(pb.with_suffix(".json").read_text())
 
 
+# A watch event frame carries no type meta to encode: only its decoding is checked.
+_ENCODABLE = [pb for pb in PAIRS if "apiVersion" in json.loads(pb.with_suffix(".json").read_text())]
+
+
 @needs_testdata
-@pytest.mark.parametrize("pb", PAIRS, ids=lambda path: path.stem)
+@pytest.mark.parametrize("pb", _ENCODABLE, ids=lambda path: path.stem)
 def test_encoding_the_json_gives_back_gos_bytes(pb: Path) -> None:
-    obj = json.loads(pb.with_suffix(".json").read_text())
-    if "apiVersion" not in obj:
-        pytest.skip("a watch event frame carries no type meta to encode")
-    assert wire.encode(obj) == pb.read_bytes()
+    assert wire.encode(json.loads(pb.with_suffix(".json").read_text())) == pb.read_bytes()
 
 
 @needs_testdata
