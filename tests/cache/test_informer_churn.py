@@ -1,4 +1,8 @@
-"""Thousands of changes, a forced 410 and a server restart: the cache ends equal to the server."""
+"""Thousands of changes, a forced 410 and a server restart: the cache ends equal to the server.
+
+Run with both initial lists: paged LISTs, and streaming lists (watches with
+``sendInitialEvents``), which the local server serves as a 1.32 server does.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,13 @@ import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import pytest
+
 from kubeforge.cache import Informer
 from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.models.core_v1 import ConfigMap
+from kubeforge.watch import WatcherConfig
 from watch.kf_server import configmap, eventually, fresh_namespace
 
 
@@ -22,12 +29,16 @@ class GatedApi:
         self.info = api.info
         self.open = asyncio.Event()
         self.open.set()
+        self.lists = 0
+        self.streaming_lists = 0
 
     async def list(self, **kwargs: Any) -> Any:
+        self.lists += not kwargs.get("continue_")  # a list, not one of its later pages
         return await self.api.list(**kwargs)
 
     async def watch(self, **kwargs: Any) -> AsyncIterator[Any]:
         await self.open.wait()
+        self.streaming_lists += bool(kwargs.get("send_initial_events"))
         async for event in self.api.watch(**kwargs):
             yield event
 
@@ -114,8 +125,9 @@ async def server_contents(client: Client, namespace: str) -> dict[str, str]:
     return {o.metadata.name or "": o.metadata.resource_version or "" for o in page.items}
 
 
+@pytest.mark.parametrize("initial_list", ["paged", "streaming"])
 async def test_the_cache_equals_the_server_after_churn_a_forced_410_and_a_restart(
-    kube_apiserver_factory,
+    kube_apiserver_factory, initial_list
 ):
     server = kube_apiserver_factory(extra_args=["--watch-history", "200"], simulate_node=False)
     async with Client(load_config(server.kubeconfig)) as client:
@@ -123,7 +135,8 @@ async def test_the_cache_equals_the_server_after_churn_a_forced_410_and_a_restar
         churn = Churn(namespace, seed=7)
         await churn.run(client, 300)
         gated = GatedApi(client.api(ConfigMap, namespace=namespace))
-        informer: Informer[ConfigMap] = Informer(gated, name="configmaps")
+        config = WatcherConfig(initial_list=initial_list)
+        informer: Informer[ConfigMap] = Informer(gated, config, name="configmaps")
         shadow = Shadow(informer)
         informer.start()
         try:
@@ -156,3 +169,8 @@ async def test_the_cache_equals_the_server_after_churn_a_forced_410_and_a_restar
     # exactly those made while the watch was away (minus objects created meanwhile).
     assert shadow.missed
     assert set(shadow.missed) <= missed_deletes
+    # The first sync and the relist after 410 both read the state the chosen way.
+    if initial_list == "streaming":
+        assert (gated.lists, gated.streaming_lists) == (0, 2)
+    else:
+        assert (gated.lists, gated.streaming_lists) == (2, 0)

@@ -3,7 +3,9 @@
 It fakes the Api interface, not HTTP: objects are plain dicts, resourceVersions
 come from one counter, and every change is logged so a watch can start from any
 version still in the log. Tests script failures (``fail_next_list``,
-``fail_watches``), clean ends (``end_watches``) and compaction (``compact``).
+``fail_watches``), clean ends (``end_watches``) and compaction (``compact``). A watch with ``send_initial_events`` streams the current
+objects and the ``k8s.io/initial-events-end`` bookmark first, as a 1.32 server does,
+unless ``refuse_streaming_lists`` makes it answer 422 as a server without WatchList.
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ def gone() -> errors.Gone:
             "code": 410,
             "message": "too old resource version",
         }
+    )
+
+
+def invalid(message: str) -> errors.Invalid:
+    return errors.Invalid(
+        {"status": "Failure", "reason": "Invalid", "code": 422, "message": message}
     )
 
 
@@ -78,6 +86,8 @@ class FakeApi:
         self.oldest = 0  # watches from an rv below this get 410 (compacted)
         self.list_calls: list[ListCall] = []
         self.watch_calls: list[str | None] = []
+        self.streaming_calls: list[str | None] = []
+        self.refuse_streaming_lists = False
         self._list_failures: list[BaseException] = []
         self.expire_continue_tokens = False  # a continued list gets 410 (token too old)
         self._watch_start_failures: list[BaseException] = []
@@ -211,14 +221,24 @@ class FakeApi:
         timeout_seconds: int | None = None,
         label_selector: str | None = None,
         field_selector: str | None = None,
+        send_initial_events: bool = False,
     ) -> AsyncIterator[Event]:
-        self.watch_calls.append(resource_version)
+        initial: list[Event] = []
+        if send_initial_events:
+            self.streaming_calls.append(resource_version)
+            if self.refuse_streaming_lists:
+                raise invalid("sendInitialEvents is forbidden for watch")
+            initial, resource_version = self._initial_events(), str(self.rv)
+        else:
+            self.watch_calls.append(resource_version)
         if self._watch_start_failures:
             raise self._watch_start_failures.pop(0)
         since = int(resource_version or 0)
         if since < self.oldest:
             raise gone()
         stream = _Stream(since)
+        for event in initial:
+            stream.queue.put_nowait(event)
         for event in self.log:
             if int(event.object["metadata"]["resourceVersion"]) > since:
                 stream.queue.put_nowait(copy.deepcopy(event))
@@ -233,6 +253,17 @@ class FakeApi:
                 yield item
         finally:
             self._streams.remove(stream)
+
+
+    def _initial_events(self) -> list[Event]:
+        mark = {
+            "metadata": {
+                "resourceVersion": str(self.rv),
+                "annotations": {"k8s.io/initial-events-end": "true"},
+            }
+        }
+        added = [Event("ADDED", copy.deepcopy(o)) for o in self.objects.values()]
+        return [*added, Event("BOOKMARK", mark)]
 
 
 class FakeSource:

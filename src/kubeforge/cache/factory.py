@@ -263,7 +263,11 @@ class InformerFactory:
         name = f"{info.group_resource}{where}" + (f" [{selectors}]" if selectors else "")
         if is_metadata_kind(kind):
             name += " (metadata)"
-        config = WatcherConfig(label_selector=label_selector, field_selector=field_selector)
+        config = WatcherConfig(
+            label_selector=label_selector,
+            field_selector=field_selector,
+            initial_list=self.options.initial_list,
+        )
         return Informer(
             api,
             config,

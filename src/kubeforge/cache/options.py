@@ -16,6 +16,10 @@ Example, a namespaced operator that caches only its own Secrets' metadata::
         by_object={Secret: ByObject(label_selector="app=shop", transform=drop_managed_fields)},
     )
 
+``initial_list="streaming"`` fills every informer from a watch with
+``sendInitialEvents`` instead of a paged list (see ``WatcherConfig.initial_list``):
+one object in flight instead of a page, for the largest caches.
+
 There is no ``unsafe_disable_deep_copy``: the store keeps objects packed and
 decodes a private copy per read, which is what keeps its memory low; handing
 out shared decoded objects would keep a decoded copy of everything read alive,
@@ -27,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from kubeforge.cache.store import Transform
 from kubeforge.core.resource import Resource, ResourceInfo
@@ -73,6 +77,8 @@ class CacheOptions:
     default_field_selector: str | None = None
     default_transform: Transform | None = None
     by_object: Mapping[Kind, ByObject] = field(default_factory=dict)
+    initial_list: Literal["paged", "streaming"] = "paged"
+    """How informers read the initial state: ``WatcherConfig.initial_list``."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "default_namespaces", _names(self.default_namespaces) or ())

@@ -162,8 +162,14 @@ class Api(ScaleVerbs, Generic[T]):
         label_selector: str | None = None,
         field_selector: str | None = None,
         idle_timeout: float | None = None,
+        send_initial_events: bool = False,
     ) -> AsyncIterator[WatchEvent[T]]:
         """Changes after ``resource_version``, as they happen, until the server ends the watch.
+
+        With ``send_initial_events`` the watch starts with an ``ADDED`` event for every
+        object at a version not older than ``resource_version`` ("" for the latest) and a
+        ``BOOKMARK`` annotated ``k8s.io/initial-events-end``: a streaming list
+        (``sendInitialEvents=true&resourceVersionMatch=NotOlderThan``; bookmarks must be on).
 
         Raises the ``Status`` of an ``ERROR`` event as ``ApiError`` (``Gone`` when the
         version is older than the server keeps) and ``TransportError`` if the
@@ -174,6 +180,9 @@ class Api(ScaleVerbs, Generic[T]):
         params: dict[str, ParamValue] = {"watch": "true"}
         if resource_version is not None:
             params["resourceVersion"] = resource_version
+        if send_initial_events:
+            params["sendInitialEvents"] = "true"
+            params["resourceVersionMatch"] = "NotOlderThan"
         if allow_bookmarks:
             params["allowWatchBookmarks"] = "true"
         if timeout_seconds is not None:

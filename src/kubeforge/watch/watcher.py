@@ -4,6 +4,12 @@ The state machine is client-go's reflector shaped as kube-rs's watcher: a
 paginated list announced by ``Init`` ... ``InitDone``, then a watch from the
 list's resourceVersion with bookmarks, re-watched from the last seen version
 when the server ends it, and relisted when the server says that version is gone.
+
+With ``WatcherConfig(initial_list="streaming")`` the initial state arrives as a
+watch instead of a list (client-go's WatchListClient, kube-rs's StreamingList): a
+watch with ``sendInitialEvents=true`` sends an ``ADDED`` event per object and then
+a bookmark annotated ``k8s.io/initial-events-end``, so no page of objects is ever
+held at once. A server that refuses it gets a paged list for that sync instead.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar, cast
 
 from kubeforge.core import errors
 from kubeforge.core.clock import Clock, MonotonicClock
@@ -21,7 +27,7 @@ from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.watch.backoff import Backoff, ExponentialBackoff
 from kubeforge.watch.events import Apply, Delete, Event, Init, InitApply, InitDone, T
 
-__all__ = ["ListWatch", "WatcherConfig", "watcher"]
+__all__ = ["ListWatch", "StreamingListWatch", "WatcherConfig", "watcher"]
 
 log = logging.getLogger("kubeforge.watch")
 
@@ -34,6 +40,9 @@ _VERY_SHORT_WATCH = 1.0
 
 # The apiVersions of metadata-only objects (``PartialObjectMetadata``), which stand for any kind.
 _METADATA_VERSIONS = ("meta.k8s.io/v1", "meta.k8s.io/v1beta1")
+
+# The annotation of the bookmark that ends a streaming list's initial events.
+_INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
 # Seconds of silence beyond the server-side timeout after which a watch counts as dead.
 _IDLE_MARGIN = 5.0
@@ -100,6 +109,22 @@ class ListWatch(Protocol[_K_co]):
     ) -> AsyncIterator[WatchEvent[_K_co]]: ...
 
 
+class StreamingListWatch(ListWatch[_K_co], Protocol[_K_co]):
+    """A ``ListWatch`` whose watch can start with the current state
+    (``initial_list="streaming"``); ``Api[T]`` satisfies it."""
+
+    def watch(
+        self,
+        *,
+        resource_version: str | None = None,
+        allow_bookmarks: bool = True,
+        timeout_seconds: int | None = None,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        send_initial_events: bool = False,
+    ) -> AsyncIterator[WatchEvent[_K_co]]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class WatcherConfig:
     """What to watch and how; every field has a default."""
@@ -127,6 +152,18 @@ class WatcherConfig:
 
     bookmarks: bool = True
     """Ask for BOOKMARK events so a resumed watch rarely meets 410. Defaults to on."""
+
+    initial_list: Literal["paged", "streaming"] = "paged"
+    """How the state is read at start and after 410 Gone. ``"paged"`` lists it in pages
+    of ``page_size``; ``"streaming"`` watches with ``sendInitialEvents=true`` and
+    ``resourceVersionMatch=NotOlderThan`` (Kubernetes >= 1.27 with the ``WatchList``
+    feature, on by default from 1.32), which keeps peak memory at one object instead
+    of one page and spares the server the paged list. The API must accept
+    ``send_initial_events`` in ``watch()`` (``Api[T]`` does). A server that refuses
+    it (an error before the initial events end) is listed in pages for that sync, as
+    client-go falls back. Defaults to ``"paged"``, as client-go 1.32's
+    ``WatchListClient`` feature is off by default; the initial state is always read
+    at the latest version, whatever ``list_semantic`` says."""
 
 
 async def watcher(
@@ -165,45 +202,36 @@ async def watcher(
     rv: str | None = None  # None: the next step is a (re)list
     gone_in_a_row = 0
 
+    stream_next_sync = config.initial_list == "streaming"
+
     while True:
         if rv is None:
             yield Init()
-            token: str | None = None
-            listed_rv = ""
+            streaming, stream_next_sync = stream_next_sync, config.initial_list == "streaming"
+            if streaming:
+                state = _streamed_state(cast("StreamingListWatch[T]", api), config, list_rv)
+            else:
+                state = _listed_state(api, config, list_rv)
             try:
-                while True:
-                    page = await api.list(
-                        label_selector=config.label_selector,
-                        field_selector=config.field_selector,
-                        # A continued page must not name a version: the token carries it.
-                        resource_version=None if token else list_rv,
-                        # Paging is only for "any" and "latest": a page at a given version
-                        # would be served from storage at that exact version (client-go).
-                        limit=config.page_size if list_rv in ("", "0") else None,
-                        continue_=token,
-                    )
-                    token, listed_rv = page.continue_ or None, page.resource_version or ""
-                    # Hand objects over one by one and keep no reference: a consumer that
-                    # stores them compactly frees each decoded object as it goes, instead
-                    # of the whole page staying alive in this frame while watching.
-                    items = list(page.items)
-                    del page
-                    items.reverse()
-                    while items:
-                        yield InitApply(items.pop())
-                    if token is None:
-                        break
-            except (errors.ApiError, errors.TransportError) as err:
-                if _is_stale(err) and list_rv != "":
+                async for state_event in state:
+                    if isinstance(state_event, InitDone):
+                        rv = state_event.resource_version
+                    yield state_event
+            except (errors.ApiError, errors.TransportError, TimeoutError, _StreamEnded) as err:
+                if streaming:
+                    # client-go's reflector too: making progress beats insisting.
+                    log.info("streaming list of %r: %s; listing in pages instead", api, err)
+                    stream_next_sync = False
+                elif _is_stale(err) and list_rv != "":
                     log.info("list of %r: %s; relisting from the latest version", api, err)
                     list_rv = ""
                 else:
                     log.warning("list of %r failed: %s", api, err)
                     await clock.sleep(backoff.next_delay())
                 continue
-            rv = listed_rv
+            finally:
+                await state.aclose()
             list_rv = default_list_rv
-            yield InitDone(resource_version=rv)
 
         started, seen = clock.now(), 0
         stream = api.watch(
@@ -260,6 +288,87 @@ async def watcher(
         if seen == 0 and clock.now() - started < _VERY_SHORT_WATCH:
             log.warning("watch of %r closed at once without events; backing off", api)
             await clock.sleep(backoff.next_delay())
+
+
+class _StreamEnded(Exception):
+    """The server ended a streaming list before its initial events were all sent."""
+
+
+async def _listed_state(
+    api: ListWatch[T], config: WatcherConfig, list_rv: str
+) -> AsyncGenerator[Event[T], None]:
+    """``InitApply`` for every object of a paged list at ``list_rv``, then ``InitDone``."""
+    token: str | None = None
+    while True:
+        page = await api.list(
+            label_selector=config.label_selector,
+            field_selector=config.field_selector,
+            # A continued page must not name a version: the token carries it.
+            resource_version=None if token else list_rv,
+            # Paging is only for "any" and "latest": a page at a given version
+            # would be served from storage at that exact version (client-go).
+            limit=config.page_size if list_rv in ("", "0") else None,
+            continue_=token,
+        )
+        token, listed_rv = page.continue_ or None, page.resource_version or ""
+        # Hand objects over one by one and keep no reference: a consumer that
+        # stores them compactly frees each decoded object as it goes, instead
+        # of the whole page staying alive in this frame while watching.
+        items = list(page.items)
+        del page
+        items.reverse()
+        while items:
+            yield InitApply(items.pop())
+        if token is None:
+            yield InitDone(resource_version=listed_rv)
+            return
+
+
+async def _streamed_state(
+    api: StreamingListWatch[T], config: WatcherConfig, list_rv: str
+) -> AsyncGenerator[Event[T], None]:
+    """``InitApply`` for every ``ADDED`` event of a watch with ``sendInitialEvents``,
+    then ``InitDone`` at the bookmark that ends them.
+
+    ``list_rv`` "0" (any version) is asked as "" (the latest): with
+    ``NotOlderThan`` both are served, and the latest never goes back in time.
+    """
+    stream = api.watch(
+        resource_version="" if list_rv == "0" else list_rv,
+        allow_bookmarks=True,
+        timeout_seconds=config.timeout_seconds,
+        label_selector=config.label_selector,
+        field_selector=config.field_selector,
+        send_initial_events=True,
+    )
+    try:
+        while True:
+            async with asyncio.timeout(config.timeout_seconds + _IDLE_MARGIN):
+                try:
+                    event = await anext(stream)
+                except StopAsyncIteration:
+                    raise _StreamEnded("the watch ended before the initial events did") from None
+            if event.type == "BOOKMARK":
+                if _ends_initial_events(event.object):
+                    yield InitDone(resource_version=resource_version_of(event.object) or "")
+                    return
+            elif event.type != "ADDED":
+                raise _StreamEnded(f"a {event.type} event among the initial events")
+            elif _is_kind(event.object, api.info):
+                yield InitApply(event.object)
+            else:
+                log.warning("watch of %r: skipping an object of another kind", api)
+    finally:
+        await _aclose(stream)
+
+
+def _ends_initial_events(obj: Resource | dict[str, Any]) -> bool:
+    """True for the bookmark annotated ``k8s.io/initial-events-end: "true"``."""
+    if isinstance(obj, Resource):
+        annotations = obj.metadata.annotations if obj.metadata else None
+    else:
+        annotations = (obj.get("metadata") or {}).get("annotations")
+    return annotations is not None and annotations.get(_INITIAL_EVENTS_END) == "true"
 
 
 def _is_kind(obj: Resource | dict[str, Any], info: ResourceInfo) -> bool:
