@@ -3,9 +3,10 @@
 It fakes the Api interface, not HTTP: objects are plain dicts, resourceVersions
 come from one counter, and every change is logged so a watch can start from any
 version still in the log. Tests script failures (``fail_next_list``,
-``fail_watches``), clean ends (``end_watches``) and compaction (``compact``). A watch with ``send_initial_events`` streams the current
-objects and the ``k8s.io/initial-events-end`` bookmark first, as a 1.32 server does,
-unless ``refuse_streaming_lists`` makes it answer 422 as a server without WatchList.
+``fail_watches``), clean ends (``end_watches``) and compaction (``compact``). A watch
+with ``send_initial_events`` streams the current objects and the
+``k8s.io/initial-events-end`` bookmark first, as a 1.32 server does, unless
+``refuse_streaming_lists`` makes it answer 422 as a server without WatchList.
 """
 
 from __future__ import annotations
@@ -253,7 +254,6 @@ class FakeApi:
                 yield item
         finally:
             self._streams.remove(stream)
-
 
     def _initial_events(self) -> list[Event]:
         mark = {

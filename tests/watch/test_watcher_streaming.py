@@ -15,7 +15,7 @@ import pytest
 from kubeforge.core.clock import FakeClock
 from kubeforge.watch import InitDone, WatcherConfig
 
-from .kf_fakes import FakeApi, Event, gone, obj
+from .kf_fakes import Event, FakeApi, gone, obj
 from .test_watcher import names, start, take
 
 STREAMING = WatcherConfig(initial_list="streaming")
