@@ -20,6 +20,7 @@ from collections.abc import Iterable
 
 from kubeforge.apiserver.admission.plugins.base import Plugin
 from kubeforge.apiserver.admission.plugins.limitranger import LimitRangerPlugin
+from kubeforge.apiserver.admission.plugins.podsecurity import PodSecurityPlugin
 from kubeforge.apiserver.admission.plugins.priority import SYSTEM_PRIORITY_CLASSES, PriorityPlugin
 from kubeforge.apiserver.admission.plugins.serviceaccount import ServiceAccountPlugin
 from kubeforge.apiserver.admission.plugins.storageclass import DefaultStorageClassPlugin
@@ -67,6 +68,7 @@ IMPLEMENTED: dict[str, type[Plugin]] = {
     for plugin in (
         LimitRangerPlugin,
         ServiceAccountPlugin,
+        PodSecurityPlugin,
         PriorityPlugin,
         DefaultTolerationSecondsPlugin,
         DefaultStorageClassPlugin,
