@@ -5,6 +5,9 @@ level gets stricter, and the plugin switched off by ``--disable-admission-plugin
 
 from __future__ import annotations
 
+import asyncio
+import json
+import time
 import uuid
 from typing import Any
 
@@ -220,3 +223,19 @@ async def test_the_plugin_can_be_disabled() -> None:
             reply = await api.post(f"/api/v1/namespaces/{ns}/pods", _pod("free", privileged=True))
             assert reply.status == 201, reply.body
             assert _warnings(reply.headers) == []
+
+
+async def test_the_audit_level_goes_to_the_server_log(api: Api) -> None:
+    ns = await _namespace(api, audit="baseline")
+    reply = await api.post(f"/api/v1/namespaces/{ns}/pods", _pod("audited", privileged=True))
+    assert reply.status == 201, reply.body
+    assert _warnings(reply.headers) == []
+    annotations = {
+        P + "audit-violations": f'would violate PodSecurity "baseline:latest": {PRIVILEGED_DETAIL}',
+        P + "enforce-policy": "privileged:latest",
+    }
+    line = f"CREATE pods {ns}/audited annotations={json.dumps(annotations)}"
+    deadline = time.monotonic() + 30  # the log is written by another process
+    while line not in api.server.log():
+        assert time.monotonic() < deadline, api.server.log()[-2000:]
+        await asyncio.sleep(0.05)

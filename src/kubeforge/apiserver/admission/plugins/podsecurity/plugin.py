@@ -13,13 +13,16 @@ create and update of pods, pod controllers and namespaces:
   existing pods the new level would refuse.
 
 This server has no exemptions (none are configured by default) and no audit log: the
-audit annotations a real server records go to the ``kubeforge.apiserver.audit`` logger.
+audit annotations a real server records on the request's audit event
+(``pod-security.kubernetes.io/audit-violations``, ``.../error``) are logged, as JSON, to
+the ``kubeforge.apiserver.audit`` logger (the server's log).
 
 Entry point: ``PodSecurityPlugin``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -128,12 +131,14 @@ class PodSecurityPlugin(Plugin):
     @staticmethod
     def _apply(attempt: Attempt, decision: Decision) -> None:
         if decision.audit.keys() - {"enforce-policy"}:
+            annotations = {PREFIX + k: v for k, v in sorted(decision.audit.items())}
             audit_log.info(
-                "%s %s/%s: %s",
-                attempt.served.info.plural,
+                "%s %s %s/%s annotations=%s",
+                attempt.operation,
+                attempt.served.info.group_resource,
                 attempt.namespace,
                 object_name(attempt.obj),
-                ", ".join(f"{PREFIX}{k}={v!r}" for k, v in sorted(decision.audit.items())),
+                json.dumps(annotations),
             )
         if decision.denial:
             raise forbid(attempt, decision.denial)
