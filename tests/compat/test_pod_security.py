@@ -117,3 +117,32 @@ def test_the_official_client_gets_403_and_the_warning_headers(
         + _violations("c").replace('"', '\\"')
         + '"'
     )
+
+
+def test_kubectl_debug_needs_a_profile_the_level_allows(kubectl: Kubectl) -> None:
+    hardened = {
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"]},
+        "runAsNonRoot": True,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "target"},
+        "spec": {"containers": [{"name": "app", "image": "nginx", "securityContext": hardened}]},
+    }
+    _label(kubectl, f"{P}enforce=restricted").check_returncode()
+    kubectl.run("create", "-f", "-", stdin=json.dumps(pod))
+    error = kubectl.fails("debug", "target", "--image=busybox", "-c", "dbg", "--", "sleep", "1d")
+    assert (
+        'pods "target" is forbidden: violates PodSecurity "restricted:latest": '
+        f"{_violations('dbg')}"
+    ) in error
+    done = kubectl.complete(
+        "debug", "target", "--image=busybox", "-c", "dbg", "--profile=restricted", "--",
+        "sleep", "1d",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (debugger,) = kubectl.json("pod", "target")["spec"]["ephemeralContainers"]
+    assert debugger["securityContext"]["runAsNonRoot"] is True
