@@ -12,7 +12,7 @@ endpoints, registry, storage, admission, authentication and authorization;
     endpoints     HTTP: request filters (``access``), verbs, list/watch, tables, discovery
     admission     webhooks and RBAC escalation prevention around writes
     controllers   the simulated control plane: node, namespaces, garbage collection
-    builtin       built-in kinds (facts and strategies), one module per API group
+    builtin       built-in kinds (facts, strategies, table columns), one module per API group
     apiextensions CRDs and custom resources: schemas, validation, names, lifecycle
     fieldmanager  managedFields and server-side apply
     authz         the RBAC authorizer and the bootstrap policy
@@ -24,7 +24,8 @@ endpoints, registry, storage, admission, authentication and authorization;
     authn         who is asking: tokens, service accounts, impersonation
     meta, cel, smd, protobuf, printers, failures, negotiation
                   leaves: ObjectMeta rules, CEL, the structured-merge-diff type model,
-                  protobuf bodies, ``kubectl get`` columns, Status errors, Accept parsing
+                  protobuf bodies, ``kubectl get`` column machinery, Status errors,
+                  Accept parsing
 
 Each subpackage's ``__init__`` says what it owns, its entry point and what it may import.
 """

@@ -11,7 +11,7 @@ from aiohttp.test_utils import make_mocked_request
 from kubeforge.apiserver.builtin.resources import BUILTIN_RESOURCES
 from kubeforge.apiserver.endpoints import tables
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.printers.core import human_duration
+from kubeforge.apiserver.printers.columns import human_duration
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.core.resource import ResourceInfo
 

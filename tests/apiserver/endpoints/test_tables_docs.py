@@ -10,11 +10,13 @@ import pytest
 from kubeforge.apiserver import negotiation
 from kubeforge.apiserver.endpoints import discovery
 from kubeforge.apiserver.openapi import documents
-from kubeforge.apiserver.printers import core, jsonpath
+from kubeforge.apiserver.printers import cells, columns, jsonpath
 
 
 @pytest.mark.parametrize(
-    "module", [negotiation, jsonpath, core, discovery, documents], ids=lambda m: m.__name__
+    "module",
+    [negotiation, jsonpath, columns, cells, discovery, documents],
+    ids=lambda m: m.__name__,
 )
 def test_docstring_examples_hold(module: ModuleType) -> None:
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

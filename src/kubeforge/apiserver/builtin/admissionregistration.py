@@ -23,6 +23,8 @@ from kubeforge.apiserver.cel.policy_compile import match_condition
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import validate_selector
 from kubeforge.apiserver.meta.validation import dns1123_subdomain
+from kubeforge.apiserver.printers.cells import created, name_of
+from kubeforge.apiserver.printers.columns import AGE_COLUMN, NAME_COLUMN, Printer, column
 from kubeforge.apiserver.registry.strategy import Strategy
 
 __all__ = ["KINDS", "WebhookConfigurationStrategy", "default_webhook"]
@@ -245,6 +247,11 @@ class MutatingWebhookConfigurationStrategy(WebhookConfigurationStrategy):
 _GROUP = "admissionregistration.k8s.io"
 _EXTENSIONS = ("api-extensions",)
 
+_WEBHOOKS_PRINTER = Printer(
+    (NAME_COLUMN, column("Webhooks", "integer", "Number of webhooks."), AGE_COLUMN),
+    lambda obj, now: [name_of(obj), len(obj.get("webhooks") or []), created(obj, now)],
+)
+
 KINDS = (
     Kind(
         _GROUP,
@@ -254,6 +261,7 @@ KINDS = (
         namespaced=False,
         categories=_EXTENSIONS,
         strategy=MutatingWebhookConfigurationStrategy,
+        printer=_WEBHOOKS_PRINTER,
     ),
     Kind(
         _GROUP,
@@ -263,6 +271,7 @@ KINDS = (
         namespaced=False,
         categories=_EXTENSIONS,
         strategy=WebhookConfigurationStrategy,
+        printer=_WEBHOOKS_PRINTER,
     ),
     Kind(
         _GROUP,

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.kind import STATUS, Kind
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.printers.cells import NONE, UNSET, created, dict_at, integer, name_of
+from kubeforge.apiserver.printers.columns import AGE_COLUMN, Printer, simple_columns
 from kubeforge.apiserver.registry.served import Representation
 
 __all__ = [
@@ -238,6 +241,74 @@ class HpaV1Strategy(CatalogStrategy):
 
 _HPA = "horizontalpodautoscalers"
 
+
+def _hpa_v1_targets(spec: dict[str, Any], status: dict[str, Any]) -> str:
+    current = status.get("currentCPUUtilizationPercentage")
+    shown = f"{current}%" if isinstance(current, int) else "<unknown>"
+    target = spec.get("targetCPUUtilizationPercentage")
+    return f"cpu: {shown}/{target}%" if isinstance(target, int) else "<none>"
+
+
+def _metric_cell(metric: dict[str, Any], current: dict[str, Any]) -> str:
+    """One metric as ``current/target`` (a percentage for a utilization target)."""
+    kind = str(metric.get("type") or "")
+    source = dict_at(metric, kind[:1].lower() + kind[1:])
+    target = dict_at(source, "target")
+    now_value = dict_at(current, kind[:1].lower() + kind[1:], "current")
+    if target.get("averageUtilization") is not None:
+        have = now_value.get("averageUtilization")
+        shown = f"{have}%" if have is not None else "<unknown>"
+        cell = f"{shown}/{target['averageUtilization']}%"
+    else:
+        want = target.get("averageValue") or target.get("value") or "<auto>"
+        have = now_value.get("averageValue") or now_value.get("value") or "<unknown>"
+        cell = f"{have}/{want}"
+    name = source.get("name") if kind in ("Resource", "ContainerResource") else None
+    return f"{name}: {cell}" if name else cell
+
+
+def _hpa_targets(obj: dict[str, Any]) -> str:
+    spec, status = dict_at(obj, "spec"), dict_at(obj, "status")
+    if "targetCPUUtilizationPercentage" in spec or "metrics" not in spec:  # autoscaling/v1
+        return _hpa_v1_targets(spec, status)
+    metrics = [m for m in spec.get("metrics") or [] if isinstance(m, dict)]
+    statuses = status.get("currentMetrics") or []
+    cells = [
+        _metric_cell(metric, statuses[i] if i < len(statuses) else {})
+        for i, metric in enumerate(metrics)
+    ]
+    return ", ".join(cells) or NONE
+
+
+def _hpa_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec, status = dict_at(obj, "spec"), dict_at(obj, "status")
+    ref = dict_at(spec, "scaleTargetRef")
+    low = spec.get("minReplicas")
+    return [
+        name_of(obj),
+        f"{ref.get('kind', '')}/{ref.get('name', '')}",
+        _hpa_targets(obj),
+        str(low) if isinstance(low, int) else UNSET,
+        str(integer(spec.get("maxReplicas"))),
+        str(integer(status.get("currentReplicas"))),
+        created(obj, now),
+    ]
+
+
+_HPA_PRINTER = Printer(
+    (
+        *simple_columns(
+            ("Reference", "string", "The scaled workload."),
+            ("Targets", "string", "Current and target value of each metric."),
+            ("MinPods", "string", "Lower replica limit."),
+            ("MaxPods", "string", "Upper replica limit."),
+            ("Replicas", "string", "Current replicas."),
+        ),
+        AGE_COLUMN,
+    ),
+    _hpa_row,
+)
+
 KINDS = (
     Kind(
         "autoscaling",
@@ -248,6 +319,7 @@ KINDS = (
         subresources=STATUS,
         categories=("all",),
         strategy=HpaV2Strategy,
+        printer=_HPA_PRINTER,
     ),
     # v2 is stored; v1 is the same objects, converted.
     Kind(
@@ -261,6 +333,7 @@ KINDS = (
         storage=False,
         strategy=HpaV1Strategy,
         representation=HpaV1Representation(("autoscaling", _HPA), _V1, "HorizontalPodAutoscaler"),
+        printer=_HPA_PRINTER,
     ),
 )
 """The autoscaling kinds: HorizontalPodAutoscaler at v2 and v1."""

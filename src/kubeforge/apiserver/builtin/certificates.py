@@ -6,12 +6,21 @@ Entry point: ``KINDS``; the rules are ``CertificateSigningRequestStrategy``.
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from typing import Any
 
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.kind import Kind
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.printers.cells import NONE, created, dict_at, name_of
+from kubeforge.apiserver.printers.columns import (
+    AGE_COLUMN,
+    Printer,
+    column,
+    human_duration,
+    simple_columns,
+)
 from kubeforge.apiserver.registry.engine import format_time
 
 __all__ = ["KINDS"]
@@ -78,6 +87,46 @@ def _stamp_conditions(new: dict[str, Any], old: dict[str, Any]) -> None:
         )
 
 
+def _csr_condition(obj: dict[str, Any]) -> str:
+    """Approved/Denied/Failed as the conditions say (``Pending`` when none), ``Issued``
+    added once a certificate is there."""
+    status = dict_at(obj, "status")
+    found = {
+        str(c.get("type"))
+        for c in status.get("conditions") or []
+        if isinstance(c, dict) and c.get("status", "True") == "True"
+    }
+    states: list[str] = [state for state in ("Approved", "Denied", "Failed") if state in found]
+    if status.get("certificate"):
+        states.append("Issued")
+    return ",".join(states) or "Pending"
+
+
+def _csr_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec = dict_at(obj, "spec")
+    seconds = spec.get("expirationSeconds")
+    return [
+        name_of(obj),
+        created(obj, now),
+        str(spec.get("signerName") or NONE),
+        str(spec.get("username") or ""),
+        human_duration(seconds) if isinstance(seconds, int) else NONE,
+        _csr_condition(obj),
+    ]
+
+
+_CSR_PRINTER = Printer(
+    (
+        *simple_columns(),
+        AGE_COLUMN,
+        column("SignerName", "string", "The signer asked to issue the certificate."),
+        column("Requestor", "string", "Who asked for the certificate."),
+        column("RequestedDuration", "string", "The validity asked for."),
+        column("Condition", "string", "Approved, Denied, Failed, Issued or Pending."),
+    ),
+    _csr_row,
+)
+
 KINDS = (
     Kind(
         "certificates.k8s.io",
@@ -88,5 +137,6 @@ KINDS = (
         short=("csr",),
         subresources=("approval", "status"),
         strategy=CertificateSigningRequestStrategy,
+        printer=_CSR_PRINTER,
     ),
 )

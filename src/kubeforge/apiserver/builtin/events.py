@@ -14,11 +14,15 @@ Entry point: ``KINDS`` (the resource, its ``EventsV1Strategy`` and its represent
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from kubeforge.apiserver.builtin.core.columns import EVENT_COLUMNS
 from kubeforge.apiserver.builtin.kind import Kind
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.validation import dns1123_subdomain, is_qualified_name
+from kubeforge.apiserver.printers.cells import dict_at
+from kubeforge.apiserver.printers.columns import Printer, age
 from kubeforge.apiserver.registry.served import Representation
 from kubeforge.apiserver.registry.strategy import Strategy, nested_str
 
@@ -195,6 +199,22 @@ def _series_errors(series: Any) -> list[FieldError]:
     return errors
 
 
+def _event_row(event: dict[str, Any], now: datetime) -> list[Any]:
+    """An ``events.k8s.io`` Event in the same columns as a core/v1 one."""
+    seen = (
+        event.get("deprecatedLastTimestamp")
+        or (event.get("series") or {}).get("lastObservedTime")
+        or event.get("eventTime")
+        or event.get("deprecatedFirstTimestamp")
+    )
+    regarding = dict_at(event, "regarding")
+    target = f"{str(regarding.get('kind') or '').lower()}/{regarding.get('name') or ''}"
+    note = str(event.get("note") or "").strip()
+    return [age(seen, now), event.get("type") or "", event.get("reason") or "", target, note]
+
+
+_EVENT_PRINTER = Printer(EVENT_COLUMNS, _event_row)
+
 KINDS = (
     # Stored as core/v1 Events, so not a storage resource of its own.
     Kind(
@@ -206,6 +226,7 @@ KINDS = (
         storage=False,
         strategy=EventsV1Strategy,
         representation=_EVENTS_V1,
+        printer=_EVENT_PRINTER,
     ),
 )
 """The events.k8s.io/v1 kinds."""

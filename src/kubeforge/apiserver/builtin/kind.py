@@ -2,8 +2,9 @@
 
 Each API group's module ends with its ``KINDS``: for every resource, what discovery
 advertises (where it lives, namespaced or not, short names, subresources, categories,
-verbs) and the ``Strategy`` its writes follow; ``resources`` joins the groups into the
-server's one table. Adding a kind is one ``Kind`` entry in its group's module.
+verbs), the ``Strategy`` its writes follow and the ``Printer`` of its ``kubectl get``
+columns; ``resources`` joins the groups into the server's one table. Adding a kind is
+one ``Kind`` entry in its group's module.
 
 >>> kind = Kind("networking.k8s.io", "v1", "IngressClass", "ingressclasses", namespaced=False)
 >>> kind.served.info.api_version, kind.served.info.namespaced
@@ -12,10 +13,11 @@ server's one table. Adding a kind is one ``Kind`` entry in its group's module.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from kubeforge.apiserver.builtin.generic import CatalogStrategy
+from kubeforge.apiserver.printers.columns import DEFAULT_PRINTER, Printer
 from kubeforge.apiserver.registry.served import ALL_VERBS, Representation, ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy
 from kubeforge.core.resource import ResourceInfo
@@ -46,6 +48,8 @@ class Kind:
     """The rules of its writes; the generic ones of a GA kind unless it has its own."""
     representation: Representation | None = None
     """How its objects convert to and from the resource they are stored as, if another."""
+    printer: Printer = field(default=DEFAULT_PRINTER, compare=False)
+    """Its ``kubectl get`` columns; ``Name`` and ``Created At`` unless it has its own."""
 
     @cached_property
     def served(self) -> ServedResource:
@@ -66,4 +70,5 @@ class Kind:
             categories=self.categories,
             storage=self.storage,
             representation=self.representation,
+            printer=self.printer,
         )

@@ -5,11 +5,15 @@ Entry point: ``KINDS``; the rules are ``IngressStrategy`` and ``NetworkPolicyStr
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.kind import STATUS, Kind
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.meta.labelselector import format_selector
+from kubeforge.apiserver.printers.cells import NONE, created, dict_at, name_of
+from kubeforge.apiserver.printers.columns import AGE_COLUMN, Printer, simple_columns
 
 __all__ = ["KINDS"]
 
@@ -54,8 +58,85 @@ class NetworkPolicyStrategy(CatalogStrategy):
                         port.setdefault("protocol", "TCP")
 
 
+_MAX_HOSTS = 3
+
+
+def _ingress_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec = dict_at(obj, "spec")
+    hosts = [
+        str(r.get("host")) for r in spec.get("rules") or [] if isinstance(r, dict) and r.get("host")
+    ]
+    shown = ",".join(hosts[:_MAX_HOSTS]) or "*"
+    if len(hosts) > _MAX_HOSTS:
+        shown += f" + {len(hosts) - _MAX_HOSTS} more..."
+    addresses = [
+        str(i.get("ip") or i.get("hostname") or "")
+        for i in dict_at(obj, "status", "loadBalancer").get("ingress") or []
+        if isinstance(i, dict)
+    ]
+    return [
+        name_of(obj),
+        str(spec.get("ingressClassName") or NONE),
+        shown,
+        ",".join(a for a in addresses if a),
+        "80, 443" if spec.get("tls") else "80",
+        created(obj, now),
+    ]
+
+
+def _parameters(ref: dict[str, Any]) -> str:
+    if not ref:
+        return NONE
+    group = ref.get("apiGroup")
+    kind = f"{ref.get('kind', '')}.{group}" if group else str(ref.get("kind", ""))
+    return f"{kind}/{ref.get('name', '')}"
+
+
+_INGRESS_PRINTER = Printer(
+    (
+        *simple_columns(
+            ("Class", "string", "The IngressClass the ingress asks for."),
+            ("Hosts", "string", "Hosts the rules match."),
+            ("Address", "string", "Where the load balancer listens."),
+            ("Ports", "string", "Ports opened (443 too with TLS)."),
+        ),
+        AGE_COLUMN,
+    ),
+    _ingress_row,
+)
+_INGRESS_CLASS_PRINTER = Printer(
+    (
+        *simple_columns(
+            ("Controller", "string", "The controller handling the class."),
+            ("Parameters", "string", "A reference to further parameters."),
+        ),
+        AGE_COLUMN,
+    ),
+    lambda obj, now: [
+        name_of(obj),
+        str(dict_at(obj, "spec").get("controller") or ""),
+        _parameters(dict_at(obj, "spec", "parameters")),
+        created(obj, now),
+    ],
+)
+_NETWORK_POLICY_PRINTER = Printer(
+    (*simple_columns(("Pod-Selector", "string", "Pods the policy applies to.")), AGE_COLUMN),
+    lambda obj, now: [
+        name_of(obj),
+        format_selector(dict_at(obj, "spec", "podSelector")),
+        created(obj, now),
+    ],
+)
+
 KINDS = (
-    Kind("networking.k8s.io", "v1", "IngressClass", "ingressclasses", namespaced=False),
+    Kind(
+        "networking.k8s.io",
+        "v1",
+        "IngressClass",
+        "ingressclasses",
+        namespaced=False,
+        printer=_INGRESS_CLASS_PRINTER,
+    ),
     Kind(
         "networking.k8s.io",
         "v1",
@@ -64,6 +145,7 @@ KINDS = (
         short=("ing",),
         subresources=STATUS,
         strategy=IngressStrategy,
+        printer=_INGRESS_PRINTER,
     ),
     Kind(
         "networking.k8s.io",
@@ -72,5 +154,6 @@ KINDS = (
         "networkpolicies",
         short=("netpol",),
         strategy=NetworkPolicyStrategy,
+        printer=_NETWORK_POLICY_PRINTER,
     ),
 )

@@ -5,11 +5,14 @@ Entry point: ``KINDS``; the rules are ``PodDisruptionBudgetStrategy``.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.kind import STATUS, Kind
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.printers.cells import created, dict_at, integer, name_of
+from kubeforge.apiserver.printers.columns import AGE_COLUMN, Printer, simple_columns
 
 __all__ = ["KINDS"]
 
@@ -33,6 +36,30 @@ class PodDisruptionBudgetStrategy(CatalogStrategy):
         return []
 
 
+def _pdb_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    spec = dict_at(obj, "spec")
+    low, high = spec.get("minAvailable"), spec.get("maxUnavailable")
+    return [
+        name_of(obj),
+        "N/A" if low is None else str(low),
+        "N/A" if high is None else str(high),
+        integer(dict_at(obj, "status").get("disruptionsAllowed")),
+        created(obj, now),
+    ]
+
+
+_PDB_PRINTER = Printer(
+    (
+        *simple_columns(
+            ("Min Available", "string", "Pods that must stay available."),
+            ("Max Unavailable", "string", "Pods that may be unavailable."),
+            ("Allowed Disruptions", "integer", "Evictions allowed now."),
+        ),
+        AGE_COLUMN,
+    ),
+    _pdb_row,
+)
+
 KINDS = (
     Kind(
         "policy",
@@ -42,5 +69,6 @@ KINDS = (
         short=("pdb",),
         subresources=STATUS,
         strategy=PodDisruptionBudgetStrategy,
+        printer=_PDB_PRINTER,
     ),
 )

@@ -10,12 +10,15 @@ Entry point: ``KINDS``, the group's kinds with their strategies.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from kubeforge.apiserver.builtin.kind import Kind
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import validate_selector
 from kubeforge.apiserver.meta.validation import dns1123_subdomain, path_segment_name
+from kubeforge.apiserver.printers.cells import created, dict_at, name_of
+from kubeforge.apiserver.printers.columns import AGE_COLUMN, NAME_COLUMN, Printer, column
 from kubeforge.apiserver.registry.strategy import Strategy
 
 __all__ = [
@@ -217,6 +220,47 @@ class ClusterBindingStrategy(BindingStrategy):
     namespaced_subjects = False
 
 
+def _binding_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    ref = dict_at(obj, "roleRef")
+    subjects = [s for s in obj.get("subjects") or [] if isinstance(s, dict)]
+
+    def named(kind: str) -> str:
+        names = []
+        for subject in subjects:
+            if subject.get("kind") != kind:
+                continue
+            name = str(subject.get("name") or "")
+            if kind == "ServiceAccount":
+                name = f"{subject.get('namespace') or ''}/{name}"
+            names.append(name)
+        return ", ".join(names)
+
+    return [
+        name_of(obj),
+        f"{ref.get('kind') or ''}/{ref.get('name') or ''}",
+        created(obj, now),
+        named("User"),
+        named("Group"),
+        named("ServiceAccount"),
+    ]
+
+
+_ROLE_PRINTER = Printer(
+    (NAME_COLUMN, column("Created At", "date", "When the object was created.")),
+    lambda obj, now: [name_of(obj), dict_at(obj, "metadata").get("creationTimestamp")],
+)
+_BINDING_PRINTER = Printer(
+    (
+        NAME_COLUMN,
+        column("Role", "string", "The role bound."),
+        AGE_COLUMN,
+        column("Users", "string", "Users bound.", priority=1),
+        column("Groups", "string", "Groups bound.", priority=1),
+        column("ServiceAccounts", "string", "Service accounts bound.", priority=1),
+    ),
+    _binding_row,
+)
+
 KINDS = (
     Kind(
         RBAC_GROUP,
@@ -225,6 +269,7 @@ KINDS = (
         "clusterrolebindings",
         namespaced=False,
         strategy=ClusterBindingStrategy,
+        printer=_BINDING_PRINTER,
     ),
     Kind(
         RBAC_GROUP,
@@ -233,8 +278,23 @@ KINDS = (
         "clusterroles",
         namespaced=False,
         strategy=ClusterRoleStrategy,
+        printer=_ROLE_PRINTER,
     ),
-    Kind(RBAC_GROUP, "v1", "RoleBinding", "rolebindings", strategy=BindingStrategy),
-    Kind(RBAC_GROUP, "v1", "Role", "roles", strategy=RoleStrategy),
+    Kind(
+        RBAC_GROUP,
+        "v1",
+        "RoleBinding",
+        "rolebindings",
+        strategy=BindingStrategy,
+        printer=_BINDING_PRINTER,
+    ),
+    Kind(
+        RBAC_GROUP,
+        "v1",
+        "Role",
+        "roles",
+        strategy=RoleStrategy,
+        printer=_ROLE_PRINTER,
+    ),
 )
 """The rbac.authorization.k8s.io/v1 kinds."""

@@ -15,11 +15,9 @@ from kubeforge.apiserver.builtin import (
     admissionregistration,
     apiextensions,
     apiregistration,
-    apps,
     authentication,
     authorization,
     autoscaling,
-    batch,
     certificates,
     coordination,
     discovery,
@@ -32,6 +30,8 @@ from kubeforge.apiserver.builtin import (
     scheduling,
     storage,
 )
+from kubeforge.apiserver.builtin.apps import kinds as apps
+from kubeforge.apiserver.builtin.batch import kinds as batch
 from kubeforge.apiserver.builtin.core import kinds as core
 from kubeforge.apiserver.builtin.kind import Kind
 from kubeforge.apiserver.registry.served import ServedResource

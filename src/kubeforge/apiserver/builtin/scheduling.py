@@ -10,6 +10,8 @@ from typing import Any
 from kubeforge.apiserver.builtin.generic import CatalogStrategy
 from kubeforge.apiserver.builtin.kind import Kind
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.printers.cells import created, integer, name_of
+from kubeforge.apiserver.printers.columns import AGE_COLUMN, Printer, column, simple_columns
 
 __all__ = ["KINDS", "SYSTEM_PRIORITY_CLASSES"]
 
@@ -76,6 +78,24 @@ class PriorityClassStrategy(CatalogStrategy):
         return errors
 
 
+_PRIORITY_CLASS_PRINTER = Printer(
+    (
+        *simple_columns(
+            ("Value", "integer", "The priority of pods using the class."),
+            ("Global-Default", "boolean", "Whether pods without a class get this one."),
+        ),
+        AGE_COLUMN,
+        column("PreemptionPolicy", "string", "Whether pods of the class preempt others."),
+    ),
+    lambda obj, now: [
+        name_of(obj),
+        integer(obj.get("value")),
+        obj.get("globalDefault") is True,
+        created(obj, now),
+        str(obj.get("preemptionPolicy") or ""),
+    ],
+)
+
 KINDS = (
     Kind(
         "scheduling.k8s.io",
@@ -85,5 +105,6 @@ KINDS = (
         namespaced=False,
         short=("pc",),
         strategy=PriorityClassStrategy,
+        printer=_PRIORITY_CLASS_PRINTER,
     ),
 )

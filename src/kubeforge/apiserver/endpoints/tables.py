@@ -4,8 +4,9 @@ kubectl sends ``Accept: application/json;as=Table;v=v1;g=meta.k8s.io, ...`` and
 prints whatever columns come back. Custom resources get their CRD's
 ``additionalPrinterColumns`` (``Name`` plus ``Age`` when it has none), evaluated with
 kubectl's JSONPath dialect; a path that fails or finds nothing gives an empty cell,
-never an error. Built-in kinds get the columns a real server prints for them
-(``kubeforge.apiserver.printers``).
+never an error. Built-in kinds get the columns a real server prints for them: the
+``printer`` of their ``Kind`` entry (in their API group's module under ``builtin``),
+which the registry hands over as ``ServedResource.printer``.
 
 Entry points, called by the list/get/watch handlers:
 
@@ -32,8 +33,7 @@ from aiohttp import web
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.negotiation import media_ranges
 from kubeforge.apiserver.printers import jsonpath
-from kubeforge.apiserver.printers.apps_rbac import printer_for_builtin
-from kubeforge.apiserver.printers.core import (
+from kubeforge.apiserver.printers.columns import (
     AGE_DESCRIPTION,
     NAME_COLUMN,
     Printer,
@@ -154,7 +154,7 @@ def printer_for(served: ServedResource) -> Printer:
     """The columns of ``served``: its CRD's printer columns, or a built-in's own."""
     if not served.builtin:
         return _custom_printer(served)
-    return printer_for_builtin(served.info.group, served.info.kind)
+    return served.printer
 
 
 def _row_object(obj: dict[str, Any], include_object: str) -> dict[str, Any] | None:

@@ -183,6 +183,11 @@ class _Rendered:
     hash: str
 
 
+def _code_name(value: object) -> str:
+    """What stands in the fingerprint for code (a built-in printer's row function): its name."""
+    return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', type(value))}"
+
+
 def _gv_path(group: str, version: str) -> str:
     return f"apis/{group}/{version}" if group else f"api/{version}"
 
@@ -206,7 +211,7 @@ class OpenApiDocuments:
     ) -> _Rendered:
         # orjson serialises the frozen dataclasses field by field, which makes a cheap
         # and exact fingerprint of everything the document is built from.
-        fingerprint = orjson.dumps(served, option=orjson.OPT_SORT_KEYS)
+        fingerprint = orjson.dumps(served, option=orjson.OPT_SORT_KEYS, default=_code_name)
         cached = self._cache.get(path)
         if cached is not None and cached.fingerprint == fingerprint:
             return cached

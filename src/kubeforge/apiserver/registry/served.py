@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from kubeforge.apiserver.printers.columns import DEFAULT_PRINTER, Printer
 from kubeforge.apiserver.storage.sqlite import ResourceKey
 from kubeforge.core.resource import ResourceInfo
 
@@ -51,6 +52,8 @@ class ServedResource:
     deprecation_warning: str | None = None
     # Set when the objects are stored as another resource's (events.k8s.io Events).
     representation: Representation | None = None
+    # A built-in's ``kubectl get`` columns (its ``Kind``'s); a CRD's come from ``printer_columns``.
+    printer: Printer = field(default=DEFAULT_PRINTER, compare=False)
 
     @property
     def storage_key(self) -> ResourceKey:

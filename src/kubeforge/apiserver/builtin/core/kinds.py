@@ -1,10 +1,12 @@
-"""The core group's kinds (``/api/v1``), each with its facts for discovery and its rules.
+"""The core group's kinds (``/api/v1``), each with its facts for discovery, its rules and
+its ``kubectl get`` columns.
 
 Entry point: ``KINDS``.
 """
 
 from __future__ import annotations
 
+from kubeforge.apiserver.builtin.core import columns
 from kubeforge.apiserver.builtin.core.objects import (
     ConfigMapStrategy,
     EndpointsStrategy,
@@ -14,6 +16,7 @@ from kubeforge.apiserver.builtin.core.objects import (
     SecretStrategy,
     ServiceAccountStrategy,
 )
+from kubeforge.apiserver.builtin.core.pod_columns import POD
 from kubeforge.apiserver.builtin.core.pods_services import PodStrategy, ServiceStrategy
 from kubeforge.apiserver.builtin.core.volumes_quotas import (
     LimitRangeStrategy,
@@ -31,8 +34,24 @@ __all__ = ["KINDS"]
 _NS_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
 
 KINDS = (
-    Kind("", "v1", "ConfigMap", "configmaps", short=("cm",), strategy=ConfigMapStrategy),
-    Kind("", "v1", "Event", "events", short=("ev",), strategy=EventStrategy),
+    Kind(
+        "",
+        "v1",
+        "ConfigMap",
+        "configmaps",
+        short=("cm",),
+        strategy=ConfigMapStrategy,
+        printer=columns.CONFIG_MAP,
+    ),
+    Kind(
+        "",
+        "v1",
+        "Event",
+        "events",
+        short=("ev",),
+        strategy=EventStrategy,
+        printer=columns.EVENT,
+    ),
     Kind(
         "",
         "v1",
@@ -43,6 +62,7 @@ KINDS = (
         subresources=STATUS,
         verbs=_NS_VERBS,
         strategy=NamespaceStrategy,
+        printer=columns.NAMESPACE,
     ),
     Kind(
         "",
@@ -53,6 +73,7 @@ KINDS = (
         short=("no",),
         subresources=STATUS,
         strategy=NodeStrategy,
+        printer=columns.NODE,
     ),
     Kind(
         "",
@@ -63,8 +84,16 @@ KINDS = (
         subresources=("status", "eviction", "ephemeralcontainers"),
         categories=("all",),
         strategy=PodStrategy,
+        printer=POD,
     ),
-    Kind("", "v1", "Secret", "secrets", strategy=SecretStrategy),
+    Kind(
+        "",
+        "v1",
+        "Secret",
+        "secrets",
+        strategy=SecretStrategy,
+        printer=columns.SECRET,
+    ),
     Kind(
         "",
         "v1",
@@ -74,6 +103,7 @@ KINDS = (
         subresources=STATUS,
         categories=("all",),
         strategy=ServiceStrategy,
+        printer=columns.SERVICE,
     ),
     Kind(
         "",
@@ -83,8 +113,17 @@ KINDS = (
         short=("sa",),
         subresources=("token",),
         strategy=ServiceAccountStrategy,
+        printer=columns.SERVICE_ACCOUNT,
     ),
-    Kind("", "v1", "Endpoints", "endpoints", short=("ep",), strategy=EndpointsStrategy),
+    Kind(
+        "",
+        "v1",
+        "Endpoints",
+        "endpoints",
+        short=("ep",),
+        strategy=EndpointsStrategy,
+        printer=columns.ENDPOINTS,
+    ),
     Kind("", "v1", "LimitRange", "limitranges", short=("limits",), strategy=LimitRangeStrategy),
     Kind(
         "",
@@ -94,6 +133,7 @@ KINDS = (
         short=("pvc",),
         subresources=STATUS,
         strategy=PersistentVolumeClaimStrategy,
+        printer=columns.PERSISTENT_VOLUME_CLAIM,
     ),
     Kind(
         "",
@@ -104,6 +144,7 @@ KINDS = (
         short=("pv",),
         subresources=STATUS,
         strategy=PersistentVolumeStrategy,
+        printer=columns.PERSISTENT_VOLUME,
     ),
     Kind("", "v1", "PodTemplate", "podtemplates", strategy=PodTemplateStrategy),
     Kind(
@@ -115,6 +156,7 @@ KINDS = (
         subresources=("status", "scale"),
         categories=("all",),
         strategy=ReplicationControllerStrategy,
+        printer=columns.REPLICATION_CONTROLLER,
     ),
     Kind(
         "",
@@ -124,6 +166,7 @@ KINDS = (
         short=("quota",),
         subresources=STATUS,
         strategy=ResourceQuotaStrategy,
+        printer=columns.RESOURCE_QUOTA,
     ),
 )
 """The core/v1 kinds, in the order discovery lists them."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from kubeforge.apiserver.builtin.apps import ReplicaSetStrategy, default_pod_template
+from kubeforge.apiserver.builtin.apps.deployments import ReplicaSetStrategy
+from kubeforge.apiserver.builtin.apps.workload import default_pod_template
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.podspec import validate_pod_spec
 from kubeforge.apiserver.failures import FieldError

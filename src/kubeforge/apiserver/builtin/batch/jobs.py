@@ -1,4 +1,4 @@
-"""``batch/v1`` Jobs and CronJobs: defaults, selector generation and validation.
+"""``batch/v1`` Jobs: defaults, selector generation and validation.
 
 A Job is defaulted as ``pkg/apis/batch/v1`` does it (parallelism and completions 1,
 ``backoffLimit`` 6, ``completionMode`` NonIndexed, ``suspend`` false,
@@ -9,7 +9,8 @@ as the real job strategy does. Its pod template gets the pod defaults workload
 templates get. The simulated job and cronjob controllers (``controllers``) run them;
 with those off a Job's status changes only through ``/status``.
 
-Entry point: ``KINDS``, the group's kinds with their strategies.
+Entry points: ``JobStrategy`` (listed in ``kinds``); ``template_errors`` and
+``non_negative``, the job spec rules a CronJob's job template follows too.
 """
 
 from __future__ import annotations
@@ -17,22 +18,19 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from kubeforge.apiserver.builtin.apps import default_pod_template
+from kubeforge.apiserver.builtin.apps.workload import default_pod_template
 from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
-from kubeforge.apiserver.builtin.kind import STATUS, Kind
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import selector_matches, validate_selector
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.registry.strategy import nested_str
 
-__all__ = ["KINDS", "CronJobStrategy", "JobStrategy"]
+__all__ = ["JobStrategy", "non_negative", "template_errors"]
 
 _UID_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid")
 _NAME_LABELS = ("job-name", "batch.kubernetes.io/job-name")
 _JOB_RESTART = 'valid values: "OnFailure", "Never"'
-# A CronJob's name is suffixed with a schedule stamp to name its Jobs (11 characters).
-_CRONJOB_NAME_MAX = 52
 
 
 def _default_job_spec(spec: dict[str, Any]) -> None:
@@ -50,9 +48,7 @@ def _default_job_spec(spec: dict[str, Any]) -> None:
     default_pod_template(spec.get("template"))
 
 
-def _template_errors(
-    pods: PodStrategy, template: Any, path: str, selector: Any
-) -> list[FieldError]:
+def template_errors(pods: PodStrategy, template: Any, path: str, selector: Any) -> list[FieldError]:
     """``ValidateJobSpec``'s selector, template and restart policy rules under ``path``."""
     errors: list[FieldError] = []
     if selector is None:
@@ -81,7 +77,7 @@ def _template_errors(
     return errors
 
 
-def _non_negative(spec: dict[str, Any], path: str, *keys: str) -> list[FieldError]:
+def non_negative(spec: dict[str, Any], path: str, *keys: str) -> list[FieldError]:
     errors = []
     for key in keys:
         value = spec.get(key)
@@ -161,10 +157,10 @@ class JobStrategy(CatalogStrategy):
                 FieldError("Required", "spec.template"),
             ]
         errors = self._generated_selector_errors(obj, spec)
-        errors += _non_negative(
+        errors += non_negative(
             spec, "spec", "parallelism", "completions", "activeDeadlineSeconds", "backoffLimit"
         )
-        errors += _template_errors(self._pods, spec.get("template"), "spec", spec.get("selector"))
+        errors += template_errors(self._pods, spec.get("template"), "spec", spec.get("selector"))
         return errors
 
     @staticmethod
@@ -203,125 +199,3 @@ class JobStrategy(CatalogStrategy):
                 FieldError("Invalid", "spec.template", "field is immutable", spec.get("template"))
             )
         return errors
-
-
-def _schedule_errors(schedule: Any) -> list[FieldError]:
-    if not schedule:
-        return [FieldError("Required", "spec.schedule")]
-    text = str(schedule)
-    if "TZ=" in text or "CRON_TZ=" in text:
-        return [
-            FieldError(
-                "Invalid",
-                "spec.schedule",
-                "cannot use TZ or CRON_TZ in schedule, use timeZone field instead",
-                text,
-            )
-        ]
-    if text.startswith("@"):
-        if text in (
-            "@yearly",
-            "@annually",
-            "@monthly",
-            "@weekly",
-            "@daily",
-            "@midnight",
-            "@hourly",
-        ):
-            return []
-        if text.startswith("@every "):
-            return []
-        return [FieldError("Invalid", "spec.schedule", f"unrecognized descriptor: {text}", text)]
-    fields = text.split()
-    if len(fields) != 5:
-        return [
-            FieldError(
-                "Invalid",
-                "spec.schedule",
-                f"expected exactly 5 fields, found {len(fields)}: {text}",
-                text,
-            )
-        ]
-    return []
-
-
-class CronJobStrategy(CatalogStrategy):
-    def __init__(self, served: ServedResource) -> None:
-        super().__init__(served)
-        self._pods = PodStrategy(served)
-
-    def default(self, obj: dict[str, Any]) -> None:
-        spec = spec_of(obj)
-        if spec is None:
-            return
-        spec.setdefault("concurrencyPolicy", "Allow")
-        spec.setdefault("suspend", False)
-        spec.setdefault("successfulJobsHistoryLimit", 3)
-        spec.setdefault("failedJobsHistoryLimit", 1)
-        job = (spec.get("jobTemplate") or {}).get("spec")
-        if isinstance(job, dict):
-            default_pod_template(job.get("template"))
-
-    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        errors: list[FieldError] = []
-        name = str(obj["metadata"].get("name") or "")
-        if len(name) > _CRONJOB_NAME_MAX:
-            errors.append(
-                FieldError(
-                    "Invalid",
-                    "metadata.name",
-                    f"must be no more than {_CRONJOB_NAME_MAX} characters",
-                    name,
-                )
-            )
-        spec = spec_of(obj)
-        if spec is None:
-            return [*errors, FieldError("Required", "spec.schedule")]
-        errors += _schedule_errors(spec.get("schedule"))
-        policy = spec.get("concurrencyPolicy")
-        if policy not in ("Allow", "Forbid", "Replace"):
-            errors.append(
-                FieldError.not_supported(
-                    "spec.concurrencyPolicy", policy, ("Allow", "Forbid", "Replace")
-                )
-            )
-        errors += _non_negative(
-            spec,
-            "spec",
-            "startingDeadlineSeconds",
-            "successfulJobsHistoryLimit",
-            "failedJobsHistoryLimit",
-        )
-        job = (spec.get("jobTemplate") or {}).get("spec")
-        if not isinstance(job, dict):
-            return [*errors, FieldError("Required", "spec.jobTemplate.spec.template")]
-        path = "spec.jobTemplate.spec"
-        errors += _non_negative(
-            job, path, "parallelism", "completions", "activeDeadlineSeconds", "backoffLimit"
-        )
-        template_errors = _template_errors(
-            self._pods, job.get("template"), path, job.get("selector") or {}
-        )
-        # A job template's selector is generated when its Jobs are made: only its shape counts.
-        errors += [
-            e for e in template_errors if not e.field.startswith(f"{path}.template.metadata")
-        ]
-        return errors
-
-
-KINDS = (
-    Kind(
-        "batch",
-        "v1",
-        "CronJob",
-        "cronjobs",
-        short=("cj",),
-        subresources=STATUS,
-        categories=("all",),
-        strategy=CronJobStrategy,
-    ),
-    Kind(
-        "batch", "v1", "Job", "jobs", subresources=STATUS, categories=("all",), strategy=JobStrategy
-    ),
-)
-"""The batch/v1 kinds."""

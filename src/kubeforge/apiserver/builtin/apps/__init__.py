@@ -1,0 +1,7 @@
+"""The ``apps`` group: Deployments, ReplicaSets, StatefulSets, DaemonSets and
+ControllerRevisions, stored, defaulted and validated as the real server does it.
+
+Entry point: ``kinds.KINDS``. ``workload`` holds what every workload shares (and the pod
+template defaults other groups reuse), ``deployments`` and ``sets`` the kinds' own rules,
+``columns`` their ``kubectl get`` columns.
+"""

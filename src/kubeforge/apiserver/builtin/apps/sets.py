@@ -1,0 +1,145 @@
+"""StatefulSets and DaemonSets: their update strategies, defaults and update rules.
+
+Entry points: ``StatefulSetStrategy``, ``DaemonSetStrategy`` (listed in ``kinds``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from kubeforge.apiserver.builtin.apps.workload import (
+    SCALE,
+    WorkloadStrategy,
+    int_or_percent,
+    is_zero,
+)
+from kubeforge.apiserver.failures import FieldError
+
+__all__ = ["DaemonSetStrategy", "StatefulSetStrategy"]
+
+# Spec fields of a StatefulSet an update may change (ValidateStatefulSetUpdate).
+_STATEFULSET_MUTABLE = (
+    "replicas",
+    "ordinals",
+    "template",
+    "updateStrategy",
+    "persistentVolumeClaimRetentionPolicy",
+    "minReadySeconds",
+)
+
+
+class StatefulSetStrategy(WorkloadStrategy):
+    scale_paths = SCALE
+    empty_status: ClassVar[dict[str, Any]] = {"replicas": 0, "availableReplicas": 0}
+
+    def default_spec(self, spec: dict[str, Any]) -> None:
+        spec.setdefault("podManagementPolicy", "OrderedReady")
+        update = spec.get("updateStrategy")
+        if not isinstance(update, dict):
+            update = spec["updateStrategy"] = {}
+        update.setdefault("type", "RollingUpdate")
+        if update["type"] == "RollingUpdate":
+            rolling = update.get("rollingUpdate")
+            if not isinstance(rolling, dict):
+                rolling = update["rollingUpdate"] = {}
+            rolling.setdefault("partition", 0)
+        policy = spec.get("persistentVolumeClaimRetentionPolicy")
+        if not isinstance(policy, dict):
+            policy = spec["persistentVolumeClaimRetentionPolicy"] = {}
+        policy.setdefault("whenDeleted", "Retain")
+        policy.setdefault("whenScaled", "Retain")
+        spec.setdefault("replicas", 1)
+        spec.setdefault("revisionHistoryLimit", 10)
+
+    def validate_spec(self, spec: dict[str, Any]) -> list[FieldError]:
+        errors: list[FieldError] = []
+        policy = spec.get("podManagementPolicy")
+        if policy not in ("OrderedReady", "Parallel"):
+            errors.append(
+                FieldError(
+                    "Invalid",
+                    "spec.podManagementPolicy",
+                    "must be 'OrderedReady' or 'Parallel'",
+                    policy,
+                )
+            )
+        kind = (spec.get("updateStrategy") or {}).get("type")
+        if kind not in ("RollingUpdate", "OnDelete"):
+            errors.append(
+                FieldError(
+                    "Invalid",
+                    "spec.updateStrategy",
+                    "must be 'RollingUpdate' or 'OnDelete'",
+                    kind,
+                )
+            )
+        return errors
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errors = self.validate(new)
+        fixed_new = {
+            k: v for k, v in (new.get("spec") or {}).items() if k not in _STATEFULSET_MUTABLE
+        }
+        fixed_old = {
+            k: v for k, v in (old.get("spec") or {}).items() if k not in _STATEFULSET_MUTABLE
+        }
+        if fixed_new != fixed_old:
+            errors.append(
+                FieldError(
+                    "Forbidden",
+                    "spec",
+                    "updates to statefulset spec for fields other than 'replicas', 'ordinals', "
+                    "'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and "
+                    "'minReadySeconds' are forbidden",
+                )
+            )
+        return errors
+
+
+class DaemonSetStrategy(WorkloadStrategy):
+    empty_status: ClassVar[dict[str, Any]] = {
+        "currentNumberScheduled": 0,
+        "numberMisscheduled": 0,
+        "desiredNumberScheduled": 0,
+        "numberReady": 0,
+    }
+
+    def default_spec(self, spec: dict[str, Any]) -> None:
+        update = spec.get("updateStrategy")
+        if not isinstance(update, dict):
+            update = spec["updateStrategy"] = {}
+        update.setdefault("type", "RollingUpdate")
+        if update["type"] == "RollingUpdate":
+            rolling = update.get("rollingUpdate")
+            if not isinstance(rolling, dict):
+                rolling = update["rollingUpdate"] = {}
+            rolling.setdefault("maxUnavailable", 1)
+            rolling.setdefault("maxSurge", 0)
+        spec.setdefault("revisionHistoryLimit", 10)
+
+    def validate_spec(self, spec: dict[str, Any]) -> list[FieldError]:
+        update = spec.get("updateStrategy") or {}
+        kind = update.get("type")
+        if kind not in ("RollingUpdate", "OnDelete"):
+            return [
+                FieldError.not_supported(
+                    "spec.updateStrategy.type", kind, ("OnDelete", "RollingUpdate")
+                )
+            ]
+        if kind != "RollingUpdate":
+            return []
+        rolling = update.get("rollingUpdate") or {}
+        path = "spec.updateStrategy.rollingUpdate"
+        unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
+        errors = int_or_percent(unavailable, f"{path}.maxUnavailable")
+        errors += int_or_percent(surge, f"{path}.maxSurge")
+        if is_zero(unavailable) and is_zero(surge):
+            errors.append(
+                FieldError(
+                    "Invalid",
+                    f"{path}.maxUnavailable",
+                    "may not be 0 when `maxSurge` is 0",
+                    unavailable,
+                )
+            )
+        return errors
