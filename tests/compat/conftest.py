@@ -28,7 +28,9 @@ _namespaces = itertools.count()
 
 @pytest.fixture(scope="session")
 def compat_server() -> Iterator[LocalApiServer]:
-    with LocalApiServer() as server:
+    # A Job's first back-off after a failure is 10 s on a cluster; the suite's failing
+    # Jobs need the doubling, not the wait.
+    with LocalApiServer(extra_args=("--job-pod-failure-backoff", "0.2")) as server:
         yield server
 
 

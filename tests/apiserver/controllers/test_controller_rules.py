@@ -46,7 +46,7 @@ def test_a_bad_schedule_is_refused(bad: str) -> None:
 
 
 def test_completed_indexes_are_written_as_intervals() -> None:
-    assert job_rules.format_indexes({0, 1, 2, 4, 6, 7}) == "0-2,4,6-7"
+    assert job_rules.format_indexes({0, 1, 2, 4, 6, 7}) == "0-2,4,6,7"  # a pair is not a range
     assert job_rules.parse_indexes("0-2,4,6-7") == {0, 1, 2, 4, 6, 7}
     assert job_rules.format_indexes(set()) == ""
 

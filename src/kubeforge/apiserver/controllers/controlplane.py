@@ -88,6 +88,8 @@ class PlaneOptions:
     node_config: Path | None = None
     controllers: tuple[str, ...] = ("*",)
     job_pod_run_time: float = 0.5
+    job_pod_failure_backoff: float = 10.0
+    """The Job controller's first back-off after a failure (Go's 10 s), doubling to 6 min."""
 
 
 def _canonical(name: str) -> str:
@@ -162,7 +164,7 @@ def build_control_plane(
         "deployment-controller": DeploymentController,
         "statefulset-controller": StatefulSetController,
         "daemonset-controller": DaemonSetController,
-        "job-controller": JobController,
+        "job-controller": lambda c: JobController(c, options.job_pod_failure_backoff),
         "cronjob-controller": CronJobController,
         "ttl-after-finished-controller": TTLAfterFinished,
         "endpoints-controller": EndpointsController,

@@ -7,7 +7,8 @@ day fields are restricted a day matching either runs, as in robfig/cron. Written
 rather than taken from a library: the server's dependencies stay the ones it has, and
 the semantics are robfig's, not another cron dialect's.
 
-Entry points: ``Schedule.parse(text)`` (raises ``ValueError``), ``schedule.next_after(t)``.
+Entry points: ``Schedule.parse(text)`` (raises ``ValueError``), ``schedule.next_after(t)``,
+``most_recent(schedule, earliest, now)`` (the CronJob controller's missed-start arithmetic).
 
 >>> from datetime import datetime, timezone
 >>> Schedule.parse("*/15 * * * *").next_after(datetime(2024, 1, 1, 0, 7, tzinfo=timezone.utc))
@@ -20,7 +21,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-__all__ = ["Schedule"]
+__all__ = ["Schedule", "most_recent"]
 
 _MONTHS = [
     "jan",
@@ -140,3 +141,27 @@ class Schedule:
             else:
                 return t
         return None
+
+
+def most_recent(
+    schedule: Schedule, earliest: datetime, now: datetime
+) -> tuple[datetime | None, int]:
+    """``mostRecentScheduleTime``: the latest start time in ``(earliest, now]`` and how many
+    were missed, estimated as the real controller does (elapsed time over the interval
+    between the first two starts), so a start decades ago costs no more than a recent one.
+    Raises ``ValueError`` for a schedule whose starts are under a second apart."""
+    first = schedule.next_after(earliest)
+    if first is None or now < first:
+        return None, 0
+    second = schedule.next_after(first)
+    if second is None or now < second:
+        return first, 1
+    interval = round((second - first).total_seconds())
+    if interval < 1:
+        raise ValueError("time difference between two schedules is less than 1 second")
+    missed = int((now - first).total_seconds()) // interval + 1
+    latest: datetime | None = None
+    moment = schedule.next_after(first + timedelta(seconds=(missed - 2) * interval))
+    while moment is not None and moment <= now:
+        latest, moment = moment, schedule.next_after(moment)
+    return latest, missed

@@ -1,15 +1,17 @@
 """The CronJob controller: a Job per scheduled time, as kube-controller-manager's cronjob v2.
 
 Times come from ``spec.schedule`` in ``spec.timeZone`` (UTC without one, the zone
-kube-controller-manager runs in on most clusters). At each due time that is not past
-``startingDeadlineSeconds`` it creates ``<cronjob>-<minutes since the epoch>`` from the
-job template (annotated ``batch.kubernetes.io/cronjob-scheduled-timestamp``), unless
-``suspend`` is set or ``concurrencyPolicy`` says otherwise (``Forbid``: not while one
-runs; ``Replace``: the running ones are deleted first). ``status.active`` lists the
-running Jobs, ``lastScheduleTime`` and ``lastSuccessfulTime`` follow them, and finished
-Jobs beyond ``successfulJobsHistoryLimit``/``failedJobsHistoryLimit`` are deleted.
-Events: ``SuccessfulCreate`` (``Created job <name>``), ``SawCompletedJob``,
-``SuccessfulDelete``, ``MissSchedule``, ``UnparseableSchedule``.
+kube-controller-manager runs in on most clusters). Each sync takes the most recent start
+time since ``lastScheduleTime`` (or creation) — no earlier than ``startingDeadlineSeconds``
+ago — and creates ``<cronjob>-<minutes since the epoch>`` from the job template
+(annotated ``batch.kubernetes.io/cronjob-scheduled-timestamp``), unless ``suspend`` is
+set or ``concurrencyPolicy`` says otherwise (``Forbid``: not while one runs,
+``JobAlreadyActive``; ``Replace``: the running ones are deleted first). More than 100
+missed start times warn ``TooManyMissedTimes``. ``status.active`` lists the Jobs it
+started that still run, ``lastScheduleTime`` and ``lastSuccessfulTime`` follow them, and
+finished Jobs beyond ``successfulJobsHistoryLimit``/``failedJobsHistoryLimit`` are
+deleted. Events: ``SuccessfulCreate`` (``Created job <name>``), ``SawCompletedJob``,
+``SuccessfulDelete``, ``UnexpectedJob``, ``MissingJob``, ``UnparseableSchedule``.
 
 Entry point: ``CronJobController(cluster)``.
 """
@@ -17,7 +19,7 @@ Entry point: ``CronJobController(cluster)``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -26,7 +28,7 @@ from kubeforge.apiserver.controllers.cluster import (
     copy,
     owner_reference,
 )
-from kubeforge.apiserver.controllers.cron import Schedule
+from kubeforge.apiserver.controllers.cron import Schedule, most_recent
 from kubeforge.apiserver.controllers.job import finished
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ranking import parse_time
@@ -39,6 +41,12 @@ _JOBS = ("batch", "jobs")
 _COMPONENT = "cronjob-controller"
 _SCHEDULED = "batch.kubernetes.io/cronjob-scheduled-timestamp"
 _MAX_MISSED = 100
+_TOO_MANY = (
+    "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew"
+)
+_ALREADY_ACTIVE = (
+    "Not starting job because prior execution is running and concurrency policy is Forbid"
+)
 
 
 def _zone(spec: dict[str, Any]) -> tzinfo:
@@ -92,31 +100,35 @@ class CronJobController(ControllerLoop):
         jobs: list[dict[str, Any]],
         status: dict[str, Any],
     ) -> None:
-        """``status.active`` from the Jobs that still run; completions noted once."""
-        known = {ref.get("uid") for ref in status.get("active") or []}
-        active = []
+        """``status.active`` as ``syncCronJob`` keeps it: a listed Job that finished leaves
+        it (``SawCompletedJob``), one that is gone too (``MissingJob``); a running Job it
+        does not list is reported (``UnexpectedJob``), not adopted; ``lastSuccessfulTime``
+        follows the completed Jobs no longer listed."""
+        active = [dict(ref) for ref in status.get("active") or []]
+        listed = {ref.get("uid") for ref in active}
         for job in sorted(jobs, key=lambda j: str(j["metadata"].get("creationTimestamp"))):
-            outcome = finished(job)
-            meta = job["metadata"]
-            if outcome is None:
-                active.append(
-                    {
-                        "apiVersion": "batch/v1",
-                        "kind": "Job",
-                        "name": meta["name"],
-                        "namespace": meta["namespace"],
-                        "uid": meta["uid"],
-                        "resourceVersion": meta.get("resourceVersion"),
-                    }
-                )
-                continue
-            if meta["uid"] in known:
+            outcome, meta = finished(job), job["metadata"]
+            if meta["uid"] not in listed and outcome is None:
+                message = f"Saw a job that the controller did not create or forgot: {meta['name']}"
+                self._event(cronjob, "Warning", "UnexpectedJob", message)
+            elif meta["uid"] in listed and outcome is not None:
+                active = [ref for ref in active if ref.get("uid") != meta["uid"]]
                 message = f"Saw completed job: {meta['name']}, condition: {outcome}"
                 self._event(cronjob, "Normal", "SawCompletedJob", message)
-            completed = (job.get("status") or {}).get("completionTime")
-            last = status.get("lastSuccessfulTime")
-            if outcome == "Complete" and completed and (last is None or completed > last):
-                status["lastSuccessfulTime"] = completed
+            elif outcome == "Complete":
+                completed = (job.get("status") or {}).get("completionTime")
+                last = status.get("lastSuccessfulTime")
+                if completed and (parse_time(completed) or 0.0) > (parse_time(last) or 0.0):
+                    status["lastSuccessfulTime"] = completed
+        present = {job["metadata"]["uid"] for job in jobs}
+        for ref in list(active):
+            if ref.get("uid") in present:
+                continue
+            namespace = cronjob["metadata"]["namespace"]
+            if self.cluster.get(_JOBS, namespace, str(ref.get("name"))) is None:
+                message = f"Active job went missing: {ref.get('name')}"
+                self._event(cronjob, "Normal", "MissingJob", message)
+                active.remove(ref)
         if active:
             status["active"] = active
         else:
@@ -170,15 +182,19 @@ class CronJobController(ControllerLoop):
         now = datetime.fromtimestamp(self.cluster.wall_time(), zone)
         since_text = status.get("lastScheduleTime") or cronjob["metadata"].get("creationTimestamp")
         since = datetime.fromtimestamp(parse_time(since_text) or self.cluster.wall_time(), zone)
-        due, upcoming = None, schedule.next_after(since)
-        for _ in range(_MAX_MISSED):
-            if upcoming is None or upcoming > now:
-                break
-            due, upcoming = upcoming, schedule.next_after(upcoming)
-        while upcoming is not None and upcoming <= now:  # too many missed: keep the latest
-            due, upcoming = upcoming, schedule.next_after(upcoming)
+        deadline = spec.get("startingDeadlineSeconds")
+        if deadline is not None:  # nothing older than the deadline is started any more
+            since = max(since, now - timedelta(seconds=int(deadline)))
+        try:
+            due, missed = most_recent(schedule, since, now)
+        except ValueError as error:
+            self._event(cronjob, "Warning", "InvalidSchedule", f"invalid schedule: {error}")
+            return None
+        if missed > _MAX_MISSED:
+            self._event(cronjob, "Warning", "TooManyMissedTimes", _TOO_MANY)
         if due is not None:
             self._start(cronjob, status, due, now)
+        upcoming = schedule.next_after(max(due or since, now))
         if upcoming is None:
             return None
         return max((upcoming - now).total_seconds(), 0.0) + 0.01
@@ -196,11 +212,11 @@ class CronJobController(ControllerLoop):
             when = due.astimezone(UTC).strftime("%a, %d %b %Y %H:%M:%S +0000")  # RFC1123Z
             message = f"Missed scheduled time to start a job: {when}"
             self._event(cronjob, "Warning", "MissSchedule", message)
-            status["lastScheduleTime"] = _stamp(due)
-            return
+            return  # lastScheduleTime stays: the real controller does not note a miss
         active = status.get("active") or []
         policy = spec.get("concurrencyPolicy", "Allow")
         if active and policy == "Forbid":
+            self._event(cronjob, "Normal", "JobAlreadyActive", _ALREADY_ACTIVE)
             return  # tried again when the running Job ends
         if active and policy == "Replace":
             namespace = cronjob["metadata"]["namespace"]

@@ -355,8 +355,6 @@ class DeploymentController(ControllerLoop):
             meta = rs["metadata"]
             self.cluster.delete(_SETS, meta.get("namespace") or "", meta["name"], uid=meta["uid"])
 
-    # --- status -----------------------------------------------------------------------------
-
     def _write_status(
         self,
         deployment: dict[str, Any],
@@ -365,31 +363,4 @@ class DeploymentController(ControllerLoop):
         *,
         rolling: bool,
     ) -> float | None:
-        current = (
-            self.cluster.get(
-                _DEPLOYMENTS,
-                deployment["metadata"].get("namespace") or "",
-                deployment["metadata"]["name"],
-            )
-            or deployment
-        )
-        now = self.cluster.now()
-        status = progress.calculate_status(current, sets, new, now)
-        again: float | None = None
-        paused = bool((current.get("spec") or {}).get("paused"))
-        before = progress.condition(status, "Progressing")
-        if paused and (before is None or before.get("reason") != "DeploymentPaused"):
-            progress.set_condition(
-                status, "Progressing", "Unknown", "DeploymentPaused", "Deployment is paused", now
-            )
-        elif not paused and before is not None and before.get("reason") == "DeploymentPaused":
-            progress.set_condition(
-                status, "Progressing", "Unknown", "DeploymentResumed", "Deployment is resumed", now
-            )
-        elif rolling and not paused:
-            again = progress.rollout_progress(current, status, new, now, self.cluster.wall_time())
-        if status != (current.get("status") or {}):
-            body = copy(current)
-            body["status"] = status
-            self.cluster.update_status(_DEPLOYMENTS, body)
-        return again
+        return progress.write_status(self.cluster, deployment, sets, new, rolling=rolling)

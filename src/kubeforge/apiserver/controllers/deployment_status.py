@@ -6,18 +6,33 @@ missing. ``Progressing`` says ``NewReplicaSetCreated``, ``FoundNewReplicaSet``,
 ``ReplicaSetUpdated`` while pods move, ``NewReplicaSetAvailable`` when complete,
 ``ProgressDeadlineExceeded`` once ``progressDeadlineSeconds`` pass without progress, and
 ``DeploymentPaused`` / ``DeploymentResumed`` around a pause; messages as the real ones.
+During a rollout (``syncRolloutStatus``) a ReplicaSet's ``ReplicaFailure`` condition (the
+new set's first, then the old ones') is copied onto the Deployment, and removed once no
+set has one.
 
-Entry points: ``calculate_status``, ``set_condition``, ``rollout_progress``, ``condition``.
+Entry points: ``write_status``, ``calculate_status``, ``set_condition``,
+``rollout_progress``, ``condition``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from kubeforge.apiserver.controllers.cluster import Cluster, copy
 from kubeforge.apiserver.controllers.ranking import parse_time
 from kubeforge.apiserver.controllers.rollout import surge_and_unavailable
 
-__all__ = ["calculate_status", "complete", "condition", "rollout_progress", "set_condition"]
+__all__ = [
+    "calculate_status",
+    "complete",
+    "condition",
+    "replica_failure",
+    "rollout_progress",
+    "set_condition",
+    "write_status",
+]
+
+_DEPLOYMENTS = ("apps", "deployments")
 
 _UNLIMITED = 2**31 - 1
 
@@ -171,3 +186,78 @@ def rollout_progress(
             return None
         return float(since + deadline - wall)
     return None
+
+
+def replica_failure(
+    sets: list[dict[str, Any]], new: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """``getReplicaFailures``: the new set's ``ReplicaFailure``, else an old set's, as a
+    Deployment condition (both times are the set condition's transition time)."""
+    ordered = ([new] if new is not None else []) + [
+        rs for rs in sets if new is None or rs["metadata"]["uid"] != new["metadata"]["uid"]
+    ]
+    for rs in ordered:
+        found = condition(rs.get("status") or {}, "ReplicaFailure")
+        if found is not None:
+            since = found.get("lastTransitionTime")
+            return {
+                "type": "ReplicaFailure",
+                "status": found.get("status"),
+                "lastUpdateTime": since,
+                "lastTransitionTime": since,
+                "reason": found.get("reason"),
+                "message": found.get("message"),
+            }
+    return None
+
+
+def _move_replica_failure(
+    status: dict[str, Any], sets: list[dict[str, Any]], new: dict[str, Any] | None
+) -> None:
+    failure = replica_failure(sets, new)
+    conditions = status.get("conditions") or []
+    current = condition(status, "ReplicaFailure")
+    if failure is None:
+        status["conditions"] = [c for c in conditions if c.get("type") != "ReplicaFailure"]
+        return
+    if current is not None and current.get("status") == failure["status"]:
+        if current.get("reason") == failure["reason"]:
+            return  # SetDeploymentCondition keeps a condition of the same status and reason
+        failure["lastTransitionTime"] = current.get("lastTransitionTime")
+    others = [c for c in conditions if c.get("type") != "ReplicaFailure"]
+    status["conditions"] = [*others, failure]
+
+
+def write_status(
+    cluster: Cluster,
+    deployment: dict[str, Any],
+    sets: list[dict[str, Any]],
+    new: dict[str, Any] | None,
+    *,
+    rolling: bool,
+) -> float | None:
+    """Write the Deployment's status from its sets (``syncRolloutStatus`` when ``rolling``,
+    else ``syncDeploymentStatus``); seconds until the progress deadline, if one runs."""
+    meta = deployment["metadata"]
+    current = cluster.get(_DEPLOYMENTS, meta.get("namespace") or "", meta["name"]) or deployment
+    now = cluster.now()
+    status = calculate_status(current, sets, new, now)
+    again: float | None = None
+    paused = bool((current.get("spec") or {}).get("paused"))
+    before = condition(status, "Progressing")
+    if paused and (before is None or before.get("reason") != "DeploymentPaused"):
+        set_condition(
+            status, "Progressing", "Unknown", "DeploymentPaused", "Deployment is paused", now
+        )
+    elif not paused and before is not None and before.get("reason") == "DeploymentPaused":
+        set_condition(
+            status, "Progressing", "Unknown", "DeploymentResumed", "Deployment is resumed", now
+        )
+    elif rolling and not paused:
+        again = rollout_progress(current, status, new, now, cluster.wall_time())
+        _move_replica_failure(status, sets, new)
+    if status != (current.get("status") or {}):
+        body = copy(current)
+        body["status"] = status
+        cluster.update_status(_DEPLOYMENTS, body)
+    return again

@@ -4,7 +4,11 @@ Pods come from the template (``generateName: <job>-``; Indexed ones ``<job>-<i>-
 the ``batch.kubernetes.io/job-completion-index`` annotation and label, hostname and
 ``JOB_COMPLETION_INDEX``), each with the ``batch.kubernetes.io/job-tracking`` finalizer,
 which comes off once the pod's end is counted in ``succeeded``/``failed``. Up to
-``parallelism`` run at once. Success (``completions`` reached, every index done, or a
+``parallelism`` run at once (created in slow-start batches, ``FailedCreate`` when
+refused), and after failures the next waits out the back-off (``job_backoff``: 10 s
+doubling to 6 min; per index under ``backoffLimitPerIndex``, whose failed indexes go to
+``status.failedIndexes``, failing the Job with ``FailedIndexes`` or
+``MaxFailedIndexesExceeded``). Success (``completions`` reached, every index done, or a
 ``successPolicy`` rule) first sets ``SuccessCriteriaMet``; failure (``backoffLimit``,
 ``activeDeadlineSeconds``, a ``podFailurePolicy`` ``FailJob`` rule) first sets
 ``FailureTarget`` and deletes the running pods; ``Complete``/``Failed`` follow once no pod
@@ -21,11 +25,19 @@ from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers import job_rules as rules
-from kubeforge.apiserver.controllers.cluster import controller_of, copy
+from kubeforge.apiserver.controllers.cluster import Cluster, controller_of, copy
+from kubeforge.apiserver.controllers.job_backoff import (
+    DEFAULT_BACKOFF,
+    BackoffStore,
+    index_counts,
+    index_wait,
+    remaining,
+)
+from kubeforge.apiserver.controllers.job_pods import job_pod, last_failed_per_index
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ownership import claim
+from kubeforge.apiserver.controllers.podcontrol import create_pod, slow_start
 from kubeforge.apiserver.controllers.ranking import is_active, is_ready, parse_time
-from kubeforge.apiserver.controllers.replicaset import pod_from_template
 from kubeforge.apiserver.storage.sqlite import Event
 
 __all__ = ["JobController", "finished"]
@@ -50,6 +62,11 @@ def _phase(pod: dict[str, Any]) -> str:
 class JobController(ControllerLoop):
     resource = _JOBS
 
+    def __init__(self, cluster: Cluster, backoff: float = DEFAULT_BACKOFF) -> None:
+        super().__init__(cluster)
+        self._base = backoff
+        self._backoff = BackoffStore()
+
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _JOBS:
             return (key_of(event.object),)
@@ -63,6 +80,7 @@ class JobController(ControllerLoop):
             self._release_orphans(*key)
             return None
         if job["metadata"].get("deletionTimestamp") or finished(job):
+            self._backoff.forget(job["metadata"]["uid"])
             return None
         spec = job.get("spec") or {}
         pods = claim(self.cluster, _PODS, job, spec.get("selector") or {}, is_active)
@@ -88,10 +106,15 @@ class JobController(ControllerLoop):
         self, job: dict[str, Any], pods: list[dict[str, Any]], status: dict[str, Any]
     ) -> tuple[str, str, str] | None:
         """Count finished (or deleted: they count as failed) pods still holding the tracking
-        finalizer, then release them; returns a FailJob rule's verdict."""
+        finalizer, then release them; feed the back-off record and, per index, the failed
+        indexes; returns a FailJob rule's verdict."""
         verdict = None
-        indexed = (job.get("spec") or {}).get("completionMode") == "Indexed"
+        spec = job.get("spec") or {}
+        indexed = spec.get("completionMode") == "Indexed"
         done = rules.parse_indexes(status.get("completedIndexes"))
+        lost = rules.parse_indexes(status.get("failedIndexes"))
+        succeeded: list[dict[str, Any]] = []
+        failed: list[dict[str, Any]] = []
         for pod in pods:
             finalizers = pod["metadata"].get("finalizers") or []
             ended = _phase(pod) in ("Succeeded", "Failed") or pod["metadata"].get(
@@ -99,24 +122,31 @@ class JobController(ControllerLoop):
             )
             if not ended or rules.TRACKING_FINALIZER not in finalizers:
                 continue
+            index = rules.pod_index(pod)
             if _phase(pod) == "Succeeded":
+                succeeded.append(pod)
                 status["succeeded"] = int(status.get("succeeded") or 0) + 1
-                index = rules.pod_index(pod)
                 if indexed and index is not None:
                     done.add(index)
             else:
+                failed.append(pod)
                 matched = rules.failure_rule(job, pod)
                 if matched is None or matched[0] != "Ignore":
                     status["failed"] = int(status.get("failed") or 0) + 1
                 if matched is not None and matched[0] == "FailJob":
                     verdict = ("Failed", "PodFailurePolicy", matched[1])
+                if index is not None and rules.index_failed(job, pod, matched):
+                    lost.add(index)
             body = copy(pod)
             body["metadata"]["finalizers"] = [
                 f for f in finalizers if f != rules.TRACKING_FINALIZER
             ]
             self.cluster.update(_PODS, body)
+        self._backoff.update(job["metadata"]["uid"], succeeded, failed)
         if indexed:
             status["completedIndexes"] = rules.format_indexes(done)
+        if indexed and spec.get("backoffLimitPerIndex") is not None:
+            status["failedIndexes"] = rules.format_indexes(lost - done)
         return verdict
 
     def _terminal(
@@ -129,19 +159,9 @@ class JobController(ControllerLoop):
                 return kind, str(condition.get("reason")), str(condition.get("message"))
         spec = job.get("spec") or {}
         active = [p for p in pods if is_active(p)]
-        restarts = 0
-        if (spec.get("template") or {}).get("spec", {}).get("restartPolicy") == "OnFailure":
-            restarts = sum(
-                int(s.get("restartCount") or 0)
-                for p in active
-                for s in (p.get("status") or {}).get("containerStatuses") or []
-            )
-        if int(status.get("failed") or 0) + restarts > int(spec.get("backoffLimit", 6)):
-            return (
-                "Failed",
-                "BackoffLimitExceeded",
-                rules.REASONS["BackoffLimitExceeded"],
-            )
+        limit = int(spec.get("backoffLimit", 6))
+        if int(status.get("failed") or 0) > limit or rules.past_restart_limit(job, active):
+            return "Failed", "BackoffLimitExceeded", rules.REASONS["BackoffLimitExceeded"]
         started = parse_time(status.get("startTime"))
         deadline = spec.get("activeDeadlineSeconds")
         running_for = self.cluster.wall_time() - started if started is not None else 0.0
@@ -151,6 +171,9 @@ class JobController(ControllerLoop):
         completions = spec.get("completions")
         if spec.get("completionMode") == "Indexed":
             done = rules.parse_indexes(status.get("completedIndexes"))
+            lost = rules.index_verdict(job, done, rules.parse_indexes(status.get("failedIndexes")))
+            if lost is not None:
+                return "Failed", lost, rules.REASONS[lost]
             position = rules.success_rule(job, done)
             if position is not None:
                 return "Complete", "SuccessPolicy", f"Matched rules at index {position}"
@@ -217,14 +240,32 @@ class JobController(ControllerLoop):
             self._event(job, "Normal", "Resumed", "Job resumed")
         status.setdefault("startTime", self.cluster.now())
         active = [p for p in pods if is_active(p)]
-        parallelism = int(spec.get("parallelism", 1))
-        for index in self._missing(job, active, status)[: max(parallelism - len(active), 0)]:
-            self._create(job, index)
+        active = self._drop_failed_indexes(job, active, status)
+        room = int(spec.get("parallelism", 1)) - len(active)
+        if spec.get("podReplacementPolicy") == "Failed":
+            room -= sum(1 for p in pods if _terminating(p))  # replaced once they have failed
+        missing = self._missing(job, active, status)[: max(room, 0)]
+        waits = [self._create_missing(job, pods, missing)]
         deadline = spec.get("activeDeadlineSeconds")
         started = parse_time(status.get("startTime"))
-        if deadline is None or started is None:
-            return None
-        return max(started + int(deadline) - self.cluster.wall_time(), 0.0)
+        if deadline is not None and started is not None:
+            waits.append(max(started + int(deadline) - self.cluster.wall_time(), 0.0))
+        known = [w for w in waits if w is not None]
+        return min(known) if known else None
+
+    def _drop_failed_indexes(
+        self, job: dict[str, Any], active: list[dict[str, Any]], status: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """A failed index's pods still running are deleted (``backoffLimitPerIndex``)."""
+        lost = rules.parse_indexes(status.get("failedIndexes"))
+        kept = []
+        for pod in active:
+            if rules.pod_index(pod) in lost:
+                meta = pod["metadata"]
+                self.cluster.delete(_PODS, meta["namespace"], meta["name"], uid=meta["uid"])
+            else:
+                kept.append(pod)
+        return kept
 
     def _missing(
         self, job: dict[str, Any], active: list[dict[str, Any]], status: dict[str, Any]
@@ -233,6 +274,7 @@ class JobController(ControllerLoop):
         completions = spec.get("completions")
         if spec.get("completionMode") == "Indexed":
             taken = rules.parse_indexes(status.get("completedIndexes"))
+            taken |= rules.parse_indexes(status.get("failedIndexes"))
             taken |= {i for p in active if (i := rules.pod_index(p)) is not None}
             return [i for i in range(int(completions or 0)) if i not in taken]
         succeeded = int(status.get("succeeded") or 0)
@@ -242,42 +284,37 @@ class JobController(ControllerLoop):
             wanted = int(completions) - succeeded
         return [None] * max(wanted - len(active), 0)
 
-    def _create(self, job: dict[str, Any], index: int | None) -> None:
-        name = job["metadata"]["name"]
-        template = (job.get("spec") or {}).get("template") or {}
-        prefix = name if index is None else f"{name}-{index}"
-        pod = pod_from_template(job, template, prefix)
-        pod["metadata"]["finalizers"] = [
-            *pod["metadata"].get("finalizers", []),
-            rules.TRACKING_FINALIZER,
-        ]
-        if index is not None:
-            pod["metadata"].setdefault("annotations", {})[rules.INDEX_ANNOTATION] = str(index)
-            pod["metadata"]["labels"][rules.INDEX_ANNOTATION] = str(index)
-            pod["spec"]["hostname"] = prefix
-            for container in pod["spec"].get("containers") or []:
-                env = [
-                    e for e in container.get("env") or [] if e.get("name") != "JOB_COMPLETION_INDEX"
-                ]
-                env.append(
-                    {
-                        "name": "JOB_COMPLETION_INDEX",
-                        "valueFrom": {
-                            "fieldRef": {
-                                "apiVersion": "v1",
-                                "fieldPath": f"metadata.annotations['{rules.INDEX_ANNOTATION}']",
-                            }
-                        },
-                    }
-                )
-                container["env"] = env
-        created = self.cluster.create(_PODS, job["metadata"]["namespace"], pod)
-        self._event(
-            job,
-            "Normal",
-            "SuccessfulCreate",
-            f"Created pod: {created['metadata']['name']}",
-        )
+    def _create_missing(
+        self, job: dict[str, Any], pods: list[dict[str, Any]], missing: list[int | None]
+    ) -> float | None:
+        """Create the missing pods unless the Job (or, per index, the index) is backing
+        off; seconds until the first back-off ends, if that held every create back."""
+        if not missing:
+            return None
+        now = self.cluster.wall_time()
+        counts: dict[int | None, tuple[int, int] | None] = dict.fromkeys(missing)
+        if (job.get("spec") or {}).get("backoffLimitPerIndex") is None:
+            record = self._backoff.record(job["metadata"]["uid"])
+            delay = remaining(record.failures, record.last_failure, self._base, now)
+            if delay > 0:
+                return delay
+        else:
+            last = last_failed_per_index(pods)
+            waits = {i: index_wait(last.get(i), self._base, now) for i in missing if i is not None}
+            due = [i for i, wait in waits.items() if wait == 0]
+            if not due:
+                return min(waits.values())
+            counts = {
+                i: index_counts(last.get(i), rules.counts_as_failure(job, last.get(i))) for i in due
+            }
+        pending = iter(counts.items())
+        slow_start(len(counts), lambda: self._create(job, *next(pending)))
+        return None
+
+    def _create(
+        self, job: dict[str, Any], index: int | None, counts: tuple[int, int] | None
+    ) -> None:
+        create_pod(self.cluster, job, job_pod(job, index, counts), _COMPONENT)
 
     def _release_orphans(self, namespace: str, name: str) -> None:
         """A deleted Job's pods lose the tracking finalizer, so they can go."""
@@ -302,11 +339,7 @@ class JobController(ControllerLoop):
         active = [p for p in pods if is_active(p)]
         status["active"] = len(active)
         status["ready"] = sum(is_ready(p) for p in active)
-        status["terminating"] = sum(
-            1
-            for p in pods
-            if p["metadata"].get("deletionTimestamp") and _phase(p) not in ("Succeeded", "Failed")
-        )
+        status["terminating"] = sum(_terminating(p) for p in pods)
         status["uncountedTerminatedPods"] = {}
         for field in ("active", "succeeded", "failed"):
             if not status.get(field):
@@ -327,6 +360,13 @@ class JobController(ControllerLoop):
 def _mine(pod: dict[str, Any], job: dict[str, Any]) -> bool:
     ref = controller_of(pod)
     return ref is not None and ref.get("uid") == job["metadata"].get("uid")
+
+
+def _terminating(pod: dict[str, Any]) -> bool:
+    return bool(pod["metadata"].get("deletionTimestamp")) and _phase(pod) not in (
+        "Succeeded",
+        "Failed",
+    )
 
 
 def _condition(status: dict[str, Any], kind: str) -> dict[str, Any]:

@@ -6,8 +6,13 @@ In the words of ``pkg/controller/job`` (1.32): completion indexes as interval st
 (``succeededIndexes`` / ``succeededCount``), and the reasons and messages of the
 ``SuccessCriteriaMet``/``Complete`` and ``FailureTarget``/``Failed`` conditions.
 
+``backoffLimitPerIndex`` decides which indexes failed (``index_failed``) and whether
+that fails the Job (``index_verdict``: ``MaxFailedIndexesExceeded``, ``FailedIndexes``);
+``restartPolicy: OnFailure`` pods count their restarts against ``backoffLimit``.
+
 Entry points: ``parse_indexes``, ``format_indexes``, ``pod_index``, ``failure_rule``,
-``success_rule``, the ``REASONS`` table.
+``success_rule``, ``index_failed``, ``index_verdict``, ``past_restart_limit``, the
+``REASONS`` table.
 """
 
 from __future__ import annotations
@@ -17,9 +22,13 @@ from typing import Any
 __all__ = [
     "INDEX_ANNOTATION",
     "REASONS",
+    "counts_as_failure",
     "failure_rule",
     "format_indexes",
+    "index_failed",
+    "index_verdict",
     "parse_indexes",
+    "past_restart_limit",
     "pod_index",
     "success_rule",
 ]
@@ -50,14 +59,15 @@ def parse_indexes(text: Any) -> set[int]:
 
 
 def format_indexes(indexes: set[int]) -> str:
-    """``0,1,2,4`` -> ``0-2,4``, as ``completedIndexes`` is written."""
+    """``0,1,2,4,6,7`` -> ``0-2,4,6,7``, as ``orderedIntervals.String`` writes
+    ``completedIndexes`` and ``failedIndexes``: a run of two is a pair, not a range."""
     runs: list[list[int]] = []
     for index in sorted(indexes):
         if runs and runs[-1][1] == index - 1:
             runs[-1][1] = index
         else:
             runs.append([index, index])
-    return ",".join(f"{a}-{b}" if a != b else str(a) for a, b in runs)
+    return ",".join(str(a) if a == b else f"{a}{',' if b == a + 1 else '-'}{b}" for a, b in runs)
 
 
 def pod_index(pod: dict[str, Any]) -> int | None:
@@ -122,3 +132,59 @@ def success_rule(job: dict[str, Any], succeeded: set[int]) -> int | None:
         if count is not None and len(pool) >= int(count):
             return position
     return None
+
+
+def counts_as_failure(job: dict[str, Any], pod: dict[str, Any] | None) -> bool:
+    """Whether a failed pod's failure counts (no ``Ignore`` rule matched it)."""
+    if pod is None:
+        return True
+    matched = failure_rule(job, pod)
+    return matched is None or matched[0] != "Ignore"
+
+
+def index_failed(job: dict[str, Any], pod: dict[str, Any], matched: tuple[str, str] | None) -> bool:
+    """``isIndexFailed``: a ``FailIndex`` rule matched, or the index's counted failures
+    reached ``backoffLimitPerIndex`` (``matched`` is the pod's failure rule)."""
+    limit = (job.get("spec") or {}).get("backoffLimitPerIndex")
+    if limit is None:
+        return False
+    if matched is not None and matched[0] == "FailIndex":
+        return True
+    counted = matched is None or matched[0] != "Ignore"
+    failures = (pod["metadata"].get("annotations") or {}).get(
+        "batch.kubernetes.io/job-index-failure-count", "0"
+    )
+    try:
+        return counted and int(failures) >= int(limit)
+    except ValueError:
+        return counted
+
+
+def index_verdict(job: dict[str, Any], done: set[int], lost: set[int]) -> str | None:
+    """The reason a ``backoffLimitPerIndex`` Job fails for its failed indexes, if it does."""
+    spec = job.get("spec") or {}
+    if spec.get("backoffLimitPerIndex") is None:
+        return None
+    most = spec.get("maxFailedIndexes")
+    if most is not None and len(lost) > int(most):
+        return "MaxFailedIndexesExceeded"
+    if lost and len(lost) + len(done) >= int(spec.get("completions") or 0):
+        return "FailedIndexes"
+    return None
+
+
+def past_restart_limit(job: dict[str, Any], active: list[dict[str, Any]]) -> bool:
+    """``pastBackoffLimitOnFailure``: with ``restartPolicy: OnFailure`` the restarts of the
+    running and pending pods reach ``backoffLimit`` (any restart, for a limit of 0)."""
+    spec = job.get("spec") or {}
+    if ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy") != "OnFailure":
+        return False
+    restarts = sum(
+        int(s.get("restartCount") or 0)
+        for p in active
+        if (p.get("status") or {}).get("phase", "Pending") in ("Pending", "Running")
+        for field in ("initContainerStatuses", "containerStatuses")
+        for s in (p.get("status") or {}).get(field) or []
+    )
+    limit = int(spec.get("backoffLimit", 6))
+    return restarts > 0 if limit == 0 else restarts >= limit

@@ -2,9 +2,11 @@
 
 Each sync claims the namespace's pods as ``ControllerRefManager`` does (adopts a matching
 orphan, releases an owned pod that no longer matches), creates what is missing from the
-template (``generateName: <owner>-``, ``SuccessfulCreate`` / ``Created pod: <name>``),
-deletes the surplus in ``ranking.deletion_order`` (``SuccessfulDelete``), and writes the
-status: ``replicas``, ``fullyLabeledReplicas``, ``readyReplicas``, ``availableReplicas``
+template (``generateName: <owner>-``) in slow-start batches (``podcontrol``: 1, 2, 4, ...,
+``SuccessfulCreate``, or ``FailedCreate`` when the server refuses one, which also sets the
+``ReplicaFailure`` condition until a sync succeeds and retries with the rate-limited
+requeue), deletes the surplus in ``ranking.deletion_order`` (``SuccessfulDelete``), and
+writes the status: ``replicas``, ``fullyLabeledReplicas``, ``readyReplicas``, ``availableReplicas``
 (ready for ``minReadySeconds``), ``observedGeneration``. Zero counts other than
 ``replicas`` are left out, as Go's ``omitempty`` leaves them.
 
@@ -17,9 +19,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import controller_of, copy, owner_reference
+from kubeforge.apiserver.controllers.cluster import Cluster, controller_of, copy, owner_reference
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ownership import claim, controlled_by
+from kubeforge.apiserver.controllers.podcontrol import BURST_REPLICAS, create_pod, slow_start
 from kubeforge.apiserver.controllers.ranking import (
     deletion_order,
     is_active,
@@ -27,13 +30,16 @@ from kubeforge.apiserver.controllers.ranking import (
     is_ready,
     ready_since,
 )
+from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.meta.labelselector import selector_matches
 from kubeforge.apiserver.storage.journal import ResourceKey
 from kubeforge.apiserver.storage.sqlite import Event
 
-__all__ = ["ReplicaSetController", "ReplicationManager", "pod_from_template"]
+__all__ = ["ReplicaSetController", "ReplicationManager", "pod_from_template", "replica_failure"]
 
 _PODS = ("", "pods")
+_RETRY_BASE = 0.005
+_RETRY_CAP = 1000.0
 
 
 def pod_from_template(
@@ -62,6 +68,10 @@ class _ReplicaController(ControllerLoop):
     """One loop per kind; subclasses say which kind, how it selects, and who it is."""
 
     component = ""
+
+    def __init__(self, cluster: Cluster) -> None:
+        super().__init__(cluster)
+        self._failures: dict[Key, int] = {}
 
     def selector(self, owner: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
@@ -102,30 +112,43 @@ class _ReplicaController(ControllerLoop):
         selector = self.selector(owner)
         pods = claim(self.cluster, _PODS, owner, selector, is_active)
         active = [p for p in pods if is_active(p)]
+        refusal = None
         if not owner["metadata"].get("deletionTimestamp"):
-            self._manage(owner, active)
+            refusal = self._manage(owner, active)
             pods = [p for p in self.cluster.list(_PODS, key[0]) if controlled_by(p, owner)]
-        return self._write_status(owner, [p for p in pods if is_active(p)])
+        again = self._write_status(owner, [p for p in pods if is_active(p)], refusal)
+        if refusal is None:
+            self._failures.pop(key, None)
+            return again
+        # the rate-limited requeue of a sync that returned an error: 5 ms doubling
+        failures = self._failures[key] = self._failures.get(key, 0) + 1
+        return float(min(_RETRY_BASE * 2.0 ** (failures - 1), _RETRY_CAP))
 
-    def _manage(self, owner: dict[str, Any], active: list[dict[str, Any]]) -> None:
+    def _manage(self, owner: dict[str, Any], active: list[dict[str, Any]]) -> StatusError | None:
+        """``manageReplicas``: create or delete at most ``BurstReplicas``; the first refusal."""
         wanted = int((owner.get("spec") or {}).get("replicas", 1))
         namespace = owner["metadata"].get("namespace") or ""
         template = (owner.get("spec") or {}).get("template") or {}
-        for _ in range(wanted - len(active)):
-            created = self.cluster.create(_PODS, namespace, pod_from_template(owner, template))
-            self._event(
-                owner, "Normal", "SuccessfulCreate", f"Created pod: {created['metadata']['name']}"
+        missing = min(wanted - len(active), BURST_REPLICAS)
+        if missing > 0:
+            _, refusal = slow_start(
+                missing,
+                lambda: create_pod(
+                    self.cluster, owner, pod_from_template(owner, template), self.component
+                ),
             )
-        surplus = len(active) - wanted
-        if surplus <= 0:
-            return
+            return refusal
+        surplus = min(len(active) - wanted, BURST_REPLICAS)
         now = self.cluster.wall_time()
-        for pod in deletion_order(active, active, now)[:surplus]:
+        for pod in deletion_order(active, active, now)[: max(surplus, 0)]:
             meta = pod["metadata"]
             if self.cluster.delete(_PODS, namespace, meta["name"], uid=meta.get("uid", "")):
                 self._event(owner, "Normal", "SuccessfulDelete", f"Deleted pod: {meta['name']}")
+        return None
 
-    def _write_status(self, owner: dict[str, Any], active: list[dict[str, Any]]) -> float | None:
+    def _write_status(
+        self, owner: dict[str, Any], active: list[dict[str, Any]], refusal: StatusError | None
+    ) -> float | None:
         spec = owner.get("spec") or {}
         min_ready = int(spec.get("minReadySeconds") or 0)
         now = self.cluster.wall_time()
@@ -144,10 +167,12 @@ class _ReplicaController(ControllerLoop):
             "observedGeneration": owner["metadata"].get("generation") or 0,
         }
         status = {k: v for k, v in counts.items() if v or k == "replicas"}
-        kept = {k: v for k, v in (owner.get("status") or {}).items() if k == "conditions"}
-        if {**status, **kept} != (owner.get("status") or {}):
+        conditions = replica_failure(owner, len(active), refusal, self.cluster.now())
+        if conditions:
+            status["conditions"] = conditions
+        if status != (owner.get("status") or {}):
             body = copy(owner)
-            body["status"] = {**status, **kept}
+            body["status"] = status
             self.cluster.update_status(self.resource, body)
         waiting = [
             since + min_ready - now
@@ -178,3 +203,22 @@ class ReplicationManager(_ReplicaController):
             "labels"
         )
         return {"matchLabels": dict(labels or {})}
+
+
+def replica_failure(
+    owner: dict[str, Any], active: int, refusal: StatusError | None, now: str
+) -> list[dict[str, Any]]:
+    """The conditions after a sync (``calculateStatus``): a ``ReplicaFailure`` appears with
+    the first refusal (``FailedCreate`` / ``FailedDelete``, the error as its message) and
+    stays as it is until a sync meets none, which removes it."""
+    conditions = [dict(c) for c in (owner.get("status") or {}).get("conditions") or []]
+    failing = [c for c in conditions if c.get("type") == "ReplicaFailure"]
+    if refusal is None:
+        return [c for c in conditions if c.get("type") != "ReplicaFailure"]
+    if failing:
+        return conditions
+    wanted = int((owner.get("spec") or {}).get("replicas", 1))
+    reason = "FailedCreate" if active < wanted else "FailedDelete" if active > wanted else ""
+    failure = {"type": "ReplicaFailure", "status": "True", "lastTransitionTime": now}
+    failure.update({"reason": reason, "message": str(refusal)} if reason else {})
+    return [*conditions, failure]

@@ -223,8 +223,15 @@ async def _run(
     type=click.FloatRange(min=0),
     default=0.5,
     show_default=True,
-    help="Seconds a Job's pod runs before it exits 0 (unless its kubeforge.dev/ annotations "
-    "say otherwise).",
+    help="Seconds a Job's pod runs, then exits 0 (unless its kubeforge.dev/ annotations differ).",
+)
+@click.option(
+    "--job-pod-failure-backoff",
+    "job_backoff",
+    type=click.FloatRange(min=0),
+    default=10.0,
+    show_default=True,
+    help="Seconds a Job waits after a pod failure to create the next (doubling to 6m).",
 )
 @click.option(
     "--watch-history",
@@ -284,6 +291,7 @@ def apiserver_command(
     node_config: Path | None,
     controllers: str,
     job_pod_run_time: float,
+    job_backoff: float,
     watch_history: int,
     bookmark_interval: float,
     authorization: str,
@@ -308,7 +316,7 @@ def apiserver_command(
     if in_memory == (data_dir is not None):
         raise click.UsageError("give exactly one of --data-dir DIR or --in-memory")
     users = tuple(_user_kubeconfig(value) for value in user_kubeconfigs)
-    plane = _plane_options(nodes, node_config, controllers, job_pod_run_time)
+    plane = _plane_options(nodes, node_config, controllers, job_pod_run_time, job_backoff)
     admission_plugins = _admission_plugins(
         enable_admission_plugins, disable_admission_plugins, simulate_node
     )
@@ -363,7 +371,7 @@ def _admission_plugins(enable: str, disable: str, simulate_node: bool) -> frozen
 
 
 def _plane_options(
-    nodes: int, node_config: Path | None, controllers: str, job_pod_run_time: float
+    nodes: int, node_config: Path | None, controllers: str, *job_times: float
 ) -> PlaneOptions:
     """The simulated control plane's flags, checked before anything starts."""
     try:
@@ -372,7 +380,7 @@ def _plane_options(
             load_node_specs(node_config, nodes)
     except (ValueError, OSError, yaml.YAMLError) as error:
         raise click.UsageError(str(error)) from None
-    return PlaneOptions(nodes, node_config, (controllers,), job_pod_run_time)
+    return PlaneOptions(nodes, node_config, (controllers,), *job_times)
 
 
 def _inherited_verbosity() -> int:

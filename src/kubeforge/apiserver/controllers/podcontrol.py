@@ -1,0 +1,73 @@
+"""Creating a controller's pods as ``RealPodControl`` and ``slowStartBatch`` do (1.32).
+
+``create_pod`` writes one pod and the owner's Event about it: ``SuccessfulCreate`` /
+``Created pod: <name>``, or, when the server refuses it (admission, validation, quota),
+the Warning ``FailedCreate`` / ``Error creating: <the server's message>`` — except when
+the namespace is terminating, where the real recorder stays quiet. ``slow_start`` makes
+``count`` creates in batches of 1, 2, 4, ... and stops after the first batch with a
+refusal, so a template every create fails costs one attempt per sync, not ``count``.
+
+Entry points: ``create_pod(cluster, owner, pod, component)``, ``slow_start(count, create)``,
+``failure_reason(error)``.
+
+>>> slow_start(5, lambda: None)
+(5, None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from kubeforge.apiserver.controllers.cluster import Cluster
+from kubeforge.apiserver.failures import StatusError
+
+__all__ = ["BURST_REPLICAS", "create_pod", "slow_start", "terminating_namespace"]
+
+BURST_REPLICAS = 500
+"""``BurstReplicas``: the most pods a ReplicaSet creates or deletes in one sync."""
+
+_PODS = ("", "pods")
+
+
+def terminating_namespace(error: StatusError) -> bool:
+    """``HasStatusCause(err, NamespaceTerminatingCause)``."""
+    causes = (error.status.get("details") or {}).get("causes") or []
+    return any(cause.get("reason") == "NamespaceTerminating" for cause in causes)
+
+
+def create_pod(
+    cluster: Cluster, owner: dict[str, Any], pod: dict[str, Any], component: str
+) -> dict[str, Any]:
+    """Create ``pod`` for ``owner`` and record the Event; a refusal is re-raised."""
+    namespace = owner["metadata"].get("namespace") or ""
+    try:
+        created = cluster.create(_PODS, namespace, pod)
+    except StatusError as error:
+        if not terminating_namespace(error):
+            message = f"Error creating: {error}"
+            cluster.record(owner, "Warning", "FailedCreate", message, component=component)
+        raise
+    message = f"Created pod: {created['metadata']['name']}"
+    cluster.record(owner, "Normal", "SuccessfulCreate", message, component=component)
+    return created
+
+
+def slow_start(count: int, create: Callable[[], object]) -> tuple[int, StatusError | None]:
+    """Call ``create`` up to ``count`` times in doubling batches; ``(successes, first
+    refusal)``. A batch runs whole (the real one runs it in parallel); after a batch with
+    a refusal the rest are skipped."""
+    successes, attempted, batch = 0, 0, 1
+    refusal: StatusError | None = None
+    while attempted < count and refusal is None:
+        size = min(batch, count - attempted)
+        for _ in range(size):
+            try:
+                create()
+            except StatusError as error:
+                refusal = refusal or error
+            else:
+                successes += 1
+        attempted += size
+        batch *= 2
+    return successes, refusal

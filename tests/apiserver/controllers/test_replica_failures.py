@@ -1,0 +1,114 @@
+"""A pod create the server refuses: the ReplicaSet's FailedCreate event and ReplicaFailure
+condition, copied onto its Deployment, both gone once the creates succeed (1.32's
+``replica_set.go`` / ``progress.go``); the slow-start batches of ``slowStartBatch``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kf_http import Api
+from kf_plane import condition, events_for, until
+
+from kubeforge.apiserver.controllers.podcontrol import slow_start
+from kubeforge.apiserver.failures import StatusError
+
+
+def _deployment(name: str, account: str) -> dict[str, Any]:
+    labels = {"app": name}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": 3,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {
+                    "serviceAccountName": account,
+                    "containers": [{"name": "main", "image": "nginx"}],
+                },
+            },
+        },
+    }
+
+
+async def test_a_refused_pod_create_is_a_replica_failure_until_it_succeeds(
+    api: Api, namespace: str
+) -> None:
+    deployments = f"/apis/apps/v1/namespaces/{namespace}/deployments"
+    await api.post(deployments, _deployment("lonely", "robot"))
+    failing = await until(
+        api, f"{deployments}/lonely", lambda d: bool(condition(d, "ReplicaFailure"))
+    )
+    sets = (await api.get(f"/apis/apps/v1/namespaces/{namespace}/replicasets")).body["items"]
+    (rs,) = sets
+    name = rs["metadata"]["name"]
+    rs_failure = condition(rs, "ReplicaFailure")
+    refused = rs_failure["message"]  # the ServiceAccount admission plugin's refusal
+    assert refused.startswith("pods ")
+    assert refused.endswith(
+        f"is forbidden: error looking up service account {namespace}/robot: "
+        'serviceaccount "robot" not found'
+    )
+    assert (rs_failure["status"], rs_failure["reason"]) == ("True", "FailedCreate")
+    assert set(rs_failure) == {"type", "status", "lastTransitionTime", "reason", "message"}
+    copied = condition(failing, "ReplicaFailure")
+    assert (copied["reason"], copied["message"]) == ("FailedCreate", refused)
+    assert (
+        copied["lastUpdateTime"] == copied["lastTransitionTime"] == rs_failure["lastTransitionTime"]
+    )
+    events = [e for e in await events_for(api, namespace, name) if e["reason"] == "FailedCreate"]
+    assert events and events[0]["type"] == "Warning"
+    assert events[0]["message"] == f"Error creating: {refused}"
+    assert events[0]["source"] == {"component": "replicaset-controller"}
+
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "robot"}}
+    await api.post(f"/api/v1/namespaces/{namespace}/serviceaccounts", account)
+    healed = await until(
+        api,
+        f"{deployments}/lonely",
+        lambda d: d["status"].get("availableReplicas") == 3 and not condition(d, "ReplicaFailure"),
+    )
+    assert condition(healed, "Available")["status"] == "True"
+    rs = await until(
+        api,
+        f"/apis/apps/v1/namespaces/{namespace}/replicasets/{name}",
+        lambda r: "conditions" not in r["status"],
+    )
+    created = [
+        e for e in await events_for(api, namespace, name) if e["reason"] == "SuccessfulCreate"
+    ]
+    assert len(created) == 3
+
+
+class _Refusing:
+    """A create that succeeds ``allowed`` times, then is refused."""
+
+    def __init__(self, allowed: int) -> None:
+        self.allowed = allowed
+        self.calls = 0
+
+    def __call__(self) -> None:
+        self.calls += 1
+        if self.calls > self.allowed:
+            raise StatusError({"code": 403, "message": "exceeded quota"})
+
+
+@pytest.mark.parametrize(
+    ("count", "allowed", "calls", "successes"),
+    [
+        (5, 100, 5, 5),  # batches 1, 2, 2
+        (10, 0, 1, 0),  # the first batch of one is refused: nothing more is tried
+        (10, 2, 3, 2),  # 1 ok; then 1 ok and 1 refused in the batch of two
+        (10, 4, 7, 4),  # 1, 2 ok; the batch of four runs whole with one success
+    ],
+)
+def test_slow_start_stops_after_the_first_batch_with_a_refusal(
+    count: int, allowed: int, calls: int, successes: int
+) -> None:
+    create = _Refusing(allowed)
+    done, refusal = slow_start(count, create)
+    assert (create.calls, done) == (calls, successes)
+    assert (refusal is None) == (successes == count)
