@@ -5,6 +5,7 @@ pod, and the official client's ApiException 403 and Warning headers."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -146,3 +147,29 @@ def test_kubectl_debug_needs_a_profile_the_level_allows(kubectl: Kubectl) -> Non
     assert done.returncode == 0, done.stderr
     (debugger,) = kubectl.json("pod", "target")["spec"]["ephemeralContainers"]
     assert debugger["securityContext"]["runAsNonRoot"] is True
+
+
+def test_a_deployment_whose_pods_are_refused_reports_failed_creates(kubectl: Kubectl) -> None:
+    _label(kubectl, f"{P}enforce=restricted").check_returncode()
+    kubectl.complete("create", "deployment", "web", "--image=nginx").check_returncode()
+
+    def failure(obj: Any) -> Any:
+        found = [c for c in obj["status"].get("conditions", []) if c["type"] == "ReplicaFailure"]
+        return found[0] if found else None
+
+    (rs,) = kubectl.until(
+        ("rs", "-l", "app=web"), lambda rs: [i for i in rs["items"] if failure(i)]
+    )["items"]
+    refusal = re.compile(
+        r'pods "web-[a-z0-9]+-[a-z0-9]{5}" is forbidden: violates PodSecurity '
+        + re.escape(f'"restricted:latest": {_violations("nginx")}')
+    )
+    condition = failure(rs)
+    assert (condition["status"], condition["reason"]) == ("True", "FailedCreate")
+    assert refusal.fullmatch(condition["message"]), condition["message"]
+    failed = [e for e in kubectl.events("ReplicaSet", rs["metadata"]["name"])
+              if e["reason"] == "FailedCreate"]  # fmt: skip
+    assert failed and failed[0]["type"] == "Warning"
+    assert failed[0]["message"].startswith("Error creating: ")
+    assert refusal.fullmatch(failed[0]["message"].removeprefix("Error creating: "))
+    assert kubectl.json("pods", "-l", "app=web")["items"] == []
