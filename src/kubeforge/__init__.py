@@ -22,7 +22,10 @@ Run it with ``kubeforge run my_module --kubeconfig ./kubeconfig``.
 import importlib
 import typing
 
+from kubeforge import _deferred_tls
 from kubeforge._version import __version__
+
+_deferred_tls.install()  # aiohttp's default CA bundles load on first use, not on import
 
 if typing.TYPE_CHECKING:
     from kubeforge.cache import Informer, InformerFactory, Store
