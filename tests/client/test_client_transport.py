@@ -126,6 +126,18 @@ def test_a_ca_file_is_trusted(tls_material: TlsMaterial, tmp_path: Path) -> None
     assert context is not None and context.cert_store_stats()["x509_ca"] >= 1
 
 
+def test_a_clusters_own_ca_is_the_only_root_trusted(tls_material: TlsMaterial) -> None:
+    # client-go's rootCertPool: the CA data, when given, is the whole pool.
+    context = ssl_context(ClientConfig(server="https://x", ca_data=tls_material.ca_pem))
+    assert context is not None and context.cert_store_stats()["x509_ca"] == 1
+
+
+def test_without_a_ca_the_systems_roots_are_trusted() -> None:
+    context = ssl_context(ClientConfig(server="https://x"))
+    system = ssl.create_default_context().cert_store_stats()["x509_ca"]
+    assert context is not None and context.cert_store_stats()["x509_ca"] == system
+
+
 def test_insecure_skip_verify_turns_off_certificate_checks() -> None:
     context = ssl_context(ClientConfig(server="https://x", verify_tls=False))
     assert context is not None

@@ -70,17 +70,23 @@ def ssl_context(
     if not config.server.startswith("https://"):
         return None
     where = config.source or config.server
-    context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
+    # As client-go's TLSConfigFor: a cluster's own CA is the only root trusted, the
+    # system's CAs only when the config names none (which also spares reading them).
+    try:
+        if config.ca_data is not None:
+            cadata = config.ca_data.decode("ascii", "replace")
+            context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cadata=cadata)
+        elif config.ca_file is not None:
+            context = ssl.create_default_context(
+                ssl.Purpose.SERVER_AUTH, cafile=str(config.ca_file)
+            )
+        else:
+            context = ssl.create_default_context(ssl.Purpose.SERVER_AUTH)
+    except (ssl.SSLError, OSError, ValueError) as err:
+        raise ConfigError(f"{where}: cannot load the certificate authority ({err})") from err
     if not config.verify_tls:
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
-    try:
-        if config.ca_data is not None:
-            context.load_verify_locations(cadata=config.ca_data.decode("ascii", "replace"))
-        elif config.ca_file is not None:
-            context.load_verify_locations(cafile=str(config.ca_file))
-    except (ssl.SSLError, OSError, ValueError) as err:
-        raise ConfigError(f"{where}: cannot load the certificate authority ({err})") from err
     try:
         _load_client_cert(context, config)
     except (ssl.SSLError, OSError, ValueError) as err:
