@@ -49,11 +49,16 @@ def _loaded_after(statement: str) -> set[str]:
         ("import kubeforge.models.core_v1", set()),
         ("import kubeforge.cli.main", {"click"}),
         ("from kubeforge.core import errors, meta", set()),
-        # `kubeforge run` needs the runtime, not the CRD machinery (only --as-generated-rbac).
+        # `kubeforge run` needs the runtime, not the CRD machinery (only --as-generated-rbac),
+        # nor aiohttp's server side or certificates until it serves something.
         (
             "import kubeforge.cli.run",
-            {"aiohttp", "aiohttp.web", "click", "cryptography", "kubeforge.runtime"}
-            | {"kubeforge.webhook", "prometheus_client", "yaml"},
+            {"aiohttp", "click", "kubeforge.runtime", "kubeforge.webhook", "prometheus_client"}
+            | {"yaml"},
+        ),
+        (
+            "import kubeforge.runtime",
+            {"aiohttp", "kubeforge.runtime", "kubeforge.webhook", "prometheus_client", "yaml"},
         ),
     ],
 )

@@ -41,6 +41,9 @@ ALLOWED_IMPORTLIB = {
     # what they name under TYPE_CHECKING, so the graph keeps every edge.
     ("kubeforge", "__getattr__"),
     ("kubeforge.cli._lazy", "load"),
+    # The webhook package's names, the same way: the manager imports ``webhook.options``
+    # in every process, and only one that serves webhooks needs the rest.
+    ("kubeforge.webhook", "__getattr__"),
 }
 
 

@@ -27,9 +27,12 @@ from kubeforge.config import ClientConfig, load_config
 from kubeforge.runtime import LeaderElectionOptions, Manager, ManagerOptions
 from kubeforge.runtime.logs import install_log_context
 from kubeforge.runtime.serving import parse_bind_address
-from kubeforge.webhook import DEFAULT_CERT_DIR, DEFAULT_PORT, WebhookServerOptions
-from kubeforge.webhook.local import local_serving, local_webhooks
-from kubeforge.webhook.server import CertificateMissing
+from kubeforge.webhook.options import (
+    DEFAULT_CERT_DIR,
+    DEFAULT_PORT,
+    CertificateMissing,
+    WebhookServerOptions,
+)
 
 __all__ = ["default_leader_election_id", "parse_duration", "run_command"]
 
@@ -326,6 +329,9 @@ async def _run_with_local_webhooks(
     options: ManagerOptions,
     installer: ClientConfig,
 ) -> None:
+    # Imported here: certificates (cryptography) only for --local-webhooks.
+    from kubeforge.webhook.local import local_serving, local_webhooks
+
     with local_serving() as (serving, cert):
         # The flags' port is kept (0 picks one); the certificate is the generated one.
         webhook = replace(serving, port=options.webhook.port)

@@ -21,8 +21,10 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from aiohttp import web
+if TYPE_CHECKING:
+    from aiohttp import web
 
 __all__ = ["Check", "CheckResult", "HealthChecks", "ping", "probe_routes"]
 
@@ -141,6 +143,8 @@ class HealthChecks:
 
 
 def _text(body: str, status: int) -> web.Response:
+    from aiohttp import web  # the server side, imported once something is served
+
     response = web.Response(text=body, status=status, charset="utf-8")
     response.headers["X-Content-Type-Options"] = "nosniff"
     return response
@@ -148,6 +152,8 @@ def _text(body: str, status: int) -> web.Response:
 
 def probe_routes(healthz: HealthChecks, readyz: HealthChecks) -> list[web.RouteDef]:
     """``/healthz``, ``/readyz`` (with or without a trailing slash) and ``/<kind>/<name>``."""
+    from aiohttp import web  # the server side, imported once something is served
+
     routes = []
     for checks in (healthz, readyz):
         base = f"/{checks.kind}"

@@ -13,9 +13,7 @@ import asyncio
 import logging
 import os
 import signal
-from typing import Any, Protocol
-
-from aiohttp import web
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kubeforge.cache.cached_client import CachedClient
 from kubeforge.cache.factory import InformerFactory
@@ -27,10 +25,13 @@ from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.runtime.health import Check, HealthChecks, ping, probe_routes
 from kubeforge.runtime.leader import LeaderElectionLost, LeaderElector
 from kubeforge.runtime.metrics import CONTENT_TYPE, ManagerMetrics
-from kubeforge.runtime.metrics_auth import Handler, MetricsAuth, metrics_tls
 from kubeforge.runtime.options import ManagerOptions
 from kubeforge.runtime.serving import HttpServer, TLSSource, parse_bind_address
-from kubeforge.webhook.server import WebhookServer
+
+if TYPE_CHECKING:
+    from aiohttp import web
+
+    from kubeforge.webhook.server import WebhookServer
 
 __all__ = ["Manager", "Runnable"]
 
@@ -170,6 +171,10 @@ class Manager:
         and stops after them.
         """
         if self._webhook_server is None:
+            # Imported here: aiohttp's server side and the webhook handlers are paid for
+            # only by a process that serves webhooks.
+            from kubeforge.webhook.server import WebhookServer
+
             self._webhook_server = WebhookServer(
                 self.options.webhook, registry=self.metrics.registry
             )
@@ -361,6 +366,12 @@ class Manager:
         bind = parse_bind_address(address)
         if bind is None:
             return None
+        # Imported here: aiohttp's server side (and, for a secure /metrics, the certificate
+        # machinery) is paid for only by a manager that serves.
+        from aiohttp import web
+
+        from kubeforge.runtime.metrics_auth import Handler, MetricsAuth, metrics_tls
+
         tls: TLSSource | None = None
         if name == "metrics":
             handler: Handler = self._serve_metrics
@@ -373,6 +384,8 @@ class Manager:
         return HttpServer(name, routes, *bind, tls=tls)
 
     async def _serve_metrics(self, request: web.Request) -> web.Response:
+        from aiohttp import web
+
         return web.Response(body=self.metrics.render(), headers={"Content-Type": CONTENT_TYPE})
 
     def _informers_synced(self) -> None:

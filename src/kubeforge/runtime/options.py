@@ -9,7 +9,7 @@ from kubeforge.cache.factory import Kind
 from kubeforge.cache.options import CacheOptions
 from kubeforge.cache.store import Transform
 from kubeforge.runtime.leader import LeaderElectionOptions
-from kubeforge.webhook.server import WebhookServerOptions
+from kubeforge.webhook.options import WebhookServerOptions
 
 __all__ = ["ManagerOptions"]
 

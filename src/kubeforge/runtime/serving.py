@@ -18,9 +18,10 @@ import logging
 import os
 import ssl
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from aiohttp import web
+if TYPE_CHECKING:
+    from aiohttp import web
 
 __all__ = ["HttpServer", "TLSSource", "parse_bind_address"]
 
@@ -104,6 +105,9 @@ class HttpServer:
         return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
     async def start(self) -> None:
+        # Imported here: aiohttp's server side is paid for only by a process that serves.
+        from aiohttp import web
+
         app = web.Application()
         app.add_routes(self._routes)
         # No access log: probes every few seconds would drown the controller's own lines.

@@ -29,10 +29,10 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from kubeforge.webhook.options import CERT_NAME, KEY_NAME
+
 __all__ = ["CERT_NAME", "KEY_NAME", "ServingCert"]
 
-CERT_NAME = "tls.crt"
-KEY_NAME = "tls.key"
 _CA_NAME = "ca.crt"
 
 

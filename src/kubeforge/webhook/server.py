@@ -34,18 +34,21 @@ import contextlib
 import logging
 import os
 import ssl
-import tempfile
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 
-from kubeforge.webhook.certs import CERT_NAME, KEY_NAME
 from kubeforge.webhook.certwatcher import CertWatcher
 from kubeforge.webhook.conversion import CONVERT_PATH, ConversionWebhook
 from kubeforge.webhook.metrics import WebhookMetrics
+from kubeforge.webhook.options import (
+    DEFAULT_CERT_DIR,
+    DEFAULT_PORT,
+    CertificateMissing,
+    WebhookServerOptions,
+)
 
 __all__ = [
     "DEFAULT_CERT_DIR",
@@ -57,32 +60,7 @@ __all__ = [
 
 log = logging.getLogger("kubeforge.webhook")
 
-DEFAULT_PORT = 9443
-DEFAULT_CERT_DIR = str(Path(tempfile.gettempdir()) / "k8s-webhook-server" / "serving-certs")
-"""controller-runtime's default; kubebuilder's manifests mount the Secret here."""
-
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-class CertificateMissing(FileNotFoundError):
-    """The webhook server's certificate or key file does not exist."""
-
-
-@dataclass(frozen=True, slots=True)
-class WebhookServerOptions:
-    """Where and with which certificate the webhook server listens."""
-
-    port: int = DEFAULT_PORT
-    """TCP port; ``0`` picks a free one (see ``WebhookServer.port`` once started)."""
-    host: str = ""
-    """Interface to bind; empty: every interface in a cluster, ``127.0.0.1`` elsewhere."""
-    cert_dir: str = DEFAULT_CERT_DIR
-    cert_name: str = CERT_NAME
-    key_name: str = KEY_NAME
-    shutdown_timeout: float = 60.0
-    """Seconds requests in flight get to finish on ``stop()``."""
-    cert_poll_interval: float = 1.0
-    """How often the certificate files are checked for a change."""
 
 
 class WebhookServer:
