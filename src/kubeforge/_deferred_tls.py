@@ -19,73 +19,89 @@ building contexts at import, nothing changes.
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
-import ssl
+import contextlib
 import sys
-import threading
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import ssl
+    from importlib.machinery import ModuleSpec
 
 __all__ = ["install"]
 
 _TARGET = "aiohttp.connector"
 _DEFERRED = ("load_default_certs", "set_default_verify_paths")
+# Plain duck-typed finder and loader, and ``ssl`` imported only when aiohttp's connector
+# is: ``import kubeforge.models.core_v1`` must not pay for ssl or importlib.abc.
 
 
-class _DeferredCertsContext(ssl.SSLContext):
-    """A context whose default-certificate loading waits until the context is used."""
+def _deferred_context_class() -> type[ssl.SSLContext]:
+    import ssl
 
-    _pending: list[tuple[str, tuple[Any, ...]]]
-    _loading = threading.Lock()
+    class DeferredCertsContext(ssl.SSLContext):
+        """A context whose default-certificate loading waits until the context is used."""
 
-    def _load_pending(self) -> None:
-        with self._loading:
+        _pending: list[tuple[str, tuple[Any, ...]]]
+
+        def _load_pending(self) -> None:
+            # Swapped in one step, so two threads never load the same request twice.
             pending, self._pending = self._pending, []
-        for name, args in pending:
-            getattr(ssl.SSLContext, name)(self, *args)
+            for name, args in pending:
+                getattr(ssl.SSLContext, name)(self, *args)
 
-    def wrap_socket(self, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
-        self._load_pending()
-        return super().wrap_socket(*args, **kwargs)
+        def wrap_socket(self, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
+            self._load_pending()
+            return super().wrap_socket(*args, **kwargs)
 
-    def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
-        self._load_pending()
-        return super().wrap_bio(*args, **kwargs)
+        def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
+            self._load_pending()
+            return super().wrap_bio(*args, **kwargs)
 
-    def get_ca_certs(self, binary_form: bool = False) -> Any:
-        self._load_pending()
-        return super().get_ca_certs(binary_form)
+        def get_ca_certs(self, binary_form: bool = False) -> Any:
+            self._load_pending()
+            return super().get_ca_certs(binary_form)
 
-    def cert_store_stats(self) -> dict[str, int]:
-        self._load_pending()
-        return super().cert_store_stats()
+        def cert_store_stats(self) -> dict[str, int]:
+            self._load_pending()
+            return super().cert_store_stats()
+
+    return DeferredCertsContext
 
 
-def _deferring(name: str) -> Callable[..., None]:
+def _deferring(name: str, deferred: type[ssl.SSLContext]) -> Callable[..., None]:
     def record(self: ssl.SSLContext, *args: Any) -> None:
-        if not isinstance(self, _DeferredCertsContext):
-            self.__class__ = _DeferredCertsContext
-            self._pending = []
-        self._pending.append((name, args))
+        if not isinstance(self, deferred):
+            self.__class__ = deferred
+            self._pending = []  # type: ignore[attr-defined]
+        self._pending.append((name, args))  # type: ignore[attr-defined]
 
     return record
 
 
-class _Loader(importlib.abc.Loader):
+class _Loader:
     """Runs the real loader with the two certificate loaders deferred."""
 
-    def __init__(self, real: importlib.abc.Loader) -> None:
+    def __init__(self, real: Any) -> None:
         self._real = real
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return self._real.create_module(spec)
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)  # get_source (tracebacks), is_package, ...
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        create: Callable[[ModuleSpec], ModuleType | None] | None = getattr(
+            self._real, "create_module", None
+        )
+        return create(spec) if create is not None else None
 
     def exec_module(self, module: ModuleType) -> None:
+        import ssl
+
+        deferred = _deferred_context_class()
         saved = {name: ssl.SSLContext.__dict__.get(name) for name in _DEFERRED}
         for name in _DEFERRED:
-            setattr(ssl.SSLContext, name, _deferring(name))
+            setattr(ssl.SSLContext, name, _deferring(name, deferred))
         try:
             self._real.exec_module(module)
         finally:
@@ -96,32 +112,28 @@ class _Loader(importlib.abc.Loader):
                     setattr(ssl.SSLContext, name, original)
 
 
-class _Finder(importlib.abc.MetaPathFinder):
+class _Finder:
     """Finds ``aiohttp.connector`` once, through the other finders, and wraps its loader."""
 
     def find_spec(
-        self,
-        fullname: str,
-        path: Sequence[str] | None,
-        target: ModuleType | None = None,
-    ) -> importlib.machinery.ModuleSpec | None:
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
         if fullname != _TARGET:
             return None
         _uninstall(self)
         for finder in sys.meta_path:
-            spec = finder.find_spec(fullname, path, target)
+            find = getattr(finder, "find_spec", None)
+            spec: ModuleSpec | None = find(fullname, path, target) if find is not None else None
             if spec is not None:
                 if spec.loader is not None:
-                    spec.loader = _Loader(spec.loader)
+                    spec.loader = _Loader(spec.loader)  # type: ignore[assignment]
                 return spec
         return None
 
 
 def _uninstall(finder: _Finder) -> None:
-    try:
+    with contextlib.suppress(ValueError):  # another thread's import got there first
         sys.meta_path.remove(finder)
-    except ValueError:
-        pass  # another thread's import got there first
 
 
 def install() -> None:
