@@ -14,7 +14,7 @@ for an unknown name), ``ControlPlane``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -25,11 +25,12 @@ from kubeforge.apiserver.controllers.deployment import DeploymentController
 from kubeforge.apiserver.controllers.endpoints import EndpointsController
 from kubeforge.apiserver.controllers.endpointslice import EndpointSliceController
 from kubeforge.apiserver.controllers.garbage import GarbageCollector
+from kubeforge.apiserver.controllers.heartbeat import HeartbeatTiming, KubeletHeartbeats
 from kubeforge.apiserver.controllers.job import JobController
 from kubeforge.apiserver.controllers.kubelet import Kubelets
 from kubeforge.apiserver.controllers.namespaces import NamespaceFinalizer
 from kubeforge.apiserver.controllers.nodelifecycle import NodeLifecycle
-from kubeforge.apiserver.controllers.nodes import NodeRegistration, load_node_specs
+from kubeforge.apiserver.controllers.nodes import load_node_specs
 from kubeforge.apiserver.controllers.replicaset import ReplicaSetController, ReplicationManager
 from kubeforge.apiserver.controllers.scheduler import Scheduler
 from kubeforge.apiserver.controllers.serviceaccounts import DefaultServiceAccounts
@@ -90,6 +91,7 @@ class PlaneOptions:
     job_pod_run_time: float = 0.5
     job_pod_failure_backoff: float = 10.0
     """The Job controller's first back-off after a failure (Go's 10 s), doubling to 6 min."""
+    heartbeats: HeartbeatTiming = field(default_factory=HeartbeatTiming, kw_only=True)
 
 
 def _canonical(name: str) -> str:
@@ -153,7 +155,7 @@ def build_control_plane(
     this package, such as the ClusterRole aggregator)."""
     specs = load_node_specs(options.node_config, options.nodes)
     factories: dict[str, Callable[[Cluster], Runnable]] = {
-        "nodes": lambda c: NodeRegistration(c, specs),
+        "nodes": lambda c: KubeletHeartbeats(c, specs, options.heartbeats),
         "kubelets": lambda c: Kubelets(c, specs, options.job_pod_run_time),
         "scheduler": Scheduler,
         "namespace-controller": lambda c: NamespaceFinalizer(c.engine, c.registry),
@@ -170,7 +172,7 @@ def build_control_plane(
         "endpoints-controller": EndpointsController,
         "endpointslice-controller": EndpointSliceController,
         "persistentvolume-binder-controller": VolumeBinder,
-        "node-lifecycle-controller": NodeLifecycle,
+        "node-lifecycle-controller": lambda c: NodeLifecycle(c, options.heartbeats),
         **(extra or {}),
     }
     return ControlPlane(cluster, enabled_controllers(options.controllers), factories)

@@ -23,13 +23,15 @@ from typing import Any
 from kubeforge.apiserver.controllers import podstatus
 from kubeforge.apiserver.controllers.behaviour import Behaviour, behaviour_of
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key
+from kubeforge.apiserver.controllers.heartbeat import kubelet_stopped
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.nodes import NodeSpec, PodAddresses
 from kubeforge.apiserver.storage.sqlite import Event
 
 __all__ = ["Kubelets"]
 
 _PODS = ("", "pods")
+_NODES = ("", "nodes")
 _PULL = 0.02
 _START = 0.005
 _BACKOFF = 0.25
@@ -70,6 +72,8 @@ class Kubelets(ControllerLoop):
         super().start()
 
     def keys_for(self, event: Event) -> list[Key]:
+        if event.resource == _NODES and event.object["metadata"]["name"] in self._nodes:
+            return self._pods_on(event.object["metadata"]["name"])  # a kubelet may be back
         if event.resource != _PODS:
             return []
         meta = event.object["metadata"]
@@ -88,6 +92,8 @@ class Kubelets(ControllerLoop):
         pod = self.cluster.get(_PODS, *key)
         if pod is None or (pod.get("spec") or {}).get("nodeName") not in self._nodes:
             return None
+        if kubelet_stopped(self.cluster.get(_NODES, "", pod["spec"]["nodeName"])):
+            return None  # nothing runs, stops or reports there until the kubelet is back
         uid = pod["metadata"].get("uid", "")
         if pod["metadata"].get("deletionTimestamp"):
             return self._terminate(pod, uid)
@@ -109,6 +115,13 @@ class Kubelets(ControllerLoop):
         if run.stage == "running":
             return self._running(pod, run, now)
         return None
+
+    def _pods_on(self, node: str) -> list[Key]:
+        return [
+            key_of(p)
+            for p in self.cluster.list(_PODS)
+            if (p.get("spec") or {}).get("nodeName") == node
+        ]
 
     # --- steps ------------------------------------------------------------------------------
 

@@ -5,14 +5,16 @@ controller taints it ``node.kubernetes.io/not-ready`` (or ``unreachable``) with 
 ``NoSchedule`` and ``NoExecute``; when it is Ready again the taints go. A cordoned node
 (``spec.unschedulable``) gets ``node.kubernetes.io/unschedulable:NoSchedule`` until
 uncordoned. The taint eviction controller then deletes every pod on the node that does
-not tolerate a ``NoExecute`` taint, or once its ``tolerationSeconds`` have passed since
-the taint was added: it marks the pod ``DisruptionTarget`` (``DeletionByTaintManager``) and records
-``TaintManagerEviction`` (``Marking for deletion Pod <ns>/<name>``) first.
+not tolerate a ``NoExecute`` taint, or once the smallest ``tolerationSeconds`` that lets
+it stay has passed since the node was tainted (``eviction_delay``): it marks the pod
+``DisruptionTarget`` (``DeletionByTaintManager``) and records ``TaintManagerEviction``
+(``Marking for deletion Pod <ns>/<name>``) first.
 
-Simulated nodes report Ready until told otherwise: write their status, as a test does
-with ``kubectl patch node --subresource=status``.
+A node whose kubelet stops posting (``nodehealth``) turns ``Unknown``; a node's
+``Ready`` can also be written by hand, as a test does with ``kubectl patch node
+--subresource=status``.
 
-Entry point: ``NodeLifecycle(cluster)``.
+Entry point: ``NodeLifecycle(cluster, timing)``.
 """
 
 from __future__ import annotations
@@ -20,18 +22,26 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import copy
+from kubeforge.apiserver.controllers.cluster import Cluster, copy
+from kubeforge.apiserver.controllers.heartbeat import HeartbeatTiming
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
-from kubeforge.apiserver.controllers.ranking import is_active, parse_time
+from kubeforge.apiserver.controllers.nodehealth import NodeHealth
+from kubeforge.apiserver.controllers.ranking import is_active
+from kubeforge.apiserver.controllers.scheduling import toleration_matches
 from kubeforge.apiserver.storage.sqlite import Event
 
-__all__ = ["NodeLifecycle"]
+__all__ = ["NodeLifecycle", "eviction_delay"]
 
 _NODES = ("", "nodes")
 _PODS = ("", "pods")
+_LEASES = ("coordination.k8s.io", "leases")
 _BY_STATUS = {"False": "node.kubernetes.io/not-ready", "Unknown": "node.kubernetes.io/unreachable"}
 _UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
 _OURS = frozenset({*_BY_STATUS.values(), _UNSCHEDULABLE})
+
+
+def _sooner(a: float | None, b: float | None) -> float | None:
+    return b if a is None else a if b is None else min(a, b)
 
 
 def _ready(node: dict[str, Any]) -> str:
@@ -41,32 +51,50 @@ def _ready(node: dict[str, Any]) -> str:
     return "Unknown"
 
 
-def _toleration_seconds(pod: dict[str, Any], taint: dict[str, Any]) -> float | None:
-    """None: not tolerated; inf: tolerated for ever; else seconds tolerated."""
-    best: float | None = None
-    for toleration in (pod.get("spec") or {}).get("tolerations") or []:
-        if toleration.get("effect") not in (None, "", taint.get("effect")):
-            continue
-        key = toleration.get("key")
-        if toleration.get("operator") == "Exists":
-            matches = not key or key == taint.get("key")
-        else:
-            matches = key == taint.get("key") and (toleration.get("value") or "") == (
-                taint.get("value") or ""
-            )
-        if matches:
-            seconds = toleration.get("tolerationSeconds")
-            value = float("inf") if seconds is None else max(float(seconds), 0.0)
-            best = value if best is None else max(best, value)
-    return best
+def eviction_delay(pod: dict[str, Any], taints: list[dict[str, Any]]) -> float | None:
+    """Seconds a pod may stay on a node with these ``NoExecute`` taints: 0 when one is not
+    tolerated, None when it may stay for ever.
+
+    As the taint eviction controller decides (``GetMatchingTolerations`` then
+    ``getMinTolerationTime``): each taint is matched by the first toleration of the pod
+    that tolerates it, and the smallest ``tolerationSeconds`` among those wins; a
+    toleration without one only means "for ever" when none of them has one.
+    """
+    tolerations = [
+        t for t in (pod.get("spec") or {}).get("tolerations") or [] if isinstance(t, dict)
+    ]
+    used = []
+    for taint in taints:
+        first = next((t for t in tolerations if toleration_matches(t, taint)), None)
+        if first is None:
+            return 0.0
+        used.append(first)
+    seconds = [
+        float(t["tolerationSeconds"]) for t in used if t.get("tolerationSeconds") is not None
+    ]
+    if not seconds:
+        return None
+    return max(min(seconds), 0.0)
 
 
 class NodeLifecycle(ControllerLoop):
     resource = _NODES
 
+    def __init__(self, cluster: Cluster, timing: HeartbeatTiming | None = None) -> None:
+        super().__init__(cluster)
+        self._health = NodeHealth(cluster, timing or HeartbeatTiming())
+        self._scheduled: dict[str, dict[str, float]] = {}
+        """Per node, when each pod's eviction was scheduled (pod uid -> wall time)."""
+
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _NODES:
+            if event.type == "DELETED":
+                self._health.forget(event.object["metadata"]["name"])
             return (key_of(event.object),)
+        if event.resource == _LEASES and event.object["metadata"].get("namespace") == (
+            "kube-node-lease"
+        ):
+            return (("", event.object["metadata"]["name"]),)
         if event.resource == _PODS and event.type != "DELETED":
             node = (event.object.get("spec") or {}).get("nodeName")
             if node:
@@ -77,26 +105,40 @@ class NodeLifecycle(ControllerLoop):
         node = self.cluster.get(_NODES, *key)
         if node is None:
             return None
+        node, recheck = self._health.check(node)
         node = self._taint(node)
+        return _sooner(recheck, self._evict_untolerating(node))
+
+    def _evict_untolerating(self, node: dict[str, Any]) -> float | None:
+        """Evict the pods that do not tolerate the node's ``NoExecute`` taints (long
+        enough); the seconds until the next one is due, if any."""
         taints = [
             t
             for t in (node.get("spec") or {}).get("taints") or []
             if t.get("effect") == "NoExecute"
         ]
+        name = node["metadata"]["name"]
         if not taints:
+            self._scheduled.pop(name, None)
             return None
+        scheduled = self._scheduled.setdefault(name, {})
         now = self.cluster.wall_time()
         again: float | None = None
         for pod in self.cluster.list(_PODS):
-            if (pod.get("spec") or {}).get("nodeName") != key[1] or not is_active(pod):
+            if (pod.get("spec") or {}).get("nodeName") != name or not is_active(pod):
                 continue
-            due = self._eviction_time(pod, taints, now)
-            if due is None:
+            uid = str(pod["metadata"].get("uid"))
+            delay = eviction_delay(pod, taints)
+            if delay is None:
+                scheduled.pop(uid, None)  # tolerated for ever: any scheduled eviction is off
                 continue
+            # Counted from when the eviction was first scheduled, as the controller's timed
+            # work is (a taint's timeAdded is not what it reads).
+            due = scheduled.setdefault(uid, now) + delay
             if due <= now:
                 self._evict(pod)
             else:
-                again = due - now if again is None else min(again, due - now)
+                again = _sooner(again, due - now)
         return again
 
     def _taint(self, node: dict[str, Any]) -> dict[str, Any]:
@@ -129,20 +171,6 @@ class NodeLifecycle(ControllerLoop):
         else:
             body.setdefault("spec", {}).pop("taints", None)
         return self.cluster.update(_NODES, body)
-
-    @staticmethod
-    def _eviction_time(
-        pod: dict[str, Any], taints: list[dict[str, Any]], now: float
-    ) -> float | None:
-        due: float | None = None
-        for taint in taints:
-            seconds = _toleration_seconds(pod, taint)
-            if seconds == float("inf"):
-                continue
-            added = parse_time(taint.get("timeAdded")) or now
-            when = now if seconds is None else added + seconds
-            due = when if due is None else min(due, when)
-        return due
 
     def _evict(self, pod: dict[str, Any]) -> None:
         meta = pod["metadata"]

@@ -11,8 +11,8 @@
       capacity: {cpu: "4", memory: 8Gi, pods: "110"}
 
 Each node gets the labels a kubelet sets (``kubernetes.io/hostname``, ``os``, ``arch``),
-the four conditions a healthy kubelet reports, an InternalIP and a pod CIDR of its own,
-and its heartbeat Lease in ``kube-node-lease``.
+the four conditions a healthy kubelet reports, an InternalIP and a pod CIDR of its own
+(its heartbeat Lease in ``kube-node-lease`` is ``heartbeat``'s).
 
 Entry points: ``NodeSpec``, ``load_node_specs(path, count)``, ``register_nodes(cluster,
 specs)``; ``quantity(text)`` parses a resource quantity for the scheduler.
@@ -31,10 +31,10 @@ from typing import Any
 import yaml
 
 from kubeforge.apiserver.cel.lib_quantity import parse_quantity
-from kubeforge.apiserver.controllers.cluster import Cluster, now_micro
+from kubeforge.apiserver.controllers.cluster import Cluster
 
 __all__ = [
-    "NodeRegistration",
+    "HEALTHY_CONDITIONS",
     "NodeSpec",
     "PodAddresses",
     "load_node_specs",
@@ -46,7 +46,7 @@ __all__ = [
 DEFAULT_CAPACITY = {"cpu": "8", "memory": "16Gi", "pods": "110", "ephemeral-storage": "100Gi"}
 _FIRST_HOST_IP = ipaddress.ip_address("172.18.0.2")
 _NODES = ("", "nodes")
-_HEALTHY = (
+HEALTHY_CONDITIONS = (
     (
         "MemoryPressure",
         "False",
@@ -157,11 +157,11 @@ def _expand(entry: dict[str, Any], first: int) -> list[NodeSpec]:
 
 
 def register_nodes(cluster: Cluster, specs: list[NodeSpec]) -> None:
-    """Create each node (and its Lease) that does not exist yet, as a kubelet registers."""
+    """Create each node that does not exist yet, as a kubelet registers (its Lease is
+    the heartbeat's, ``heartbeat.KubeletHeartbeats``)."""
     for spec in specs:
         if cluster.get(_NODES, "", spec.name) is None:
             cluster.create(_NODES, "", _node_object(spec, cluster.now()))
-        _ensure_lease(cluster, spec.name)
 
 
 def _node_object(spec: NodeSpec, now: str) -> dict[str, Any]:
@@ -192,7 +192,7 @@ def _node_object(spec: NodeSpec, now: str) -> dict[str, Any]:
                     "reason": reason,
                     "message": message,
                 }
-                for kind, status, reason, message in _HEALTHY
+                for kind, status, reason, message in HEALTHY_CONDITIONS
             ],
             "addresses": [
                 {"type": "InternalIP", "address": spec.host_ip},
@@ -215,39 +215,3 @@ def _node_object(spec: NodeSpec, now: str) -> dict[str, Any]:
             },
         },
     }
-
-
-def _ensure_lease(cluster: Cluster, name: str) -> None:
-    """The heartbeat Lease a kubelet keeps in ``kube-node-lease``."""
-    key = ("coordination.k8s.io", "leases")
-    if cluster.registry.lookup("coordination.k8s.io", "v1", "leases") is None:
-        return
-    if cluster.get(key, "kube-node-lease", name) is not None:
-        return
-    if cluster.get(("", "namespaces"), "", "kube-node-lease") is None:
-        return
-    lease = {
-        "apiVersion": "coordination.k8s.io/v1",
-        "kind": "Lease",
-        "metadata": {"name": name, "namespace": "kube-node-lease"},
-        "spec": {
-            "holderIdentity": name,
-            "leaseDurationSeconds": 40,
-            "renewTime": now_micro(cluster.wall_time()),
-        },
-    }
-    cluster.create(key, "kube-node-lease", lease)
-
-
-class NodeRegistration:
-    """Registers the simulated nodes when the control plane starts (as kubelets do)."""
-
-    def __init__(self, cluster: Cluster, specs: list[NodeSpec]) -> None:
-        self._cluster = cluster
-        self._specs = specs
-
-    def start(self) -> None:
-        register_nodes(self._cluster, self._specs)
-
-    def stop(self) -> None:
-        pass

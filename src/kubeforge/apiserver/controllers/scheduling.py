@@ -29,6 +29,7 @@ __all__ = [
     "filter_node",
     "pod_requests",
     "tolerates",
+    "toleration_matches",
 ]
 
 AFFINITY_MISMATCH = "node(s) didn't match Pod's node affinity/selector"
@@ -100,21 +101,23 @@ def filter_node(pod: dict[str, Any], node: dict[str, Any], view: Placement) -> V
 
 
 def tolerates(spec: dict[str, Any], taint: dict[str, Any]) -> bool:
-    for toleration in spec.get("tolerations") or []:
-        if not isinstance(toleration, dict):
-            continue
-        effect = toleration.get("effect")
-        if effect and effect != taint.get("effect"):
-            continue
-        key = toleration.get("key")
-        if toleration.get("operator") == "Exists":
-            if not key or key == taint.get("key"):
-                return True
-        elif key == taint.get("key") and (toleration.get("value") or "") == (
-            taint.get("value") or ""
-        ):
-            return True
-    return False
+    return any(
+        toleration_matches(t, taint) for t in spec.get("tolerations") or [] if isinstance(t, dict)
+    )
+
+
+def toleration_matches(toleration: dict[str, Any], taint: dict[str, Any]) -> bool:
+    """``Toleration.ToleratesTaint``: the effect (if set) and key (if set) match, and
+    ``Exists`` or the same value."""
+    effect = toleration.get("effect")
+    if effect and effect != taint.get("effect"):
+        return False
+    key = toleration.get("key")
+    if key and key != taint.get("key"):
+        return False
+    if toleration.get("operator") == "Exists":
+        return True
+    return (toleration.get("value") or "") == (taint.get("value") or "")
 
 
 def matches_node_affinity(spec: dict[str, Any], node: dict[str, Any]) -> bool:

@@ -23,21 +23,22 @@ import shutil
 import signal
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
-import yaml
 from aiohttp import web
 
 from kubeforge.apiserver.admission.plugins import UnknownPluginError, enabled_plugins
 from kubeforge.apiserver.authn.authenticator import user_token
-from kubeforge.apiserver.controllers.controlplane import PlaneOptions, enabled_controllers
-from kubeforge.apiserver.controllers.nodes import load_node_specs
+from kubeforge.apiserver.controllers.controlplane import PlaneOptions
+from kubeforge.apiserver.controllers.heartbeat import HeartbeatTiming
 from kubeforge.apiserver.server import httplog
 from kubeforge.apiserver.server.app import LocalServer, ServerOptions
 from kubeforge.apiserver.server.limit_options import limit_options, raise_open_file_limit
 from kubeforge.apiserver.server.limits import Limits
+from kubeforge.apiserver.server.plane_options import heartbeat_options, plane_options
 from kubeforge.apiserver.server.tls import Credentials, write_kubeconfig
 from kubeforge.apiserver.storage.datadir import DataDirError, DirectoryLock
 from kubeforge.apiserver.storage.sqlite import DEFAULT_HISTORY
@@ -274,6 +275,7 @@ async def _run(
     help="Default admission plugins not to run (e.g. ServiceAccount, as envtest does).",
 )
 @limit_options
+@heartbeat_options
 @click.option(
     "-v",
     "--verbose",
@@ -299,6 +301,7 @@ def apiserver_command(
     enable_admission_plugins: str,
     disable_admission_plugins: str,
     limits: Limits,
+    heartbeats: HeartbeatTiming,
     verbose: int,
 ) -> None:
     """Run a local Kubernetes API server (HTTPS, bearer token) on 127.0.0.1.
@@ -316,7 +319,8 @@ def apiserver_command(
     if in_memory == (data_dir is not None):
         raise click.UsageError("give exactly one of --data-dir DIR or --in-memory")
     users = tuple(_user_kubeconfig(value) for value in user_kubeconfigs)
-    plane = _plane_options(nodes, node_config, controllers, job_pod_run_time, job_backoff)
+    plane = plane_options(nodes, node_config, controllers, job_pod_run_time, job_backoff)
+    plane = replace(plane, heartbeats=heartbeats)
     admission_plugins = _admission_plugins(
         enable_admission_plugins, disable_admission_plugins, simulate_node
     )
@@ -368,19 +372,6 @@ def _admission_plugins(enable: str, disable: str, simulate_node: bool) -> frozen
         return enabled_plugins(on, off)
     except UnknownPluginError as error:
         raise click.UsageError(str(error)) from None
-
-
-def _plane_options(
-    nodes: int, node_config: Path | None, controllers: str, *job_times: float
-) -> PlaneOptions:
-    """The simulated control plane's flags, checked before anything starts."""
-    try:
-        enabled_controllers([controllers])
-        if node_config is not None:
-            load_node_specs(node_config, nodes)
-    except (ValueError, OSError, yaml.YAMLError) as error:
-        raise click.UsageError(str(error)) from None
-    return PlaneOptions(nodes, node_config, (controllers,), *job_times)
 
 
 def _inherited_verbosity() -> int:

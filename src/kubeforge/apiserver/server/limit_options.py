@@ -19,14 +19,14 @@ import click
 
 from kubeforge.apiserver.server.limits import Limits, parse_duration
 
-__all__ = ["limit_options", "raise_open_file_limit"]
+__all__ = ["Duration", "limit_options", "raise_open_file_limit"]
 
 log = logging.getLogger("kubeforge.apiserver")
 
 _DEFAULTS = Limits()
 
 
-class _Duration(click.ParamType[float, Any]):
+class Duration(click.ParamType[float, Any]):
     """A Go duration (``1m0s``, ``90s``) or a number of seconds, above zero."""
 
     name = "duration"
@@ -55,7 +55,7 @@ _OPTIONS = (
     ),
     click.option(
         "--request-timeout",
-        type=_Duration(),
+        type=Duration(),
         default="1m0s",
         show_default=True,
         help="Answer 504 to a request (not a watch) still running after this long.",
@@ -83,7 +83,7 @@ _OPTIONS = (
     ),
     click.option(
         "--connection-idle-timeout",
-        type=_Duration(),
+        type=Duration(),
         default="32s",
         show_default=True,
         help="Close a connection that has not finished its TLS handshake, or sent a whole "
