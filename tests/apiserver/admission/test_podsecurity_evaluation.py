@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from kubeforge.apiserver.admission.plugins.podsecurity import evaluation
 from kubeforge.apiserver.admission.plugins.podsecurity.evaluation import (
     evaluate_pod,
     namespace_warnings,
@@ -125,3 +128,16 @@ def test_pod_templates_of_every_pod_controller() -> None:
     )
     assert pod_template(("", "replicationcontrollers"), {"spec": {}}) is None
     assert pod_template(("apps", "deployments"), {"spec": {}}) == ({}, {})
+
+
+def test_only_so_many_pods_are_checked_one_per_controller_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(evaluation, "MAX_PODS_TO_CHECK", 2)
+    pods = [_pod("r1", HOST, owner="rs"), _pod("r2", HOST, owner="rs"), _pod("solo", HOST)]
+    assert namespace_warnings("team", pods, LevelVersion("baseline", LATEST)) == [
+        "new PodSecurity enforce level only checked against the first 2 of 3 existing pods",
+        'existing pods in namespace "team" violate the new PodSecurity enforce level '
+        '"baseline:latest"',
+        "r1 (and 1 other pod): host namespaces",  # r1 and solo: r2 waited behind them
+    ]
