@@ -17,8 +17,10 @@ __all__ = ["format_labels", "format_selector", "selector_matches", "validate_sel
 _OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 
 
-def validate_selector(selector: Any, field: str) -> list[FieldError]:
-    """Problems with a ``LabelSelector`` at ``field`` (``ValidateLabelSelector``)."""
+def validate_selector(selector: Any, field: str, *, check_values: bool = False) -> list[FieldError]:
+    """Problems with a ``LabelSelector`` at ``field`` (``ValidateLabelSelector``); with
+    ``check_values``, the expressions' values are label values too (what
+    ``AllowInvalidLabelValueInSelector: false`` asks, as for new pods' affinity terms)."""
     if selector is None:
         return []
     if not isinstance(selector, dict):
@@ -66,6 +68,9 @@ def validate_selector(selector: Any, field: str) -> list[FieldError]:
             )
         for problem in validate_label_key(str(expression.get("key") or "")):
             errors.append(FieldError("Invalid", f"{path}.key", problem, expression.get("key")))
+        for j, value in enumerate(values if check_values and isinstance(values, list) else ()):
+            for problem in validate_label_value(str(value)):
+                errors.append(FieldError("Invalid", f"{path}.values[{j}]", problem, value))
     return errors
 
 

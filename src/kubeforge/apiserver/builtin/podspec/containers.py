@@ -1,7 +1,8 @@
 """Containers and init containers (``validateContainers``, ``validateInitContainers``
 and ``validateContainerCommon`` of kubernetes 1.32): names, image, termination message
-policy, ports, env, volume mounts, pull policy, resources, probes, lifecycle, and host
-ports unique across the pod.
+policy, ports, env, volume mounts, pull policy, resources, security context, probes,
+lifecycle, sidecar (``restartPolicy: Always``) init containers, and host ports unique
+across the pod.
 
 Entry point: ``pod_containers(spec, volumes, path)``.
 """
@@ -10,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubeforge.apiserver.builtin.podspec.mounts import volume_mounts
 from kubeforge.apiserver.builtin.podspec.ports import container_ports
 from kubeforge.apiserver.builtin.podspec.probes import container_probes, lifecycle
 from kubeforge.apiserver.builtin.podspec.resources import container_resources
+from kubeforge.apiserver.builtin.podspec.security import container_security_context
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.core.names import dns1123_label
 
@@ -22,6 +25,7 @@ _ENV_NAME = "a valid environment variable name must consist only of printable AS
 _PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 _MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
 _ENV_SOURCES = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef")
+_SIDECAR_ONLY = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
 
 
 def _env(env: Any, path: str) -> list[FieldError]:
@@ -49,27 +53,6 @@ def _env(env: Any, path: str) -> list[FieldError]:
     return errors
 
 
-def _mounts(mounts: Any, volumes: set[str], path: str) -> list[FieldError]:
-    errors: list[FieldError] = []
-    points: set[str] = set()
-    for i, mount in enumerate(mounts if isinstance(mounts, list) else ()):
-        if not isinstance(mount, dict):
-            continue
-        at = f"{path}[{i}]"
-        name = mount.get("name") or ""
-        if not name:
-            errors.append(FieldError.required(f"{at}.name"))
-        if name not in volumes:
-            errors.append(FieldError.not_found(f"{at}.name", name))
-        point = mount.get("mountPath") or ""
-        if not point:
-            errors.append(FieldError.required(f"{at}.mountPath"))
-        if point in points:
-            errors.append(FieldError.invalid(f"{at}.mountPath", point, "must be unique"))
-        points.add(point)
-    return errors
-
-
 def container_common(container: dict[str, Any], volumes: set[str], path: str) -> list[FieldError]:
     name = container.get("name") or ""
     if not name:
@@ -88,7 +71,7 @@ def container_common(container: dict[str, Any], volumes: set[str], path: str) ->
         )
     errors += container_ports(container.get("ports") or [], f"{path}.ports")
     errors += _env(container.get("env"), f"{path}.env")
-    errors += _mounts(container.get("volumeMounts"), volumes, f"{path}.volumeMounts")
+    errors += volume_mounts(container, volumes, f"{path}.volumeMounts")
     pull = container.get("imagePullPolicy")
     if pull is not None and pull not in _PULL_POLICIES:
         at = f"{path}.imagePullPolicy"
@@ -98,59 +81,94 @@ def container_common(container: dict[str, Any], volumes: set[str], path: str) ->
             else FieldError.not_supported(at, pull, _PULL_POLICIES)
         )
     errors += container_resources(container.get("resources"), f"{path}.resources")
+    errors += container_security_context(
+        container.get("securityContext"), f"{path}.securityContext"
+    )
     return errors
 
 
-def _list(
-    spec: dict[str, Any], key: str, volumes: set[str], names: set[str], path: str
-) -> list[FieldError]:
+def _regular(spec: dict[str, Any], volumes: set[str], path: str) -> list[FieldError]:
+    """``validateContainers``: each container, then host ports across all of them."""
     errors: list[FieldError] = []
-    for i, container in enumerate(spec.get(key) or []):
-        at = f"{path}.{key}[{i}]"
+    names: set[str] = set()
+    containers = spec.get("containers")
+    for i, container in enumerate(containers if isinstance(containers, list) else ()):
         if not isinstance(container, dict):
             continue
+        at = f"{path}.containers[{i}]"
         errors += container_common(container, volumes, at)
         name = container.get("name") or ""
         if name in names:
             errors.append(FieldError.duplicate(f"{at}.name", name))
         names.add(name)
-        restartable = key == "initContainers" and container.get("restartPolicy") == "Always"
-        if key == "containers" or restartable:
+        errors += lifecycle(container.get("lifecycle"), f"{at}.lifecycle")
+        errors += container_probes(container, at)
+        if container.get("restartPolicy") is not None:
+            detail = "may not be set for non-init containers"
+            errors.append(FieldError.forbidden(f"{at}.restartPolicy", detail))
+    return errors + _host_ports(containers, f"{path}.containers")
+
+
+def _init_only(container: dict[str, Any], at: str) -> list[FieldError]:
+    """An init container without ``restartPolicy: Always`` runs to completion: no hooks,
+    no probes."""
+    detail = "may not be set for init containers without restartPolicy=Always"
+    return [
+        FieldError.forbidden(f"{at}.{key}", detail)
+        for key in _SIDECAR_ONLY
+        if container.get(key) is not None
+    ]
+
+
+def _init(spec: dict[str, Any], volumes: set[str], path: str) -> list[FieldError]:
+    """``validateInitContainers``: names unique with the regular containers too; host
+    ports checked per init container (they run one at a time); sidecars
+    (``restartPolicy: Always``) get the regular containers' hooks and probes."""
+    errors: list[FieldError] = []
+    names = {c.get("name") for c in spec.get("containers") or [] if isinstance(c, dict)}
+    for i, container in enumerate(spec.get("initContainers") or []):
+        if not isinstance(container, dict):
+            continue
+        at = f"{path}.initContainers[{i}]"
+        errors += container_common(container, volumes, at)
+        policy = container.get("restartPolicy")
+        if policy is not None and policy != "Always":
+            errors.append(FieldError.not_supported(f"{at}.restartPolicy", policy, ("Always",)))
+        name = container.get("name") or ""
+        if name in names:
+            errors.append(FieldError.duplicate(f"{at}.name", name))
+        elif name:
+            names.add(name)
+        errors += _host_ports([container], f"{path}.initContainers")
+        if policy == "Always":
             errors += lifecycle(container.get("lifecycle"), f"{at}.lifecycle")
             errors += container_probes(container, at)
-        if key == "containers" and container.get("restartPolicy") is not None:
-            errors.append(
-                FieldError.forbidden(
-                    f"{at}.restartPolicy", "may not be set for non-init containers"
-                )
-            )
+        else:
+            errors += _init_only(container, at)
     return errors
 
 
-def _host_ports(spec: dict[str, Any], path: str) -> list[FieldError]:
-    """``AccumulateUniqueHostPorts`` over the regular containers."""
+def _host_ports(containers: Any, path: str) -> list[FieldError]:
+    """``AccumulateUniqueHostPorts``: one protocol/hostIP/hostPort per pod."""
     errors: list[FieldError] = []
     taken: set[str] = set()
-    for ci, container in enumerate(spec.get("containers") or []):
+    for ci, container in enumerate(containers if isinstance(containers, list) else ()):
         ports = container.get("ports") if isinstance(container, dict) else None
         for pi, port in enumerate(ports if isinstance(ports, list) else ()):
             if not isinstance(port, dict) or not port.get("hostPort"):
                 continue
-            key = f"{port.get('hostIP', '')}/{port.get('protocol', 'TCP')}/{port['hostPort']}"
+            key = f"{port.get('protocol', '')}/{port.get('hostIP', '')}/{port['hostPort']}"
             if key in taken:
-                errors.append(FieldError.duplicate(f"{path}.containers[{ci}].ports[{pi}]", key))
+                at = f"{path}[{ci}].ports[{pi}].hostPort"
+                errors.append(FieldError.duplicate(at, key))
             taken.add(key)
     return errors
 
 
 def pod_containers(spec: dict[str, Any], volumes: set[str], path: str) -> list[FieldError]:
-    """Containers, then init containers (names unique across both), then host ports."""
-    names: set[str] = set()
+    """Containers (at least one), then init containers."""
     containers = spec.get("containers")
     errors: list[FieldError] = []
     if not isinstance(containers, list) or not containers:
         errors.append(FieldError.required(f"{path}.containers"))
-    errors += _list(spec, "containers", volumes, names, path)
-    errors += _host_ports(spec, path)
-    errors += _list(spec, "initContainers", volumes, names, path)
-    return errors
+    return errors + _regular(spec, volumes, path) + _init(spec, volumes, path)

@@ -1,5 +1,7 @@
 """``ValidatePodSpec`` of kubernetes 1.32, in its order: volumes, containers, init
-containers, restart policy, DNS policy, then the spec-wide scalar fields.
+containers, host network ports, restart and DNS policy, node selector, the pod's
+security context, affinity, DNS config, gates, topology spread, Windows HostProcess,
+then the spec-wide scalar fields, tolerations, host aliases and the OS.
 
 Entry point: ``validate_pod_spec(spec, path)``.
 """
@@ -8,7 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubeforge.apiserver.builtin.podspec.affinity import pod_affinity
 from kubeforge.apiserver.builtin.podspec.containers import pod_containers
+from kubeforge.apiserver.builtin.podspec.dns import dns_config, host_aliases
+from kubeforge.apiserver.builtin.podspec.platform import host_network, host_process, pod_os
+from kubeforge.apiserver.builtin.podspec.scheduling import (
+    gates,
+    node_selector,
+    spread_constraints,
+    tolerations,
+)
+from kubeforge.apiserver.builtin.podspec.security import pod_security_context
 from kubeforge.apiserver.builtin.podspec.volumes import pod_volumes
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.core.names import dns1123_label, dns1123_subdomain
@@ -17,6 +29,7 @@ __all__ = ["validate_pod_spec"]
 
 _RESTART = ("Always", "OnFailure", "Never")
 _DNS = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
+_PREEMPTION = ("PreemptLowerPriority", "Never")
 _INT32_MAX = 2147483647
 
 
@@ -49,14 +62,33 @@ def _deadline(spec: dict[str, Any], path: str) -> list[FieldError]:
     return []
 
 
+def _last(spec: dict[str, Any], path: str) -> list[FieldError]:
+    """The runtime class, preemption policy and OS, after everything else."""
+    errors = _names(spec, path, ("runtimeClassName",))
+    if spec.get("preemptionPolicy") is not None:
+        errors += _choice(spec, "preemptionPolicy", _PREEMPTION, path)
+    return errors + pod_os(spec, path)
+
+
 def validate_pod_spec(spec: dict[str, Any], path: str) -> list[FieldError]:
     """Every rule of this package over one pod spec found at ``path`` (``spec`` for a Pod,
     ``spec.template.spec`` for a workload)."""
     errors, volumes = pod_volumes(spec.get("volumes"), f"{path}.volumes")
     errors += pod_containers(spec, volumes, path)
+    errors += host_network(spec, path)
     errors += _choice(spec, "restartPolicy", _RESTART, path)
     errors += _choice(spec, "dnsPolicy", _DNS, path)
+    errors += node_selector(spec, path)
+    errors += pod_security_context(spec, path)
+    errors += pod_affinity(spec, path)
+    errors += dns_config(spec, path)
+    errors += gates(spec, path)
+    errors += spread_constraints(spec, path)
+    errors += host_process(spec, path)
     errors += _names(spec, path, ("serviceAccountName", "nodeName"))
     errors += _deadline(spec, path)
-    errors += _names(spec, path, ("hostname", "subdomain", "priorityClassName"))
-    return errors
+    errors += _names(spec, path, ("hostname", "subdomain"))
+    errors += tolerations(spec, path)
+    errors += host_aliases(spec, path)
+    errors += _names(spec, path, ("priorityClassName",))
+    return errors + _last(spec, path)
