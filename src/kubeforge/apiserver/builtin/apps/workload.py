@@ -18,6 +18,7 @@ import re
 from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.core.pods_services import PodStrategy, default_container
+from kubeforge.apiserver.builtin.podspec.prepare import drop_disabled
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import selector_matches, validate_selector
 from kubeforge.apiserver.registry.scale import ScalePaths
@@ -53,6 +54,7 @@ def default_pod_template(template: Any) -> None:
         for container in spec.get(key) or []:
             if isinstance(container, dict):
                 default_container(container)
+    drop_disabled(spec, None)  # DropDisabledTemplateFields: 1.32's gated-off fields
 
 
 def int_field(value: Any, field: str, *, minimum: int = 0) -> list[FieldError]:

@@ -17,7 +17,13 @@ from kubeforge.apiserver.builtin.podspec.ephemeral import (
     ephemeral_on_create,
     ephemeral_update,
 )
+from kubeforge.apiserver.builtin.podspec.prepare import (
+    default_host_ports,
+    drop_disabled,
+    merge_label_keys,
+)
 from kubeforge.apiserver.builtin.podspec.probes import PROBE_DEFAULTS
+from kubeforge.apiserver.builtin.podspec.update import pod_spec_update
 from kubeforge.apiserver.builtin.podspec.volumes import pod_volumes
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.validation import dns1035_label
@@ -36,14 +42,6 @@ _POD_FIELDS = (
     "status.podIP",
     "status.podIPs",
     "status.nominatedNodeName",
-)
-
-# Pod spec fields an update may change (everything else is immutable once created).
-_POD_MUTABLE_SPEC = (
-    "activeDeadlineSeconds",
-    "tolerations",
-    "terminationGracePeriodSeconds",
-    "ephemeralContainers",  # the ephemeralcontainers subresource's own rules
 )
 
 
@@ -84,6 +82,7 @@ def _default_pod_spec(spec: dict[str, Any]) -> None:
     spec.setdefault("securityContext", {})
     spec.setdefault("schedulerName", "default-scheduler")
     spec.setdefault("enableServiceLinks", True)
+    default_host_ports(spec)
     for key in ("containers", "initContainers"):
         for container in spec.get(key) or []:
             if isinstance(container, dict):
@@ -112,6 +111,8 @@ class PodStrategy(Strategy):
             return
         # priority and preemptionPolicy are the Priority admission plugin's to set.
         _default_pod_spec(spec)
+        drop_disabled(spec, None)
+        merge_label_keys(obj)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
@@ -119,6 +120,7 @@ class PodStrategy(Strategy):
         if isinstance(spec, dict):
             # Every decode defaults, so an update that leaves a defaulted field out keeps it.
             _default_pod_spec(spec)
+            drop_disabled(spec, old.get("spec"))
             # Ephemeral containers change only through their subresource.
             spec.pop("ephemeralContainers", None)
             kept = (old.get("spec") or {}).get("ephemeralContainers")
@@ -139,21 +141,7 @@ class PodStrategy(Strategy):
         errors = validate_pod_spec(spec, "spec")
         errors += ephemeral_containers(spec, volumes)
         errors += ephemeral_update(spec, old.get("spec") or {})
-        if errors:
-            return errors
-        if _comparable_pod_spec(new) != _comparable_pod_spec(old):
-            errors.append(
-                FieldError(
-                    "Forbidden",
-                    "spec",
-                    "pod updates may not change fields other than `spec.containers[*].image`,"
-                    "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,"
-                    "`spec.tolerations` (only additions to existing tolerations),"
-                    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was "
-                    "previously negative)",
-                )
-            )
-        return errors
+        return errors + pod_spec_update(spec, old.get("spec") or {})
 
     def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
         status = obj.get("status") or {}
@@ -166,18 +154,6 @@ class PodStrategy(Strategy):
         )
         grace = int(grace)
         return 1 if grace < 0 else grace
-
-
-def _comparable_pod_spec(pod: dict[str, Any]) -> dict[str, Any]:
-    spec = dict(pod.get("spec") or {})
-    for key in _POD_MUTABLE_SPEC:
-        spec.pop(key, None)
-    for key in ("containers", "initContainers"):
-        spec[key] = [
-            {k: v for k, v in c.items() if k != "image"} if isinstance(c, dict) else c
-            for c in spec.get(key) or []
-        ]
-    return spec
 
 
 _SERVICE_RANGE = ipaddress.ip_network("10.96.0.0/16")

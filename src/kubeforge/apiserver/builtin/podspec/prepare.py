@@ -1,0 +1,72 @@
+"""What a 1.32 server does to a pod spec before validating it, beyond plain defaults.
+
+* Fields behind feature gates that are off by default in 1.32 are dropped, unless the
+  stored object already used them (``dropDisabledFields`` for pods, and
+  ``DropDisabledTemplateFields`` for templates): ``hostUsers`` (UserNamespacesSupport),
+  ``securityContext.supplementalGroupsPolicy`` (SupplementalGroupsPolicy),
+  ``securityContext.seLinuxChangePolicy`` (SELinuxChangePolicy) and the pod-level
+  ``resources`` (PodLevelResources); a container's ``procMount`` becomes ``Default``
+  (ProcMountType: the field was once always set, so it is reset rather than dropped).
+* A pod on the host network gets each unset host port set to its container port
+  (``SetDefaults_Pod``; templates have kept theirs unset since 1.28).
+* A new pod's ``matchLabelKeys`` / ``mismatchLabelKeys`` are merged into its affinity
+  terms' selectors (see ``affinity.merge_label_keys``).
+
+Entry points: ``drop_disabled(spec, old_spec)``, ``default_host_ports(spec)``,
+``merge_label_keys(pod)``.
+
+>>> spec = {"hostUsers": False, "containers": [{"securityContext": {"procMount": "Unmasked"}}]}
+>>> drop_disabled(spec, None); spec
+{'containers': [{'securityContext': {'procMount': 'Default'}}]}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubeforge.apiserver.builtin.podspec.affinity import merge_label_keys
+
+__all__ = ["default_host_ports", "drop_disabled", "merge_label_keys"]
+
+_CONTAINER_KEYS = ("initContainers", "containers", "ephemeralContainers")
+_CONTEXT_GATED = ("supplementalGroupsPolicy", "seLinuxChangePolicy")
+
+
+def _containers(spec: dict[str, Any], keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    return [c for key in keys for c in spec.get(key) or [] if isinstance(c, dict)]
+
+
+def _proc_mounts(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The security contexts of ``spec``'s containers that set ``procMount``."""
+    contexts = [c.get("securityContext") for c in _containers(spec, _CONTAINER_KEYS)]
+    return [c for c in contexts if isinstance(c, dict) and c.get("procMount") is not None]
+
+
+def drop_disabled(spec: Any, old_spec: Any) -> None:
+    """Drop from ``spec`` what 1.32's default feature gates disable; ``old_spec`` (the
+    stored spec on an update, else None) keeps a field that was already in use."""
+    if not isinstance(spec, dict):
+        return
+    old = old_spec if isinstance(old_spec, dict) else {}
+    if old.get("hostUsers") is None:
+        spec.pop("hostUsers", None)
+    if old.get("resources") is None:
+        spec.pop("resources", None)
+    context, old_context = spec.get("securityContext"), old.get("securityContext") or {}
+    if isinstance(context, dict):
+        for key in _CONTEXT_GATED:
+            if old_context.get(key) is None:
+                context.pop(key, None)
+    if not any(c.get("procMount") not in (None, "Default") for c in _proc_mounts(old)):
+        for container_context in _proc_mounts(spec):
+            container_context["procMount"] = "Default"
+
+
+def default_host_ports(spec: Any) -> None:
+    """A host-network pod's unset host ports, set to the container ports."""
+    if not isinstance(spec, dict) or spec.get("hostNetwork") is not True:
+        return
+    for container in _containers(spec, ("containers", "initContainers")):
+        for port in container.get("ports") or []:
+            if isinstance(port, dict) and not port.get("hostPort"):
+                port["hostPort"] = port.get("containerPort", 0)
