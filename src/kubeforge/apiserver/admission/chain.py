@@ -18,11 +18,13 @@ RBAC escalation prevention (``--authorization RBAC`` only) is ``escalation``'s:
 roles need the permissions they grant (or ``escalate``), an aggregationRule
 cluster-admin's, bindings the permissions of a role that exists (or ``bind``).
 
-Entry point: ``Admission.write`` and ``Admission.delete``, called by the handlers.
+Entry point: ``Admission.write`` and ``Admission.delete``, called by the handlers;
+``Admission.admit_object`` for a subresource whose body is its own kind (eviction).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -145,6 +147,35 @@ class Admission:
         obj, _ = self._engine.update(
             served, namespace, name, final, WriteOptions(dry_run=dry_run), subresource=subresource
         )
+        return obj
+
+    async def admit_object(
+        self,
+        user: UserInfo,
+        dry_run: bool,
+        target: tuple[ServedResource, str, str, str],
+        obj: dict[str, Any],
+        object_kind: tuple[str, str, str],
+        check: Callable[[dict[str, Any]], None],
+    ) -> dict[str, Any]:
+        """Admission of a CREATE whose object is not the resource's own kind (an Eviction
+        posted to ``pods/eviction``, ``target`` being (served, namespace, name,
+        subresource)): the mutating webhooks, then ``check`` (the REST handler's own
+        checks of the mutated object), then policies and validating webhooks; returns the
+        object as the mutating webhooks left it."""
+        served, namespace, name, subresource = target
+        policies = self._policies if self._policies and self._policies.configured else None
+        req = self._request(user, dry_run, served, "CREATE", namespace, name, subresource)
+        req = dataclasses.replace(req, object_kind=object_kind)
+        hooked = self._webhooks.configured and self._webhooks.may_match(req)
+        warnings: list[str] = []
+        if hooked:
+            obj = await self._webhooks.mutate(req, obj, None, warnings) or obj
+        check(obj)
+        if policies is not None:
+            policies.validate(req, obj, None, warnings)
+        if hooked:
+            await self._webhooks.validate(req, obj, None, warnings)
         return obj
 
     async def delete(

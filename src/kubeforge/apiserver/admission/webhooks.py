@@ -83,11 +83,15 @@ class AdmissionRequest:
     user: dict[str, Any]
     dry_run: bool = False
     uid: str = field(default_factory=lambda: str(uuid.uuid4()))
+    object_kind: tuple[str, str, str] | None = None
+    """(group, version, kind) of the object when it is not the resource's own kind: a
+    ``pods/eviction`` request carries a ``policy/v1`` Eviction."""
 
     def review(
         self, obj: dict[str, Any] | None, old: dict[str, Any] | None, version: str
     ) -> dict[str, Any]:
-        kind = {"group": self.group, "version": self.version, "kind": self.kind}
+        group, api_version, name = self.object_kind or (self.group, self.version, self.kind)
+        kind = {"group": group, "version": api_version, "kind": name}
         resource = {"group": self.group, "version": self.version, "resource": self.resource}
         request: dict[str, Any] = {
             "uid": self.uid,

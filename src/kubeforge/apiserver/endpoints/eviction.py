@@ -10,17 +10,25 @@ before the pod gets its ``DisruptionTarget`` condition and is deleted with the
 eviction's ``deleteOptions``. Unhealthy (not Ready) pods follow the budget's
 ``unhealthyPodEvictionPolicy``. The answer is 201 with a Success ``Status``.
 
-Entry point: ``evict(engine, request, target)``, called by the handlers.
+Admission sees the Eviction as a real server shows it: a CREATE of ``pods`` subresource
+``eviction`` whose object is a ``policy/v1`` Eviction; mutating webhooks may change it
+(its ``deleteOptions`` are then the ones used), validating webhooks and policies may
+refuse it, before any budget is looked at.
+
+Entry point: ``evict(engine, request, target, admission)``, called by the handlers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 from aiohttp import web
 
 from kubeforge.apiserver import failures
+from kubeforge.apiserver.admission.chain import Admission
+from kubeforge.apiserver.endpoints.access import request_user
 from kubeforge.apiserver.endpoints.bodies import (
     body_content_type,
     decode_body,
@@ -194,15 +202,40 @@ def _mark_and_delete(
     return json_response(_SUCCESS, 201)
 
 
-async def evict(engine: Engine, request: web.Request, target: Target) -> web.Response:
+def _same_name(name: str) -> Callable[[dict[str, Any]], None]:
+    def check(body: dict[str, Any]) -> None:
+        if (body.get("metadata") or {}).get("name", name) != name:
+            raise failures.bad_request("name in URL does not match name in Eviction object")
+
+    return check
+
+
+async def _admitted(
+    request: web.Request, target: Target, admission: Admission | None, body: dict[str, Any]
+) -> dict[str, Any]:
+    """The Eviction after admission (the name check runs between mutation and validation,
+    as in the real handler)."""
+    check = _same_name(target.name)
+    if admission is None:
+        check(body)
+        return body
+    version = "v1beta1" if body.get("apiVersion") == "policy/v1beta1" else "v1"
+    body = {**body, "apiVersion": f"policy/{version}", "kind": "Eviction"}
+    where = (target.served, target.namespace or "", target.name, "eviction")
+    user, dry_run = request_user(request), dry_run_requested(request)
+    kind = ("policy", version, "Eviction")
+    return await admission.admit_object(user, dry_run, where, body, kind, check)
+
+
+async def evict(
+    engine: Engine, request: web.Request, target: Target, admission: Admission | None
+) -> web.Response:
     """The eviction of ``target`` (a pod), by its budget's rules."""
     if request.method != "POST":
         raise failures.method_not_allowed(
             target.served.info, "the server does not allow this method on the requested resource"
         )
-    body = await _eviction_body(request)
-    if (body.get("metadata") or {}).get("name", target.name) != target.name:
-        raise failures.bad_request("name in URL does not match name in Eviction object")
+    body = await _admitted(request, target, admission, await _eviction_body(request))
     options = _delete_options(body, dry_run_requested(request))
     pod = engine.get(target.served, target.namespace or "", target.name)
     phase = (pod.get("status") or {}).get("phase")

@@ -363,7 +363,7 @@ class ResourceHandlers:
         if target.subresource == "scale":
             return await self._scale(request, target)
         if target.subresource == "eviction":
-            return await evict(self.engine, request, target)
+            return await evict(self.engine, request, target, self.admission)
         # approval: CSRs only; ephemeralcontainers: pods only (each only where served)
         if target.subresource not in ("status", "approval", "ephemeralcontainers"):
             raise failures.resource_not_found()
