@@ -3,25 +3,31 @@
 ``policy/v1 Eviction``, resource ``v1 pods``, subresource ``eviction``); a validating
 webhook can refuse it, and what a mutating webhook changes is what the eviction uses.
 Driven by raw HTTP and by the official client's ``create_namespaced_pod_eviction``."""
+# ruff: noqa: F811 -- the tests take the fixtures imported from test_webhooks as arguments
 
 from __future__ import annotations
 
 import asyncio
 import base64
 import json
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp import web
-from kf_http import Api, open_api, pod
+from kf_http import Api, pod
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 from kubernetes.client.rest import ApiException
-from test_webhooks import Review, Webhook, allow, config, free_port, install
+from test_webhooks import (  # the module server and its fixtures, shared
+    Review,
+    Webhook,
+    allow,
+    api,  # noqa: F401
+    config,
+    install,
+    server,  # noqa: F401
+    webhook,  # noqa: F401
+)
 
-from kubeforge.apiserver.server.tls import Credentials
 from kubeforge.testing import LocalApiServer
 
 ADMISSION = "/apis/admissionregistration.k8s.io/v1"
@@ -33,38 +39,6 @@ EVICTIONS = [
         "resources": ["pods/eviction"],
     }
 ]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LocalApiServer]:
-    # Webhook configurations are cluster-wide: a server of the module's own. Without a
-    # node every pod stays Pending, so an admitted eviction deletes it at once.
-    with LocalApiServer(simulate_node=False) as local:
-        yield local
-
-
-@pytest.fixture
-async def api(server: LocalApiServer) -> AsyncIterator[Api]:
-    session = await open_api(server)
-    async with session:
-        client = Api(server, session)
-        yield client
-        for kind in ("validating", "mutating"):
-            await client.delete(f"{ADMISSION}/{kind}webhookconfigurations")
-
-
-@pytest.fixture
-async def webhook(tmp_path: Path) -> AsyncIterator[Webhook]:
-    credentials = Credentials.load_or_create(tmp_path / "webhook-tls")
-    port = free_port()
-    hook = Webhook(f"https://127.0.0.1:{port}", base64.b64encode(credentials.ca_pem).decode())
-    app = web.Application()
-    app.router.add_post("/{tail:.*}", hook.handle)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", port, ssl_context=credentials.ssl_context()).start()
-    yield hook
-    await runner.cleanup()
 
 
 def _eviction(name: str, **extra: Any) -> dict[str, Any]:

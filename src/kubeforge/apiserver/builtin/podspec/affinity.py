@@ -20,6 +20,7 @@ Entry points: ``pod_affinity(spec, path)``, ``merge_label_keys(pod)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kubeforge.apiserver.failures import FieldError
@@ -112,12 +113,23 @@ def _node_affinity(affinity: dict[str, Any], path: str) -> list[FieldError]:
             errors.append(FieldError.required(at, detail))
         for i, term in enumerate(terms if isinstance(terms, list) else ()):
             errors += _term(term, f"{at}[{i}]")
-    for i, preferred in dict_items(affinity.get(_PREFERRED)):
+    return errors + _weighted(affinity, path, "preference", _term)
+
+
+def _weighted(
+    affinity: dict[str, Any],
+    path: str,
+    key: str,
+    check: Callable[[Any, str], list[FieldError]],
+) -> list[FieldError]:
+    """The preferred terms: each weight 1-100, then its term (under ``key``)."""
+    errors: list[FieldError] = []
+    for i, weighted in dict_items(affinity.get(_PREFERRED)):
         at = f"{path}.{_PREFERRED}[{i}]"
-        weight = preferred.get("weight") or 0
+        weight = weighted.get("weight") or 0
         if not 1 <= weight <= 100:
             errors.append(FieldError.invalid(f"{at}.weight", weight, _WEIGHT))
-        errors += _term(preferred.get("preference"), f"{at}.preference")
+        errors += check(weighted.get(key), f"{at}.{key}")
     return errors
 
 
@@ -176,13 +188,7 @@ def _pod_affinity(affinity: dict[str, Any], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     for i, term in enumerate(affinity.get(_REQUIRED) or []):
         errors += _pod_term(term, f"{path}.{_REQUIRED}[{i}]")
-    for i, weighted in dict_items(affinity.get(_PREFERRED)):
-        at = f"{path}.{_PREFERRED}[{i}]"
-        weight = weighted.get("weight") or 0
-        if not 1 <= weight <= 100:
-            errors.append(FieldError.invalid(f"{at}.weight", weight, _WEIGHT))
-        errors += _pod_term(weighted.get("podAffinityTerm"), f"{at}.podAffinityTerm")
-    return errors
+    return errors + _weighted(affinity, path, "podAffinityTerm", _pod_term)
 
 
 def pod_affinity(spec: dict[str, Any], path: str) -> list[FieldError]:
