@@ -118,6 +118,9 @@ def test_when_scaled_delete_takes_the_condemned_claims_with_their_pods(kubectl: 
             "kind": "StatefulSet",
             "name": "cache",
             "uid": sts["metadata"]["uid"],
+            # 1.32 makes the owner the claim's controller (kubernetes#122499)
+            "controller": True,
+            "blockOwnerDeletion": True,
         }
     ]
     kubectl.run("scale", "sts/cache", "--replicas=1")

@@ -7,8 +7,11 @@ the namespace is terminating, where the real recorder stays quiet. ``slow_start`
 ``count`` creates in batches of 1, 2, 4, ... and stops after the first batch with a
 refusal, so a template every create fails costs one attempt per sync, not ``count``.
 
+A sync that met a refusal is tried again as a workqueue's rate limiter allows
+(``Retries``: 5 ms, doubling per failure, up to 1000 s).
+
 Entry points: ``create_pod(cluster, owner, pod, component)``, ``slow_start(count, create)``,
-``failure_reason(error)``.
+``Retries``.
 
 >>> slow_start(5, lambda: None)
 (5, None)
@@ -22,12 +25,29 @@ from typing import Any
 from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.failures import StatusError
 
-__all__ = ["BURST_REPLICAS", "create_pod", "slow_start", "terminating_namespace"]
+__all__ = ["BURST_REPLICAS", "Retries", "create_pod", "slow_start", "terminating_namespace"]
 
 BURST_REPLICAS = 500
 """``BurstReplicas``: the most pods a ReplicaSet creates or deletes in one sync."""
 
 _PODS = ("", "pods")
+_RETRY_BASE = 0.005
+_RETRY_CAP = 1000.0
+
+
+class Retries:
+    """``ItemExponentialFailureRateLimiter``'s delays, per key."""
+
+    def __init__(self) -> None:
+        self._failures: dict[object, int] = {}
+
+    def failed(self, key: object) -> float:
+        """One more failure of ``key``: seconds before its next try."""
+        failures = self._failures[key] = self._failures.get(key, 0) + 1
+        return float(min(_RETRY_BASE * 2.0 ** (failures - 1), _RETRY_CAP))
+
+    def forget(self, key: object) -> None:
+        self._failures.pop(key, None)
 
 
 def terminating_namespace(error: StatusError) -> bool:

@@ -22,7 +22,12 @@ from typing import Any
 from kubeforge.apiserver.controllers.cluster import Cluster, controller_of, copy, owner_reference
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ownership import claim, controlled_by
-from kubeforge.apiserver.controllers.podcontrol import BURST_REPLICAS, create_pod, slow_start
+from kubeforge.apiserver.controllers.podcontrol import (
+    BURST_REPLICAS,
+    Retries,
+    create_pod,
+    slow_start,
+)
 from kubeforge.apiserver.controllers.ranking import (
     deletion_order,
     is_active,
@@ -38,8 +43,6 @@ from kubeforge.apiserver.storage.sqlite import Event
 __all__ = ["ReplicaSetController", "ReplicationManager", "pod_from_template", "replica_failure"]
 
 _PODS = ("", "pods")
-_RETRY_BASE = 0.005
-_RETRY_CAP = 1000.0
 
 
 def pod_from_template(
@@ -71,7 +74,7 @@ class _ReplicaController(ControllerLoop):
 
     def __init__(self, cluster: Cluster) -> None:
         super().__init__(cluster)
-        self._failures: dict[Key, int] = {}
+        self._retries = Retries()
 
     def selector(self, owner: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
@@ -118,11 +121,9 @@ class _ReplicaController(ControllerLoop):
             pods = [p for p in self.cluster.list(_PODS, key[0]) if controlled_by(p, owner)]
         again = self._write_status(owner, [p for p in pods if is_active(p)], refusal)
         if refusal is None:
-            self._failures.pop(key, None)
+            self._retries.forget(key)
             return again
-        # the rate-limited requeue of a sync that returned an error: 5 ms doubling
-        failures = self._failures[key] = self._failures.get(key, 0) + 1
-        return float(min(_RETRY_BASE * 2.0 ** (failures - 1), _RETRY_CAP))
+        return self._retries.failed(key)
 
     def _manage(self, owner: dict[str, Any], active: list[dict[str, Any]]) -> StatusError | None:
         """``manageReplicas``: create or delete at most ``BurstReplicas``; the first refusal."""

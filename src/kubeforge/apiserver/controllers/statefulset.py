@@ -7,9 +7,13 @@ recreates finished pods, deletes ordinals past ``replicas`` from the highest dow
 under ``RollingUpdate`` deletes pods of the old revision from the highest ordinal down to
 ``partition`` so they come back from the update revision. ``OrderedReady`` (the default)
 does one of these at a time and waits for every lower ordinal to be Running and Ready;
-``Parallel`` does them all at once. Events are the real ``SuccessfulCreate`` /
-``SuccessfulDelete`` texts (``create Pod web-0 in StatefulSet web successful``,
-``create Claim data-web-0 Pod web-0 in StatefulSet web success``).
+``Parallel`` does them all at once. ``maxUnavailable`` is not read: the
+MaxUnavailableStatefulSet gate is alpha and off in 1.32, so one pod at a time. Under
+``OnDelete`` pods are replaced only when deleted, and ``currentRevision`` stays where it
+was, as the real controller leaves it. Claims and their owner references are
+``statefulset_claims``'. Events are the real ``SuccessfulCreate`` / ``FailedCreate`` /
+``SuccessfulDelete`` texts (``create Pod web-0 in StatefulSet web successful``); a
+refused create is tried again with the rate-limited requeue.
 
 Entry point: ``StatefulSetController(cluster)``.
 """
@@ -19,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import Cluster, controller_of, copy
+from kubeforge.apiserver.controllers.cluster import Cluster, controller_of
 from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
 from kubeforge.apiserver.controllers.ownership import claim, controlled_by
+from kubeforge.apiserver.controllers.podcontrol import Retries
 from kubeforge.apiserver.controllers.ranking import is_available, is_ready, ready_since
 from kubeforge.apiserver.controllers.revisions import (
     Revisions,
@@ -29,13 +34,9 @@ from kubeforge.apiserver.controllers.revisions import (
     sync_revisions,
     trim_history,
 )
-from kubeforge.apiserver.controllers.statefulset_pods import (
-    claim_owner_ref,
-    claims_for,
-    ordinal_of,
-    retention,
-    stateful_pod,
-)
+from kubeforge.apiserver.controllers.statefulset_claims import create_pod, sync_claim_owners
+from kubeforge.apiserver.controllers.statefulset_pods import ordinal_of, stateful_pod
+from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.meta.labelselector import selector_matches
 from kubeforge.apiserver.storage.sqlite import Event
 
@@ -65,6 +66,7 @@ class StatefulSetController(KeyedLoop):
     def __init__(self, cluster: Cluster) -> None:
         super().__init__(cluster.engine, cluster.registry)
         self.cluster = cluster
+        self._retries = Retries()
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _SETS:
@@ -107,7 +109,12 @@ class StatefulSetController(KeyedLoop):
         )
         members = {n: p for p in pods if (n := ordinal_of(stateful_set, p)) is not None}
         current = self._current_revision(stateful_set, revisions)
-        self._manage(stateful_set, members, revisions, current)
+        try:
+            self._manage(stateful_set, members, revisions, current)
+            retry = None
+            self._retries.forget(key)
+        except StatusError:  # a refused create: its events are written; try again later
+            retry = self._retries.failed(key)
         fresh = [
             p
             for p in self.cluster.list(_PODS, key[0])
@@ -118,7 +125,8 @@ class StatefulSetController(KeyedLoop):
             revisions.update_name,
         }
         trim_history(self.cluster, stateful_set, revisions, live)
-        return self._write_status(stateful_set, fresh, current, revisions)
+        again = self._write_status(stateful_set, fresh, current, revisions)
+        return retry if retry is not None else again
 
     def _current_revision(
         self, stateful_set: dict[str, Any], revisions: Revisions
@@ -142,6 +150,9 @@ class StatefulSetController(KeyedLoop):
         start = int((spec.get("ordinals") or {}).get("start") or 0)
         wanted = range(start, start + int(spec.get("replicas", 1)))
         ordered = spec.get("podManagementPolicy") != "Parallel"
+        for ordinal, pod in members.items():
+            if ordinal in wanted and not _terminating(pod):
+                sync_claim_owners(self.cluster, stateful_set, pod, ordinal, in_range=True)
         if not self._fill(stateful_set, members, wanted, revisions, current, ordered):
             return
         condemned = sorted((n for n in members if n not in wanted), reverse=True)
@@ -190,15 +201,15 @@ class StatefulSetController(KeyedLoop):
     ) -> bool:
         if ordered and not all(n in members and _running_and_ready(members[n]) for n in wanted):
             return False
-        _, when_scaled = retention(stateful_set)
+        for ordinal in condemned:
+            pod = members[ordinal]
+            sync_claim_owners(self.cluster, stateful_set, pod, ordinal, in_range=False)
         for ordinal in condemned:
             pod = members[ordinal]
             if _terminating(pod):
                 if ordered:
                     return False
                 continue
-            if when_scaled == "Delete":
-                self._hand_claims_to(stateful_set, ordinal, pod)
             self._delete(stateful_set, pod)
             if ordered:
                 return False
@@ -223,49 +234,8 @@ class StatefulSetController(KeyedLoop):
                 return
 
     def _create(self, stateful_set: dict[str, Any], ordinal: int, revision: dict[str, Any]) -> None:
-        namespace = stateful_set["metadata"].get("namespace") or ""
         pod = stateful_pod(stateful_set, revision, ordinal)
-        name = pod["metadata"]["name"]
-        when_deleted, _ = retention(stateful_set)
-        for body in claims_for(stateful_set, ordinal):
-            existing = self.cluster.get(_CLAIMS, namespace, body["metadata"]["name"])
-            if existing is not None:
-                continue
-            if when_deleted == "Delete":
-                body["metadata"]["ownerReferences"] = [claim_owner_ref(stateful_set)]
-            self.cluster.create(_CLAIMS, namespace, body)
-            self._event(
-                stateful_set,
-                "SuccessfulCreate",
-                f"create Claim {body['metadata']['name']} Pod {name} in StatefulSet "
-                f"{stateful_set['metadata']['name']} success",
-            )
-        self.cluster.create(_PODS, namespace, pod)
-        self._event(
-            stateful_set, "SuccessfulCreate", self._pod_message("create", name, stateful_set)
-        )
-
-    def _hand_claims_to(
-        self, stateful_set: dict[str, Any], ordinal: int, pod: dict[str, Any]
-    ) -> None:
-        """``whenScaled: Delete``: the condemned pod alone owns its claims, so they go with it."""
-        namespace = stateful_set["metadata"].get("namespace") or ""
-        for body in claims_for(stateful_set, ordinal):
-            existing = self.cluster.get(_CLAIMS, namespace, body["metadata"]["name"])
-            if existing is None:
-                continue
-            # the set's reference goes, or the claim would outlive the pod it follows
-            set_uid = stateful_set["metadata"]["uid"]
-            refs = [
-                r
-                for r in existing["metadata"].get("ownerReferences") or []
-                if r.get("uid") != set_uid
-            ]
-            if any(r.get("uid") == pod["metadata"]["uid"] for r in refs):
-                continue
-            updated = copy(existing)
-            updated["metadata"]["ownerReferences"] = [*refs, claim_owner_ref(pod)]
-            self.cluster.update(_CLAIMS, updated)
+        create_pod(self.cluster, stateful_set, pod, ordinal)
 
     def _delete(self, stateful_set: dict[str, Any], pod: dict[str, Any]) -> None:
         meta = pod["metadata"]

@@ -5,12 +5,11 @@ A pod gets the template's labels plus ``statefulset.kubernetes.io/pod-name``,
 comes from, ``hostname`` = its name, ``subdomain`` = ``serviceName``, and a volume per
 ``volumeClaimTemplate`` pointing at its claim (``newVersionedStatefulSetPod`` and
 ``updateStorage`` in ``stateful_set_utils.go``, 1.32). A claim carries the template's
-labels merged with the set's ``matchLabels``; ``persistentVolumeClaimRetentionPolicy``
-decides its owner references: ``whenDeleted: Delete`` -> the set,
-``whenScaled: Delete`` -> the pod of a condemned ordinal.
+labels merged with the set's ``matchLabels``; who owns it is ``statefulset_claims``'
+business (``persistentVolumeClaimRetentionPolicy``).
 
 Entry points: ``ordinal_of``, ``pod_name``, ``stateful_pod``, ``claims_for``,
-``retention``, ``claim_owner_ref``.
+``retention``.
 """
 
 from __future__ import annotations
@@ -25,7 +24,6 @@ from kubeforge.apiserver.controllers.revisions import REVISION_LABEL
 __all__ = [
     "POD_INDEX_LABEL",
     "POD_NAME_LABEL",
-    "claim_owner_ref",
     "claims_for",
     "ordinal_of",
     "pod_name",
@@ -80,16 +78,6 @@ def retention(stateful_set: dict[str, Any]) -> tuple[str, str]:
     """``(whenDeleted, whenScaled)``, each ``Retain`` unless set to ``Delete``."""
     policy = (stateful_set.get("spec") or {}).get("persistentVolumeClaimRetentionPolicy") or {}
     return policy.get("whenDeleted") or "Retain", policy.get("whenScaled") or "Retain"
-
-
-def claim_owner_ref(owner: dict[str, Any]) -> dict[str, Any]:
-    """The non-controller reference retention puts on a claim (``setOwnerRef``)."""
-    return {
-        "apiVersion": owner["apiVersion"],
-        "kind": owner["kind"],
-        "name": owner["metadata"]["name"],
-        "uid": owner["metadata"]["uid"],
-    }
 
 
 def stateful_pod(
