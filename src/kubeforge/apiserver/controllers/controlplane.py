@@ -31,6 +31,7 @@ from kubeforge.apiserver.controllers.kubelet import Kubelets
 from kubeforge.apiserver.controllers.namespaces import NamespaceFinalizer
 from kubeforge.apiserver.controllers.nodelifecycle import NodeLifecycle
 from kubeforge.apiserver.controllers.nodes import load_node_specs
+from kubeforge.apiserver.controllers.protection import ClaimProtection, VolumeProtection
 from kubeforge.apiserver.controllers.replicaset import ReplicaSetController, ReplicationManager
 from kubeforge.apiserver.controllers.scheduler import Scheduler
 from kubeforge.apiserver.controllers.serviceaccounts import DefaultServiceAccounts
@@ -60,6 +61,8 @@ CONTROLLER_NAMES = (
     "namespace-controller",
     "node-lifecycle-controller",
     "persistentvolume-binder-controller",
+    "persistentvolume-protection-controller",
+    "persistentvolumeclaim-protection-controller",
     "replicaset-controller",
     "replicationcontroller-controller",
     "root-ca-certificate-publisher-controller",
@@ -172,6 +175,8 @@ def build_control_plane(
         "endpoints-controller": EndpointsController,
         "endpointslice-controller": EndpointSliceController,
         "persistentvolume-binder-controller": VolumeBinder,
+        "persistentvolumeclaim-protection-controller": ClaimProtection,
+        "persistentvolume-protection-controller": VolumeProtection,
         "node-lifecycle-controller": lambda c: NodeLifecycle(c, options.heartbeats),
         **(extra or {}),
     }

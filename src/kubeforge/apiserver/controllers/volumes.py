@@ -1,20 +1,26 @@
-"""The PersistentVolume binder with a simulated provisioner: claims become Bound.
+"""The PersistentVolume binder (1.32's ``persistentvolume`` controller), with the simulated
+provisioner of ``provisioner``: claims become Bound.
 
-The server starts with a default StorageClass when none exists, ``standard`` as kind's
-(``storageclass.kubernetes.io/is-default-class: "true"``, ``volumeBindingMode:
-WaitForFirstConsumer``, ``reclaimPolicy: Delete``), its provisioner ``kubeforge.dev/hostpath``.
-Each claim is then handled as the 1.32 ``persistentvolume`` controller and an external
-provisioner handle it: a claim without ``storageClassName`` gets the default class (the
-retroactive default assignment); a matching Available volume is bound first; otherwise,
-under ``WaitForFirstConsumer``, the claim waits (``WaitForFirstConsumer`` event) until a
-pod using it is on a node (``volume.kubernetes.io/selected-node``); then a volume
-``pvc-<claim uid>`` is provisioned (``ExternalProvisioning``, ``Provisioning``,
-``ProvisioningSucceeded``) and both are bound: the claim gets ``spec.volumeName``,
-``pv.kubernetes.io/bind-completed: "yes"``, ``pv.kubernetes.io/bound-by-controller:
-"yes"``, the ``storage-provisioner`` annotations and phase ``Bound``. A deleted claim's
+A claim without ``storageClassName`` gets the default class (the retroactive default
+assignment). A claim naming a volume (``spec.volumeName``) binds to that one only: not
+there yet -> Pending; bound elsewhere -> ``FailedBinding``; not fitting ->
+``VolumeMismatch`` (``Cannot bind to requested volume "<pv>": <why>``). Otherwise the
+smallest Available volume of its class that fits is bound (one pre-bound to the claim
+first); failing that, a claim of class ``""`` waits (``FailedBinding``: ``no persistent
+volumes available for this claim and no storage class is set``), one whose class does not
+exist fails (``ProvisioningFailed``), and under ``WaitForFirstConsumer`` the claim waits
+(``WaitForFirstConsumer``) until a pod using it is on a node — then it gets
+``volume.kubernetes.io/selected-node`` (the scheduler's VolumeBinding plugin writes it on
+a cluster; here the binder does, for it). Then the class's provisioner is asked
+(``volume.kubernetes.io/storage-provisioner``, ``ExternalProvisioning``): ours provisions
+``pvc-<uid>`` (``Provisioning``, ``ProvisioningSucceeded``), another one is waited for.
+Binding writes the claim's ``spec.volumeName``, ``pv.kubernetes.io/bind-completed``,
+``pv.kubernetes.io/bound-by-controller`` (the side whose reference the controller wrote)
+and phase ``Bound`` on both. Volumes nobody claims are ``Available``; a deleted claim's
 volume is deleted (``reclaimPolicy: Delete``) or left ``Released``.
 
-Entry point: ``VolumeBinder(cluster)``.
+Entry point: ``VolumeBinder(cluster)``. Keys are claims' ``(namespace, name)``; a
+volume's key is ``("", name)`` (claims always have a namespace).
 """
 
 from __future__ import annotations
@@ -25,21 +31,33 @@ from typing import Any
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
 from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
 from kubeforge.apiserver.controllers.nodes import quantity
+from kubeforge.apiserver.controllers.provisioner import (
+    DEFAULT_CLASS,
+    PROVISIONER,
+    claim_ref,
+    standard_class,
+    volume_for,
+)
 from kubeforge.apiserver.storage.sqlite import Event
 
-__all__ = ["PROVISIONER", "VolumeBinder"]
+__all__ = ["PROVISIONER", "VolumeBinder", "claims_of"]
 
-PROVISIONER = "kubeforge.dev/hostpath"
 _CLAIMS = ("", "persistentvolumeclaims")
 _VOLUMES = ("", "persistentvolumes")
 _CLASSES = ("storage.k8s.io", "storageclasses")
 _PODS = ("", "pods")
-_DEFAULT = "storageclass.kubernetes.io/is-default-class"
 _SELECTED_NODE = "volume.kubernetes.io/selected-node"
+_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
+_PROVISIONER_NOTES = (
+    "volume.beta.kubernetes.io/storage-provisioner",
+    "volume.kubernetes.io/storage-provisioner",
+)
 _COMPONENT = "persistentvolume-controller"
+_NO_CLASS = "no persistent volumes available for this claim and no storage class is set"
 
 
-def _claims_of(pod: dict[str, Any]) -> list[str]:
+def claims_of(pod: dict[str, Any]) -> list[str]:
+    """The claims a pod's volumes name."""
     volumes = (pod.get("spec") or {}).get("volumes") or []
     return [
         str(v["persistentVolumeClaim"]["claimName"])
@@ -48,9 +66,48 @@ def _claims_of(pod: dict[str, Any]) -> list[str]:
     ]
 
 
-def _request(claim: dict[str, Any]) -> Any:
-    requests = ((claim.get("spec") or {}).get("resources") or {}).get("requests") or {}
-    return quantity(requests.get("storage", "0"))
+def _spec(obj: dict[str, Any]) -> dict[str, Any]:
+    return obj.get("spec") or {}
+
+
+def _size(obj: dict[str, Any]) -> Any:
+    """A volume's capacity or a claim's request of storage."""
+    spec = _spec(obj)
+    amounts = (
+        spec["capacity"] if "capacity" in spec else (spec.get("resources") or {}).get("requests")
+    )
+    return quantity((amounts or {}).get("storage", "0"))
+
+
+def mismatch(volume: dict[str, Any], claim: dict[str, Any]) -> str | None:
+    """``checkVolumeSatisfyClaim``: why ``volume`` cannot serve ``claim``, if it cannot."""
+    if volume["metadata"].get("deletionTimestamp"):
+        return f'the volume is marked for deletion "{volume["metadata"]["name"]}"'
+    if _size(volume) < _size(claim):
+        return "requested PV is too small"
+    if (_spec(volume).get("storageClassName") or "") != (
+        _spec(claim).get("storageClassName") or ""
+    ):
+        return "storageClassName does not match"
+    if (_spec(volume).get("volumeMode") or "Filesystem") != (
+        _spec(claim).get("volumeMode") or "Filesystem"
+    ):
+        return "incompatible volumeMode"
+    if not set(_spec(claim).get("accessModes") or []) <= set(
+        _spec(volume).get("accessModes") or []
+    ):
+        return "incompatible accessMode"
+    return None
+
+
+def _claimed_by(volume: dict[str, Any], claim: dict[str, Any]) -> bool | None:
+    """True if the volume's claimRef names the claim, False if another, None if none."""
+    ref = _spec(volume).get("claimRef")
+    if not ref:
+        return None
+    meta = claim["metadata"]
+    same = (ref.get("namespace"), ref.get("name")) == (meta.get("namespace"), meta["name"])
+    return same and ref.get("uid") in (None, "", meta["uid"])
 
 
 class VolumeBinder(KeyedLoop):
@@ -59,44 +116,101 @@ class VolumeBinder(KeyedLoop):
     def __init__(self, cluster: Cluster) -> None:
         super().__init__(cluster.engine, cluster.registry)
         self.cluster = cluster
-        self._told_to_wait: set[str] = set()
+        self._told: set[tuple[str, str]] = set()
 
     def start(self) -> None:
         if not self.cluster.list(_CLASSES):
-            self.cluster.create(_CLASSES, "", _standard_class())
+            self.cluster.create(_CLASSES, "", standard_class())
         super().start()
+        for volume in self.cluster.list(_VOLUMES):
+            self.enqueue(("", volume["metadata"]["name"]))
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _CLAIMS:
             return (key_of(event.object),)
-        if event.resource == _PODS and (event.object.get("spec") or {}).get("nodeName"):
+        if event.resource == _VOLUMES:
+            keys = [("", str(event.object["metadata"]["name"]))]
+            ref = _spec(event.object).get("claimRef") or {}
+            if ref.get("namespace") and ref.get("name"):
+                keys.append((str(ref["namespace"]), str(ref["name"])))
+            return keys
+        if event.resource == _PODS and _spec(event.object).get("nodeName"):
             namespace = event.object["metadata"].get("namespace") or ""
-            return [(namespace, name) for name in _claims_of(event.object)]
+            return [(namespace, name) for name in claims_of(event.object)]
         if event.resource == _CLASSES:
             return [key_of(c) for c in self.cluster.list(_CLAIMS) if not _bound(c)]
         return ()
 
     def sync(self, key: Key) -> float | None:
+        if not key[0]:
+            self._sync_volume(key[1])
+            return None
         claim = self.cluster.get(_CLAIMS, *key)
         if claim is None:
             self._release(*key)
-            return None
-        if _bound(claim) or claim["metadata"].get("deletionTimestamp"):
-            return None
-        spec = claim.get("spec") or {}
+        elif not _bound(claim) and not claim["metadata"].get("deletionTimestamp"):
+            self._sync_claim(claim)
+        return None
+
+    def _sync_volume(self, name: str) -> None:
+        """``syncVolume`` for a volume nobody claims: it is Available."""
+        volume = self.cluster.get(_VOLUMES, "", name)
+        if (
+            volume is None
+            or volume["metadata"].get("deletionTimestamp")
+            or _spec(volume).get("claimRef")
+        ):
+            return
+        if (volume.get("status") or {}).get("phase") != "Available":
+            body = copy(volume)
+            body["status"] = {"phase": "Available"}
+            self.cluster.update_status(_VOLUMES, body)
+
+    def _sync_claim(self, claim: dict[str, Any]) -> None:
+        spec = _spec(claim)
+        if spec.get("volumeName"):
+            self._sync_requested(claim, str(spec["volumeName"]))
+            return
         if spec.get("storageClassName") is None:
             default = self._default_class()
             if default is not None:
                 body = copy(claim)
                 body["spec"]["storageClassName"] = default["metadata"]["name"]
                 self.cluster.update(_CLAIMS, body)
-            return None
-        volume = self._available_volume(claim)
-        if volume is None:
-            volume = self._provision(claim)
+                return
+        volume = self._best_match(claim)
         if volume is not None:
             self._bind(claim, volume)
-        return None
+            return
+        class_name = spec.get("storageClassName") or ""
+        if not class_name:
+            self._event(claim, "Normal", "FailedBinding", _NO_CLASS)
+            return
+        storage_class = self.cluster.get(_CLASSES, "", class_name)
+        if storage_class is None:
+            message = f'storageclass.storage.k8s.io "{class_name}" not found'
+            self._event(claim, "Warning", "ProvisioningFailed", message)
+            return
+        node = self._selected_node(claim, storage_class)
+        if node is not None:
+            self._provision(claim, storage_class, node)
+
+    def _sync_requested(self, claim: dict[str, Any], name: str) -> None:
+        """The claim names its volume (``syncUnboundClaim`` with ``spec.volumeName``)."""
+        volume = self.cluster.get(_VOLUMES, "", name)
+        if volume is None:
+            return  # Pending until it exists
+        owner = _claimed_by(volume, claim)
+        if owner is False:
+            message = f'volume "{name}" already bound to a different claim.'
+            self._event(claim, "Warning", "FailedBinding", message)
+            return
+        why = mismatch(volume, claim) if owner is None else None
+        if why is not None:
+            message = f'Cannot bind to requested volume "{name}": {why}'
+            self._event(claim, "Warning", "VolumeMismatch", message)
+            return
+        self._bind(claim, volume)
 
     # --- finding or making a volume ---------------------------------------------------------
 
@@ -104,134 +218,126 @@ class VolumeBinder(KeyedLoop):
         defaults = [
             c
             for c in self.cluster.list(_CLASSES)
-            if (c["metadata"].get("annotations") or {}).get(_DEFAULT) == "true"
+            if (c["metadata"].get("annotations") or {}).get(DEFAULT_CLASS) == "true"
         ]
         # several defaults: the newest wins, as GetDefaultClass picks it
         return max(
             defaults, key=lambda c: str(c["metadata"].get("creationTimestamp")), default=None
         )
 
-    def _available_volume(self, claim: dict[str, Any]) -> dict[str, Any] | None:
-        spec = claim.get("spec") or {}
-        wanted_modes = set(spec.get("accessModes") or [])
-        fitting = [
-            v
-            for v in self.cluster.list(_VOLUMES)
-            if (v.get("status") or {}).get("phase") in (None, "Pending", "Available")
-            and not (v.get("spec") or {}).get("claimRef")
-            and (v.get("spec") or {}).get("storageClassName", "") == spec.get("storageClassName")
-            and wanted_modes <= set((v.get("spec") or {}).get("accessModes") or [])
-            and quantity(((v.get("spec") or {}).get("capacity") or {}).get("storage", "0"))
-            >= _request(claim)
-        ]
-        # the smallest volume that fits, as findBestMatchForClaim chooses
-        return min(
-            fitting,
-            key=lambda v: quantity(v["spec"]["capacity"]["storage"]),
-            default=None,
-        )
-
-    def _provision(self, claim: dict[str, Any]) -> dict[str, Any] | None:
-        name = (claim.get("spec") or {}).get("storageClassName") or ""
-        storage_class = self.cluster.get(_CLASSES, "", name) if name else None
-        if storage_class is None or storage_class.get("provisioner") != PROVISIONER:
-            return None  # a static volume may still come; a real cluster waits too
-        node = self._selected_node(claim, storage_class)
-        if node is None:
-            return None
-        self._event(
-            claim,
-            "Normal",
-            "ExternalProvisioning",
-            f"Waiting for a volume to be created either by the external provisioner "
-            f"'{PROVISIONER}' or manually by the system administrator. If volume creation "
-            f"is delayed, please verify that the provisioner is running and correctly "
-            f"registered.",
-        )
-        meta = claim["metadata"]
-        self._event(
-            claim,
-            "Normal",
-            "Provisioning",
-            f'External provisioner is provisioning volume for claim "{meta.get("namespace")}'
-            f'/{meta["name"]}"',
-            component=PROVISIONER,
-        )
-        volume = self.cluster.create(_VOLUMES, "", _volume_for(claim, storage_class, node))
-        self._event(
-            claim,
-            "Normal",
-            "ProvisioningSucceeded",
-            f"Successfully provisioned volume {volume['metadata']['name']}",
-            component=PROVISIONER,
-        )
-        return volume
+    def _best_match(self, claim: dict[str, Any]) -> dict[str, Any] | None:
+        """``findBestMatchForClaim``: a volume pre-bound to the claim, else the smallest
+        unclaimed one that fits."""
+        fitting = []
+        for volume in self.cluster.list(_VOLUMES):
+            owner = _claimed_by(volume, claim)
+            if owner is False or mismatch(volume, claim) is not None:
+                continue
+            if owner:
+                return volume
+            if not _spec(volume).get("claimRef"):
+                fitting.append(volume)
+        return min(fitting, key=_size, default=None)
 
     def _selected_node(self, claim: dict[str, Any], storage_class: dict[str, Any]) -> str | None:
-        """The node a WaitForFirstConsumer claim's first pod went to ("" for Immediate)."""
+        """The node a WaitForFirstConsumer claim's first pod went to ("" for Immediate),
+        written into the claim's selected-node annotation; None while there is none."""
         if storage_class.get("volumeBindingMode") != "WaitForFirstConsumer":
             return ""
-        annotations = claim["metadata"].get("annotations") or {}
-        if annotations.get(_SELECTED_NODE):
-            return str(annotations[_SELECTED_NODE])
         meta = claim["metadata"]
+        chosen = (meta.get("annotations") or {}).get(_SELECTED_NODE)
+        if chosen:
+            return str(chosen)
         for pod in self.cluster.list(_PODS, meta.get("namespace") or ""):
-            node = (pod.get("spec") or {}).get("nodeName")
-            if node and meta["name"] in _claims_of(pod):
-                return str(node)
-        if meta["uid"] not in self._told_to_wait:
-            self._told_to_wait.add(meta["uid"])
+            node = _spec(pod).get("nodeName")
+            if node and meta["name"] in claims_of(pod):
+                body = copy(claim)
+                body["metadata"].setdefault("annotations", {})[_SELECTED_NODE] = str(node)
+                self.cluster.update(_CLAIMS, body)
+                return None  # the update brings the claim back with its node
+        if (meta["uid"], "wait") not in self._told:
+            self._told.add((meta["uid"], "wait"))
             message = "waiting for first consumer to be created before binding"
             self._event(claim, "Normal", "WaitForFirstConsumer", message)
         return None
 
+    def _provision(self, claim: dict[str, Any], storage_class: dict[str, Any], node: str) -> None:
+        provisioner = str(storage_class.get("provisioner") or "")
+        notes = claim["metadata"].get("annotations") or {}
+        if any(notes.get(n) != provisioner for n in _PROVISIONER_NOTES):
+            body = copy(claim)
+            for note in _PROVISIONER_NOTES:
+                body["metadata"].setdefault("annotations", {})[note] = provisioner
+            self.cluster.update(_CLAIMS, body)
+            return  # the update brings the claim back, annotated as a provisioner expects
+        meta = claim["metadata"]
+        if (meta["uid"], "external") not in self._told:
+            self._told.add((meta["uid"], "external"))
+            self._event(
+                claim,
+                "Normal",
+                "ExternalProvisioning",
+                f"Waiting for a volume to be created either by the external provisioner "
+                f"'{provisioner}' or manually by the system administrator. If volume creation "
+                f"is delayed, please verify that the provisioner is running and correctly "
+                f"registered.",
+            )
+        if provisioner != PROVISIONER:
+            return  # another provisioner's business; a static volume may come too
+        who = f"{meta.get('namespace')}/{meta['name']}"
+        self._event(
+            claim,
+            "Normal",
+            "Provisioning",
+            f'External provisioner is provisioning volume for claim "{who}"',
+            component=PROVISIONER,
+        )
+        volume = self.cluster.create(_VOLUMES, "", volume_for(claim, storage_class, node))
+        message = f"Successfully provisioned volume {volume['metadata']['name']}"
+        self._event(claim, "Normal", "ProvisioningSucceeded", message, component=PROVISIONER)
+        self._bind(claim, volume)
+
     # --- binding ----------------------------------------------------------------------------
 
     def _bind(self, claim: dict[str, Any], volume: dict[str, Any]) -> None:
-        meta = claim["metadata"]
+        """``bind``: the volume's claimRef and phase, then the claim's volumeName and phase."""
         bound_volume = copy(volume)
-        bound_volume["spec"]["claimRef"] = {
-            "kind": "PersistentVolumeClaim",
-            "namespace": meta.get("namespace"),
-            "name": meta["name"],
-            "uid": meta["uid"],
-            "apiVersion": "v1",
-            "resourceVersion": meta.get("resourceVersion"),
-        }
+        if not _spec(volume).get("claimRef"):
+            bound_volume["metadata"].setdefault("annotations", {})[_BOUND_BY_CONTROLLER] = "yes"
+        bound_volume["spec"]["claimRef"] = claim_ref(claim)
         bound_volume = self.cluster.update(_VOLUMES, bound_volume)
         bound_volume["status"] = {"phase": "Bound"}
         self.cluster.update_status(_VOLUMES, bound_volume)
         body = copy(claim)
         notes = body["metadata"].setdefault("annotations", {})
+        if _spec(claim).get("volumeName") != volume["metadata"]["name"]:
+            body["spec"]["volumeName"] = volume["metadata"]["name"]
+            notes[_BOUND_BY_CONTROLLER] = "yes"
         notes["pv.kubernetes.io/bind-completed"] = "yes"
-        notes["pv.kubernetes.io/bound-by-controller"] = "yes"
-        if (volume["metadata"].get("annotations") or {}).get("pv.kubernetes.io/provisioned-by"):
-            notes["volume.beta.kubernetes.io/storage-provisioner"] = PROVISIONER
-            notes["volume.kubernetes.io/storage-provisioner"] = PROVISIONER
-        body["spec"]["volumeName"] = volume["metadata"]["name"]
         body = self.cluster.update(_CLAIMS, body)
         body["status"] = {
             "phase": "Bound",
-            "accessModes": list(volume["spec"].get("accessModes") or []),
-            "capacity": dict(volume["spec"].get("capacity") or {}),
+            "accessModes": list(_spec(volume).get("accessModes") or []),
+            "capacity": dict(_spec(volume).get("capacity") or {}),
         }
         self.cluster.update_status(_CLAIMS, body)
 
     def _release(self, namespace: str, name: str) -> None:
         """A claim is gone: its volume is deleted or kept ``Released``, as its policy says."""
         for volume in self.cluster.list(_VOLUMES):
-            ref = (volume.get("spec") or {}).get("claimRef") or {}
+            ref = _spec(volume).get("claimRef") or {}
             if (ref.get("namespace"), ref.get("name")) != (namespace, name):
                 continue
-            if (volume.get("status") or {}).get("phase") == "Released":
+            if (volume.get("status") or {}).get("phase") == "Released" or volume["metadata"].get(
+                "deletionTimestamp"
+            ):
                 continue
             vmeta = volume["metadata"]
-            if volume["spec"].get("persistentVolumeReclaimPolicy") == "Delete":
+            released = copy(volume)
+            released["status"] = {"phase": "Released"}
+            self.cluster.update_status(_VOLUMES, released)  # no longer Bound: unprotected
+            if _spec(volume).get("persistentVolumeReclaimPolicy") == "Delete":
                 self.cluster.delete(_VOLUMES, "", vmeta["name"], uid=vmeta["uid"])
-            else:
-                released = copy(volume)
-                released["status"] = {"phase": "Released"}
-                self.cluster.update_status(_VOLUMES, released)
 
     def _event(
         self,
@@ -246,46 +352,3 @@ class VolumeBinder(KeyedLoop):
 
 def _bound(claim: dict[str, Any]) -> bool:
     return (claim.get("status") or {}).get("phase") == "Bound"
-
-
-def _standard_class() -> dict[str, Any]:
-    return {
-        "apiVersion": "storage.k8s.io/v1",
-        "kind": "StorageClass",
-        "metadata": {"name": "standard", "annotations": {_DEFAULT: "true"}},
-        "provisioner": PROVISIONER,
-        "reclaimPolicy": "Delete",
-        "volumeBindingMode": "WaitForFirstConsumer",
-    }
-
-
-def _volume_for(claim: dict[str, Any], storage_class: dict[str, Any], node: str) -> dict[str, Any]:
-    """The volume the simulated provisioner makes: a host path on the chosen node."""
-    meta, spec = claim["metadata"], claim.get("spec") or {}
-    name = f"pvc-{meta['uid']}"
-    volume_spec: dict[str, Any] = {
-        "capacity": {
-            "storage": str(
-                ((spec.get("resources") or {}).get("requests") or {}).get("storage", "0")
-            )
-        },
-        "accessModes": list(spec.get("accessModes") or ["ReadWriteOnce"]),
-        "persistentVolumeReclaimPolicy": storage_class.get("reclaimPolicy") or "Delete",
-        "storageClassName": storage_class["metadata"]["name"],
-        "volumeMode": spec.get("volumeMode") or "Filesystem",
-        "hostPath": {"path": f"/var/lib/kubeforge/volumes/{name}", "type": "DirectoryOrCreate"},
-    }
-    if node:
-        term = {"key": "kubernetes.io/hostname", "operator": "In", "values": [node]}
-        volume_spec["nodeAffinity"] = {
-            "required": {"nodeSelectorTerms": [{"matchExpressions": [term]}]}
-        }
-    return {
-        "apiVersion": "v1",
-        "kind": "PersistentVolume",
-        "metadata": {
-            "name": name,
-            "annotations": {"pv.kubernetes.io/provisioned-by": PROVISIONER},
-        },
-        "spec": volume_spec,
-    }
