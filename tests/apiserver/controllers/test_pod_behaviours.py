@@ -29,7 +29,8 @@ async def test_exit_after_with_a_code_fails_a_never_restarting_pod(
     terminated = _container(done)["state"]["terminated"]
     assert terminated["exitCode"] == 3
     assert terminated["reason"] == "Error"
-    assert condition(done, "Ready")["reason"] == "PodCompleted"
+    # generateContainersReadyConditionForTerminalPhase: a Failed pod is PodFailed.
+    assert condition(done, "Ready")["reason"] == "PodFailed"
 
 
 async def test_exit_zero_succeeds(api: Api, namespace: str) -> None:

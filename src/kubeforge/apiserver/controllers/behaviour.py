@@ -10,6 +10,9 @@
                                          ImagePullBackOff, forever
 ``kubeforge.dev/exit-after: "2.5"``      containers exit after that many seconds ...
 ``kubeforge.dev/exit-code: "3"``         ... with that code (default 0)
+``kubeforge.dev/liveness-fails-after:    each container's liveness probe (if it has one)
+"1.5"``                                  fails from that many seconds after each start:
+                                         ``Unhealthy``, ``Killing``, a restart
 ==================================  ===================================================
 
 A pod a Job owns exits 0 after the server's ``--job-pod-run-time`` unless told otherwise;
@@ -18,7 +21,7 @@ any other pod runs until deleted. Entry point: ``behaviour_of(pod, job_run_time)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 __all__ = ["PREFIX", "Behaviour", "behaviour_of"]
@@ -37,6 +40,7 @@ class Behaviour:
     oom_killed: bool = False
     never_ready: bool = False
     image_pull_fails: bool = False
+    liveness_fails_after: float | None = None
 
     @property
     def exit_reason(self) -> str:
@@ -46,6 +50,13 @@ class Behaviour:
 
 
 def behaviour_of(pod: dict[str, Any], job_run_time: float) -> Behaviour:
+    chosen = _chosen(pod, job_run_time)
+    annotations = pod["metadata"].get("annotations") or {}
+    failing = _seconds(annotations.get(PREFIX + "liveness-fails-after"))
+    return replace(chosen, liveness_fails_after=failing) if failing is not None else chosen
+
+
+def _chosen(pod: dict[str, Any], job_run_time: float) -> Behaviour:
     annotations = pod["metadata"].get("annotations") or {}
     chosen = str(annotations.get(PREFIX + "behavior") or "")
     exit_after = _seconds(annotations.get(PREFIX + "exit-after"))

@@ -2,11 +2,14 @@
 
 Conditions come in the kubelet's order (PodReadyToStartContainers, Initialized, Ready,
 ContainersReady, PodScheduled), keep their ``lastTransitionTime`` while their status
-holds, and say ``ContainersNotReady`` / ``containers with unready status: [a b]`` or
-``PodCompleted`` as ``pkg/kubelet/status/generate.go`` does.
+holds, and say ``ContainersNotInitialized`` / ``containers with incomplete status: [a]``,
+``ContainersNotReady`` / ``containers with unready status: [sidecar main]`` (sidecars
+first, then app containers, in spec order), ``ReadinessGatesNotReady``, or
+``PodCompleted`` / ``PodFailed`` for a finished pod, as ``pkg/kubelet/status/generate.go``
+does.
 
-Entry points: ``conditions(pod, ...)``, ``waiting(...)``, ``running(...)``,
-``terminated(...)``, ``image_ref(image)``.
+Entry points: ``conditions(pod, now, phase, runs, sandbox=...)``,
+``container_status(pod, run)``, ``image_ref(image)``, ``qos_class(pod)``.
 """
 
 from __future__ import annotations
@@ -14,14 +17,15 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from kubeforge.apiserver.controllers.containerrun import ContainerRun
+
 __all__ = [
     "conditions",
     "container_id",
+    "container_status",
+    "exit_state",
     "image_ref",
     "qos_class",
-    "running",
-    "terminated",
-    "waiting",
 ]
 
 
@@ -46,73 +50,22 @@ def container_id(pod: dict[str, Any], name: str, restarts: int) -> str:
     return f"containerd://{hashlib.sha256(seed).hexdigest()}"
 
 
-def _base(container: dict[str, Any], restarts: int, last: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "name": container.get("name"),
-        "image": container.get("image"),
+def container_status(pod: dict[str, Any], run: ContainerRun) -> dict[str, Any]:
+    """The ``containerStatuses`` (or ``initContainerStatuses``) entry of one container."""
+    status: dict[str, Any] = {
+        "name": run.name,
+        "image": run.spec.get("image"),
         "imageID": "",
-        "ready": False,
-        "started": False,
-        "restartCount": restarts,
-        "lastState": last,
+        "ready": run.ready,
+        "started": run.started,
+        "restartCount": run.restarts,
+        "lastState": run.last,
+        "state": run.state or {"waiting": {"reason": "ContainerCreating"}},
     }
-
-
-def waiting(
-    container: dict[str, Any],
-    reason: str,
-    message: str = "",
-    *,
-    restarts: int = 0,
-    last: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    state: dict[str, Any] = {"reason": reason}
-    if message:
-        state["message"] = message
-    return {**_base(container, restarts, last or {}), "state": {"waiting": state}}
-
-
-def running(
-    pod: dict[str, Any],
-    container: dict[str, Any],
-    started_at: str,
-    *,
-    ready: bool,
-    restarts: int = 0,
-    last: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    image, image_id = image_ref(str(container.get("image")))
-    return {
-        **_base(container, restarts, last or {}),
-        "image": image,
-        "imageID": image_id,
-        "containerID": container_id(pod, str(container.get("name")), restarts),
-        "ready": ready,
-        "started": True,
-        "state": {"running": {"startedAt": started_at}},
-    }
-
-
-def terminated(
-    pod: dict[str, Any],
-    container: dict[str, Any],
-    started_at: str,
-    finished_at: str,
-    *,
-    code: int,
-    reason: str,
-    restarts: int = 0,
-) -> dict[str, Any]:
-    """The container's status once it exited (and is not being restarted)."""
-    image, image_id = image_ref(str(container.get("image")))
-    cid = container_id(pod, str(container.get("name")), restarts)
-    return {
-        **_base(container, restarts, {}),
-        "image": image,
-        "imageID": image_id,
-        "containerID": cid,
-        "state": {"terminated": exit_state(cid, started_at, finished_at, code, reason)},
-    }
+    if "waiting" not in status["state"]:
+        status["image"], status["imageID"] = image_ref(str(run.spec.get("image")))
+        status["containerID"] = container_id(pod, run.name, run.restarts)
+    return status
 
 
 def exit_state(cid: str, started: str, finished: str, code: int, reason: str) -> dict[str, Any]:
@@ -126,29 +79,17 @@ def exit_state(cid: str, started: str, finished: str, code: int, reason: str) ->
 
 
 def conditions(
-    pod: dict[str, Any],
-    now: str,
-    *,
-    sandbox: bool,
-    unready: list[str],
-    completed: bool = False,
+    pod: dict[str, Any], now: str, phase: str, runs: list[ContainerRun], *, sandbox: bool
 ) -> list[dict[str, Any]]:
-    """The five pod conditions; ``unready`` names the containers that are not ready."""
-    if completed:
-        ready = ("False", "PodCompleted", "")
-    elif unready:
-        ready = (
-            "False",
-            "ContainersNotReady",
-            f"containers with unready status: [{' '.join(unready)}]",
-        )
-    else:
-        ready = ("True", "", "")
+    """The five pod conditions for these containers, as ``generate.go`` words them."""
+    ready = _containers_ready(runs, phase)
+    if ready[0] == "True":
+        ready = _readiness_gates(pod) or ready
     wanted = [
         ("PodReadyToStartContainers", ("True" if sandbox else "False", "", "")),
-        ("Initialized", ("True", "PodCompleted" if completed else "", "")),
+        ("Initialized", _initialized(runs, phase)),
         ("Ready", ready),
-        ("ContainersReady", ready),
+        ("ContainersReady", _containers_ready(runs, phase)),
         ("PodScheduled", ("True", "", "")),
     ]
     previous = {c.get("type"): c for c in (pod.get("status") or {}).get("conditions") or []}
@@ -168,6 +109,57 @@ def conditions(
             condition["message"] = message
         out.append(condition)
     return out
+
+
+_Said = tuple[str, str, str]
+
+
+def _initialized(runs: list[ContainerRun], phase: str) -> _Said:
+    if phase == "Succeeded":
+        return ("True", "PodCompleted", "")
+    # Once an app container has run, the pod was initialized (a sidecar may be restarting).
+    if any(r.kind == "app" and (r.running or "terminated" in r.state) for r in runs):
+        return ("True", "", "")
+    incomplete = [
+        r.name
+        for r in runs
+        if (r.kind == "init" and not r.ready) or (r.kind == "sidecar" and not r.started)
+    ]
+    if incomplete:
+        message = f"containers with incomplete status: [{' '.join(incomplete)}]"
+        return ("False", "ContainersNotInitialized", message)
+    return ("True", "", "")
+
+
+def _containers_ready(runs: list[ContainerRun], phase: str) -> _Said:
+    if phase == "Succeeded":
+        return ("False", "PodCompleted", "")
+    if phase == "Failed":
+        return ("False", "PodFailed", "")
+    unready = [r.name for r in runs if r.kind == "sidecar" and not r.ready]
+    unready += [r.name for r in runs if r.kind == "app" and not r.ready]
+    if unready:
+        message = f"containers with unready status: [{' '.join(unready)}]"
+        return ("False", "ContainersNotReady", message)
+    return ("True", "", "")
+
+
+def _readiness_gates(pod: dict[str, Any]) -> _Said | None:
+    present = {
+        c.get("type"): c.get("status") for c in (pod.get("status") or {}).get("conditions") or []
+    }
+    problems = []
+    for gate in (pod.get("spec") or {}).get("readinessGates") or []:
+        kind = str((gate or {}).get("conditionType"))
+        if kind not in present:
+            problems.append(
+                f'corresponding condition of pod readiness gate "{kind}" does not exist.'
+            )
+        elif present[kind] != "True":
+            problems.append(
+                f'the status of pod readiness gate "{kind}" is not "True", but {present[kind]}'
+            )
+    return ("False", "ReadinessGatesNotReady", ", ".join(problems)) if problems else None
 
 
 def qos_class(pod: dict[str, Any]) -> str:

@@ -1,10 +1,11 @@
 """The ``kubectl get pods`` columns: the pod's ``Status`` cell summed up from its containers.
 
 The reasoning is ``printPod`` of Kubernetes 1.32 (``pkg/printers/internalversion``): an
-init container that has not succeeded names the pod's state (``Init:1/2``,
-``Init:CrashLoopBackOff``); otherwise the first container with a waiting or terminated
-reason does; a pod being deleted is ``Terminating`` (``Unknown`` when its node is lost).
-Restarts count every container's, with the time since the latest.
+init container that has not succeeded (a sidecar: not started) names the pod's state
+(``Init:1/2``, ``Init:CrashLoopBackOff``); otherwise the first container with a waiting
+or terminated reason does; a pod being deleted is ``Terminating`` (``Unknown`` when its
+node is lost). Sidecars count among the ready containers. Restarts count every
+container's, with the time since the latest.
 
 Entry point: ``POD``, the printer of core/v1 Pods (listed in ``kinds``).
 """
@@ -47,23 +48,40 @@ class _Restarts:
         return f"{self.count} ({human_duration((now - self.last).total_seconds())} ago)"
 
 
-def _init_reason(spec: dict[str, Any], status: dict[str, Any], restarts: _Restarts) -> str | None:
-    """The state of the first init container that has not succeeded, or ``None``."""
-    init_specs = list_at(spec, "initContainers")
+def _sidecars(spec: dict[str, Any]) -> set[str]:
+    """Init containers that always restart: they run beside the app containers."""
+    return {
+        str(c.get("name"))
+        for c in list_at(spec, "initContainers")
+        if isinstance(c, dict) and c.get("restartPolicy") == "Always"
+    }
+
+
+def _init_reason(
+    spec: dict[str, Any], status: dict[str, Any], restarts: _Restarts
+) -> tuple[str | None, int]:
+    """The state of the first init container that has not succeeded (or started, for a
+    sidecar), or ``None``; and how many started sidecars before it are ready."""
+    init_specs, sidecars, ready = list_at(spec, "initContainers"), _sidecars(spec), 0
     for index, container in enumerate(list_at(status, "initContainerStatuses")):
         restarts.note(container)
         terminated = dict_at(container, "state", "terminated")
         waiting = dict_at(container, "state", "waiting")
         if terminated and terminated.get("exitCode") == 0:
             continue
+        if container.get("name") in sidecars and container.get("started"):
+            ready += 1 if container.get("ready") else 0
+            continue
         if terminated:
-            return "Init:" + str(
+            reason = "Init:" + str(
                 terminated.get("reason") or f"ExitCode:{terminated.get('exitCode')}"
             )
-        if waiting.get("reason") and waiting.get("reason") != "PodInitializing":
-            return f"Init:{waiting['reason']}"
-        return f"Init:{index}/{len(init_specs)}"
-    return None
+        elif waiting.get("reason") and waiting.get("reason") != "PodInitializing":
+            reason = f"Init:{waiting['reason']}"
+        else:
+            reason = f"Init:{index}/{len(init_specs)}"
+        return reason, ready
+    return None, ready
 
 
 def _container_reason(status: dict[str, Any], reason: str, restarts: _Restarts) -> tuple[str, int]:
@@ -111,11 +129,16 @@ def _readiness_gates(spec: dict[str, Any], status: dict[str, Any]) -> str:
 def _pod_row(pod: dict[str, Any], now: datetime) -> list[Any]:
     spec, status = dict_at(pod, "spec"), dict_at(pod, "status")
     restarts = _Restarts()
-    ready = 0
-    reason = _init_reason(spec, status, restarts)
-    if reason is None:
-        reason = str(status.get("reason") or status.get("phase") or "")
-        reason, ready = _container_reason(status, reason, restarts)
+    initializing, ready = _init_reason(spec, status, restarts)
+    reason = initializing or str(status.get("reason") or status.get("phase") or "")
+    initialized = any(
+        c.get("type") == "Initialized" and c.get("status") == "True"
+        for c in list_at(status, "conditions")
+        if isinstance(c, dict)
+    )
+    if initializing is None or initialized:  # a restarting sidecar is not initialization
+        reason, ready_apps = _container_reason(status, reason, restarts)
+        ready += ready_apps
     if dict_at(pod, "metadata").get("deletionTimestamp"):
         if status.get("reason") == "NodeLost":
             reason = "Unknown"
@@ -123,7 +146,7 @@ def _pod_row(pod: dict[str, Any], now: datetime) -> list[Any]:
             reason = "Terminating"
     return [
         name_of(pod),
-        f"{ready}/{len(list_at(spec, 'containers'))}",
+        f"{ready}/{len(list_at(spec, 'containers')) + len(_sidecars(spec))}",
         reason,
         restarts.cell(now),
         created(pod, now),
