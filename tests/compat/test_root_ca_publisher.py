@@ -1,12 +1,11 @@
 """Every namespace's ``kube-root-ca.crt`` ConfigMap, kept by the root-CA publisher as
-kube-controller-manager keeps it: the CA the kubeconfig trusts, recreated and repaired
-(off by default here: the server is started with it named)."""
+kube-controller-manager keeps it, on by default: the CA the kubeconfig trusts, in every
+namespace, recreated and repaired."""
 
 from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,18 +34,27 @@ def _published(kubectl: Kubectl, wanted: str) -> dict[str, Any]:
 
 
 def test_each_namespace_gets_the_servers_ca_back_after_a_delete_or_an_edit(
-    tmp_path: Path,
+    kubectl: Kubectl, compat_server: LocalApiServer
 ) -> None:
-    with LocalApiServer(controllers="*,root-ca-certificate-publisher") as server:
-        _check_publisher(server, Kubectl(server.kubeconfig, tmp_path / "cache", "default"))
-
-
-def _check_publisher(server: LocalApiServer, kubectl: Kubectl) -> None:
-    ca = _trusted_ca(server)
-    first = _published(kubectl, ca)
+    ca = _trusted_ca(compat_server)
+    first = _published(kubectl, ca)  # the test's fresh namespace got one, as on a cluster
     assert "kube-apiserver" in first["metadata"]["annotations"]["kubernetes.io/description"]
     kubectl.complete("delete", "configmap", "kube-root-ca.crt").check_returncode()
     _published(kubectl, ca)
     patch = json.dumps({"data": {"ca.crt": "not a CA"}})
     kubectl.complete("patch", "configmap", "kube-root-ca.crt", "-p", patch).check_returncode()
     _published(kubectl, ca)
+
+
+def test_a_removed_description_is_put_back(kubectl: Kubectl, compat_server: LocalApiServer) -> None:
+    ca = _trusted_ca(compat_server)
+    _published(kubectl, ca)
+    done = kubectl.complete(
+        "annotate", "configmap", "kube-root-ca.crt", "kubernetes.io/description-"
+    )
+    done.check_returncode()
+
+    kubectl.until(
+        ("configmap", "kube-root-ca.crt"),
+        lambda cm: "kubernetes.io/description" in cm["metadata"].get("annotations", {}),
+    )

@@ -192,9 +192,7 @@ class LocalApiServer:
     def kubeconfig_for(self, user: str, groups: Sequence[str] = ()) -> Path:
         """A kubeconfig authenticating as ``user`` in ``groups`` (plus
         ``system:authenticated``); under RBAC it may do only what bindings grant."""
-        from kubeforge.apiserver.authn.authenticator import (
-            user_token,  # stdlib-only; loaded on demand
-        )
+        from kubeforge.apiserver.authn.usertokens import user_token  # stdlib-only; on demand
 
         return self._kubeconfig_with(user, user_token(self.token, user, tuple(groups)))
 

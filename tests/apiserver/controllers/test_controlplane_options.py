@@ -7,21 +7,23 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from kubeforge.apiserver.controllers.controlplane import (
-    CONTROLLER_NAMES,
-    OFF_BY_DEFAULT,
-    enabled_controllers,
-)
+from kubeforge.apiserver.controllers.controlplane import CONTROLLER_NAMES, enabled_controllers
 from kubeforge.apiserver.controllers.nodes import load_node_specs
 from kubeforge.apiserver.server.command import apiserver_command
 
 
 def test_star_enables_everything_and_a_minus_turns_one_off() -> None:
-    assert enabled_controllers(["*"]) == frozenset(CONTROLLER_NAMES) - OFF_BY_DEFAULT
-    assert enabled_controllers(["*,root-ca-certificate-publisher"]) >= OFF_BY_DEFAULT
+    assert enabled_controllers(["*"]) == frozenset(CONTROLLER_NAMES)
+    assert "root-ca-certificate-publisher-controller" in enabled_controllers(["*"])
     without = enabled_controllers(["*,-deployment"])
     assert "deployment-controller" not in without
     assert "replicaset-controller" in without
+
+
+def test_kube_controller_manager_aliases_name_the_same_controller() -> None:
+    publisher = "root-ca-certificate-publisher-controller"
+    assert enabled_controllers(["root-ca-cert-publisher"]) == {publisher}
+    assert publisher not in enabled_controllers(["*,-root-ca-cert-publisher"])
 
 
 def test_an_explicit_list_enables_only_what_it_names() -> None:

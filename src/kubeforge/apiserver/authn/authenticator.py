@@ -9,42 +9,48 @@ Three kinds of bearer token are accepted:
   ``LocalApiServer.kubeconfig_for``);
 * service-account tokens from the TokenRequest API
   (``POST .../serviceaccounts/{name}/token``, what ``kubectl create token`` calls),
-  shaped like the real bound tokens: user ``system:serviceaccount:{ns}:{name}``,
-  groups ``system:serviceaccounts`` and ``system:serviceaccounts:{ns}``, valid until
-  they expire or their ServiceAccount is deleted.
+  exactly as a 1.32 server issues them: RS256 under the server's signing key
+  (``signing``: ``sa.key`` in the data directory), with the real claims and checks
+  (``serviceaccount``), verifiable by any OIDC consumer against ``/openid/v1/jwks``.
 
-User and service-account tokens are JWTs signed with HMAC-SHA256 under a key derived
-from the server token, so no token file is needed and a server restarted on the same
-data directory honours every token it issued. Only the standard library is imported
-(the test harness mints user tokens with ``user_token`` without starting anything).
+User tokens stay HS256 JWTs under a key derived from the server token: they are this
+project's stand-in for a real cluster's user credentials (a client certificate or an
+OIDC token), which the test harness mints with ``user_token`` without starting a server
+or reading its signing key; a server restarted on the same data directory honours them.
 
 Impersonation follows the real headers (``Impersonate-User``, ``-Group``, ``-Uid``,
 ``-Extra-*``); the caller needs the ``impersonate`` verb on what it impersonates.
 
-Entry points: ``Authenticator``, ``UserInfo``, ``user_token``, ``signing_key``.
+Entry points: ``Authenticator`` (``review`` answers a TokenReview, ``authenticate_token``
+a request), ``UserInfo``, ``user_token``, ``signing_key``.
 """
 
 from __future__ import annotations
 
-import base64
 import binascii
-import hashlib
 import hmac
-import json
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
 
 from kubeforge.apiserver.authn.bound import BoundObjects, ObjectLookup
+from kubeforge.apiserver.authn.serviceaccount import Verified, token_claims, verify
+from kubeforge.apiserver.authn.signing import KeyFile, SigningKey, TokenError, unverified_claims
+from kubeforge.apiserver.authn.usertokens import (
+    USER_ISSUER,
+    signing_key,
+    user_token,
+    verify_user_token,
+)
 
 __all__ = [
     "ADMIN",
     "API_AUDIENCE",
     "AUTHENTICATED",
     "MASTERS",
+    "Authentication",
     "Authenticator",
     "Impersonation",
     "UserInfo",
@@ -57,9 +63,11 @@ __all__ = [
 MASTERS = "system:masters"
 AUTHENTICATED = "system:authenticated"
 API_AUDIENCE = "https://kubernetes.default.svc.cluster.local"
-"""The audience (and issuer) of service-account tokens, as on a default cluster."""
+"""The issuer and API audience of service-account tokens, as kubeadm configures them."""
 _SA_PREFIX = "system:serviceaccount:"
-_USER_ISSUER = "kubeforge"
+_CREDENTIAL_ID = "authentication.kubernetes.io/credential-id"
+# What the bearer-token authenticator says when no authenticator gave a reason.
+_INVALID = "invalid bearer token"
 
 
 @dataclass(frozen=True)
@@ -107,64 +115,28 @@ def split_service_account(username: str) -> tuple[str, str] | None:
     return (namespace, name) if namespace and name and ":" not in name else None
 
 
-# --- tokens ---------------------------------------------------------------------------------
-
-
-def signing_key(server_token: str) -> bytes:
-    """The HMAC key of issued tokens, derived from (and as secret as) the server token."""
-    return hmac.new(server_token.encode(), b"kubeforge token signing", hashlib.sha256).digest()
-
-
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-_HEADER = _b64(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
-
-
-def _sign(key: bytes, claims: dict[str, Any]) -> str:
-    payload = _b64(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode())
-    signed = f"{_HEADER}.{payload}"
-    signature = hmac.new(key, signed.encode(), hashlib.sha256).digest()
-    return f"{signed}.{_b64(signature)}"
-
-
-def _verify(key: bytes, token: str) -> dict[str, Any] | None:
-    parts = token.split(".")
-    if len(parts) != 3:
-        return None
-    expected = hmac.new(key, f"{parts[0]}.{parts[1]}".encode(), hashlib.sha256).digest()
-    try:
-        # Constant-time compare: the signature is what makes the token unforgeable.
-        if not hmac.compare_digest(_unb64(parts[2]), expected):
-            return None
-        claims = json.loads(_unb64(parts[1]))
-    except (binascii.Error, ValueError):
-        return None
-    return claims if isinstance(claims, dict) else None
-
-
-def user_token(server_token: str, user: str, groups: tuple[str, ...] = ()) -> str:
-    """A bearer token for ``user`` in ``groups`` (``system:authenticated`` is always added).
-
-    >>> token = user_token("secret", "jane", ("dev",))
-    >>> Authenticator("secret").authenticate_token(token).groups
-    ('dev', 'system:authenticated')
-    """
-    claims = {"iss": _USER_ISSUER, "sub": user, "groups": list(groups)}
-    return _sign(signing_key(server_token), claims)
-
+# --- the authenticator ------------------------------------------------------------------------
 
 ServiceAccountLookup = Callable[[str, str], "dict[str, Any] | None"]
 """``(namespace, name) -> ServiceAccount`` or ``None``: bound tokens die with their account."""
 
 
+@dataclass(frozen=True)
+class Authentication:
+    """What one token authenticates as: ``user`` (``None``: refused, ``error`` says why, in
+    the words of a TokenReview) and the audiences it was accepted for."""
+
+    user: UserInfo | None
+    audiences: tuple[str, ...] = ()
+    error: str = ""
+
+
 class Authenticator:
-    """Maps a request's bearer token (and impersonation headers) to a ``UserInfo``."""
+    """Maps a request's bearer token (and impersonation headers) to a ``UserInfo``.
+
+    ``service_accounts`` and ``bound_objects`` look up what service-account tokens depend
+    on; without them (unit tests) those checks are skipped. ``keys`` holds the signing
+    key (default: the process's own, as a server without a data directory has)."""
 
     def __init__(
         self,
@@ -173,55 +145,76 @@ class Authenticator:
         service_accounts: ServiceAccountLookup | None = None,
         bound_objects: ObjectLookup | None = None,
         clock: Callable[[], float] = time.time,
+        keys: KeyFile | None = None,
+        issuer: str = API_AUDIENCE,
+        api_audiences: tuple[str, ...] = (API_AUDIENCE,),
     ) -> None:
         self._token = server_token
         self._key = signing_key(server_token)
         self._service_accounts = service_accounts
         self._bound_objects = bound_objects
         self._clock = clock
+        self._keys = keys if keys is not None else KeyFile(None)
+        self.issuer = issuer
+        self.api_audiences = api_audiences
+
+    @property
+    def signing(self) -> SigningKey:
+        """The key service-account tokens are signed with (read or made on first use)."""
+        return self._keys.key
 
     def authenticate_token(self, token: str, audiences: tuple[str, ...] = ()) -> UserInfo | None:
         """The identity of ``token``, or ``None`` when it is not valid (for this audience)."""
+        return self.review(token, audiences).user
+
+    def review(self, token: str, audiences: tuple[str, ...] = ()) -> Authentication:
+        """Authenticate ``token`` for ``audiences`` (default: the API's own), as the
+        server's authenticator chain does for a TokenReview."""
+        targets = audiences or self.api_audiences
         # Constant-time compare: the server token is the only secret guarding admin access.
         if hmac.compare_digest(token.encode(), self._token.encode()):
-            return ADMIN
-        claims = _verify(self._key, token)
-        if claims is None:
-            return None
-        if claims.get("iss") == _USER_ISSUER:
-            groups = tuple(str(g) for g in claims.get("groups") or [] if g != AUTHENTICATED)
-            return UserInfo(str(claims.get("sub") or ""), groups=(*groups, AUTHENTICATED))
-        return self._service_account(claims, audiences or (API_AUDIENCE,))
+            return self._audience_agnostic(ADMIN, targets)
+        claims = unverified_claims(token)
+        issuer = claims.get("iss") if claims is not None else None
+        if issuer == self.issuer:
+            return self._service_account(token, targets)
+        if issuer == USER_ISSUER:
+            verified = verify_user_token(self._key, token)
+            if verified is not None:
+                groups = tuple(str(g) for g in verified.get("groups") or [] if g != AUTHENTICATED)
+                user = UserInfo(str(verified.get("sub") or ""), groups=(*groups, AUTHENTICATED))
+                return self._audience_agnostic(user, targets)
+        return Authentication(None, error=_INVALID)
 
-    def _service_account(
-        self, claims: dict[str, Any], audiences: tuple[str, ...]
-    ) -> UserInfo | None:
-        now = self._clock()
-        if not isinstance(claims.get("exp"), int) or claims["exp"] <= now:
-            return None
-        if int(claims.get("nbf") or 0) > now + 60:  # a minute of leeway, as the real server
-            return None
-        if not set(claims.get("aud") or []) & set(audiences):
-            return None
-        bound = claims.get("kubernetes.io") or {}
-        namespace = str(bound.get("namespace") or "")
-        account = bound.get("serviceaccount") or {}
-        name, uid = str(account.get("name") or ""), str(account.get("uid") or "")
-        if self._service_accounts is not None:
-            current = self._service_accounts(namespace, name)
-            if current is None or (current.get("metadata") or {}).get("uid") != uid:
-                return None  # the account was deleted (or recreated): its tokens are void
-        bound_to = BoundObjects.from_claims(claims)
-        if self._bound_objects is not None and not bound_to.valid(
-            namespace, self._bound_objects, now
-        ):
-            return None  # its pod, secret or node went away: the token is invalidated
-        user = service_account_user(namespace, name, uid)
-        extra = {
-            **bound_to.extra(),
-            "authentication.kubernetes.io/credential-id": ("JTI=" + str(claims.get("jti") or ""),),
-        }
-        return UserInfo(user.name, uid=uid, groups=user.groups, extra=extra)
+    def _audience_agnostic(self, user: UserInfo, targets: tuple[str, ...]) -> Authentication:
+        # Credentials without audiences are good for the API's own audiences only
+        # (``authenticator.WrapAudienceAgnosticToken``).
+        accepted = tuple(a for a in targets if a in self.api_audiences)
+        return Authentication(user, accepted) if accepted else Authentication(None, error=_INVALID)
+
+    def _service_account(self, token: str, targets: tuple[str, ...]) -> Authentication:
+        try:
+            verified = verify(
+                self.signing,
+                token,
+                api_audiences=self.api_audiences,
+                requested=targets,
+                lookup=self._lookup if self._service_accounts is not None else None,
+                now=self._clock(),
+            )
+        except TokenError as error:
+            return Authentication(None, error=str(error))
+        except (ValueError, binascii.Error, UnicodeDecodeError):
+            return Authentication(None, error=_INVALID)  # not a JWS: go-jose will not parse it
+        return Authentication(_account_user(verified), verified.audiences)
+
+    def _lookup(self, resource: str, namespace: str, name: str) -> dict[str, Any] | None:
+        if resource == "serviceaccounts":
+            assert self._service_accounts is not None
+            return self._service_accounts(namespace, name)
+        if self._bound_objects is None:
+            return None  # nothing to check against: treated as gone
+        return self._bound_objects(resource, namespace, name)
 
     def service_account_token(
         self,
@@ -229,29 +222,32 @@ class Authenticator:
         *,
         audiences: tuple[str, ...],
         expiration_seconds: int,
+        warn_after_seconds: int = 0,
         bound_to: BoundObjects | None = None,
     ) -> tuple[str, int]:
         """A TokenRequest token for ``account``, bound to the objects in ``bound_to`` (checked
-        by the caller to exist); returns ``(token, expiry as unix seconds)``."""
-        meta = account.get("metadata") or {}
+        by the caller to exist); returns ``(token, issued at as unix seconds)``."""
         now = int(self._clock())
-        expires = now + expiration_seconds
-        bound: dict[str, Any] = {
-            "namespace": meta.get("namespace"),
-            "serviceaccount": {"name": meta.get("name"), "uid": meta.get("uid")},
-            **(bound_to.claims() if bound_to is not None else {}),
-        }
-        claims = {
-            "aud": list(audiences),
-            "exp": expires,
-            "iat": now,
-            "iss": API_AUDIENCE,
-            "jti": str(uuid.uuid4()),
-            "kubernetes.io": bound,
-            "nbf": now,
-            "sub": f"{_SA_PREFIX}{meta.get('namespace')}:{meta.get('name')}",
-        }
-        return _sign(self._key, claims), expires
+        claims = token_claims(
+            account,
+            issuer=self.issuer,
+            audiences=audiences,
+            now=now,
+            expiration_seconds=expiration_seconds,
+            warn_after_seconds=warn_after_seconds,
+            bound=bound_to,
+        )
+        return self.signing.sign(claims), now
+
+
+def _account_user(verified: Verified) -> UserInfo:
+    """``ServiceAccountInfo.UserInfo()``: the account's name, uid and groups; the bound
+    pod and node, and the token's id, in ``extra``."""
+    user = service_account_user(verified.namespace, verified.name, verified.uid)
+    extra = verified.bound.extra()
+    if verified.jti:
+        extra[_CREDENTIAL_ID] = ("JTI=" + verified.jti,)
+    return UserInfo(user.name, uid=verified.uid, groups=user.groups, extra=extra)
 
 
 # --- impersonation ----------------------------------------------------------------------------

@@ -3,8 +3,8 @@ a node, as ``kubernetes/pkg/serviceaccount/claims.go`` writes and checks them.
 
 Entry points: ``BoundObjects`` (built by the TokenRequest endpoint from objects it
 looked up; ``claims()`` goes into the token's ``kubernetes.io`` claim, ``from_claims``
-reads it back) and ``BoundObjects.valid(lookup, now)``, the authenticator's check
-that each bound object still exists with the same uid, as the real validator makes.
+reads it back) and ``BoundObjects.check(namespace, lookup, now)``, the validator's check that each
+bound object still exists with the same uid, in the real validator's words.
 
 A token bound to a pod names the pod and, when the pod is scheduled, its node; the
 user it authenticates as then carries the pod's and node's names and uids in its
@@ -24,14 +24,26 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-__all__ = ["EXTRA_PREFIX", "BoundObjects", "ObjectLookup", "ObjectRef"]
+from kubeforge.apiserver.authn.signing import TokenError
+
+__all__ = [
+    "EXTRA_PREFIX",
+    "INVALIDATED",
+    "LEEWAY",
+    "BoundObjects",
+    "ObjectLookup",
+    "ObjectRef",
+    "deleted_before",
+]
 
 ObjectLookup = Callable[[str, str, str], "dict[str, Any] | None"]
 """``(resource, namespace, name) -> stored object or None``, for pods, secrets and nodes."""
 
 EXTRA_PREFIX = "authentication.kubernetes.io/"
-# An object deleted longer ago than this voids its tokens (the real validator's leeway).
-_LEEWAY = 60.0
+LEEWAY = 60.0
+"""go-jose's default leeway: on the token's times, and on how long ago a bound object may
+have been marked for deletion before its tokens die."""
+INVALIDATED = "service account token has been invalidated"
 
 
 @dataclass(frozen=True)
@@ -76,15 +88,18 @@ class BoundObjects:
             node=ObjectRef.from_claim(private.get("node")),
         )
 
-    def valid(self, namespace: str, lookup: ObjectLookup, now: float) -> bool:
-        """Whether every object the token depends on still exists as it was bound."""
-        checks = [("pods", namespace, self.pod), ("secrets", namespace, self.secret)]
+    def check(self, namespace: str, lookup: ObjectLookup, now: float) -> None:
+        """Raise ``TokenError`` (the validator's words) unless every object the token
+        depends on still exists as it was bound."""
+        checks = [
+            ("secret", "secrets", namespace, self.secret),
+            ("pod", "pods", namespace, self.pod),
+        ]
         if self.pod is None:  # a pod-bound token's node is information, not a binding
-            checks.append(("nodes", "", self.node))
-        for resource, where, ref in checks:
-            if ref is not None and not _same(lookup(resource, where, ref.name), ref.uid, now):
-                return False
-        return True
+            checks.append(("node", "nodes", "", self.node))
+        for label, resource, where, ref in checks:
+            if ref is not None:
+                _check(label, lookup(resource, where, ref.name), ref.uid, now)
 
     def extra(self) -> dict[str, tuple[str, ...]]:
         """What the authenticated user's ``extra`` says about the bound pod and node."""
@@ -99,17 +114,26 @@ class BoundObjects:
         return out
 
 
-def _same(stored: dict[str, Any] | None, uid: str, now: float) -> bool:
+def _check(label: str, stored: dict[str, Any] | None, uid: str, now: float) -> None:
     if stored is None:
-        return False
+        raise TokenError(INVALIDATED)
     meta = stored.get("metadata") or {}
     if meta.get("uid") != uid:
-        return False
+        raise TokenError(
+            f"{label} UID ({meta.get('uid') or ''}) does not match service account {label} ref "
+            f"claim ({uid})"
+        )
+    if deleted_before(meta, now - LEEWAY):
+        raise TokenError(INVALIDATED)
+
+
+def deleted_before(meta: dict[str, Any], when: float) -> bool:
+    """Whether the object was marked for deletion before ``when`` (unix seconds)."""
     deleted = meta.get("deletionTimestamp")
-    if isinstance(deleted, str):
-        try:
-            when = datetime.strptime(deleted, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
-        except ValueError:
-            return False
-        return when.timestamp() >= now - _LEEWAY
-    return True
+    if not isinstance(deleted, str):
+        return False
+    try:
+        stamp = datetime.strptime(deleted, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return True
+    return stamp.timestamp() < when

@@ -7,7 +7,9 @@ the user-facing ``admin``/``edit``/``view`` (aggregated from the
 ``rbac.authorization.k8s.io/aggregate-to-view: "true"`` join them),
 ``system:discovery``, ``system:basic-user`` and ``system:public-info-viewer`` (bound to
 every authenticated user, so a restricted kubeconfig can still run discovery and
-``kubectl auth can-i``). They are created when missing and never overwritten.
+``kubectl auth can-i``), and ``system:service-account-issuer-discovery`` (the OIDC
+discovery documents, bound to every service account). They are created when missing
+and never overwritten.
 
 The aggregated ClusterRoles' ``rules`` are written by
 ``controllers.roles.ClusterRoleAggregator``; the authorizer does not wait for it
@@ -170,6 +172,12 @@ _DISCOVERY_URLS = [
     "/version/",
 ]
 _PUBLIC_URLS = ["/healthz", "/livez", "/readyz", "/version", "/version/"]
+_ISSUER_URLS = [
+    "/.well-known/openid-configuration",
+    "/.well-known/openid-configuration/",
+    "/openid/v1/jwks",
+    "/openid/v1/jwks/",
+]
 
 
 def _cluster_role(
@@ -219,6 +227,7 @@ def bootstrap_policy() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         _cluster_role("system:discovery", [_urls(_DISCOVERY_URLS, ["get"])]),
         _cluster_role("system:basic-user", _BASIC_USER_RULES),
         _cluster_role("system:public-info-viewer", [_urls(_PUBLIC_URLS, ["get"])]),
+        _cluster_role("system:service-account-issuer-discovery", [_urls(_ISSUER_URLS, ["get"])]),
     ]
     bindings = [
         _binding("cluster-admin", "cluster-admin", ["system:masters"]),
@@ -228,6 +237,13 @@ def bootstrap_policy() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
             "system:public-info-viewer",
             "system:public-info-viewer",
             ["system:authenticated", "system:unauthenticated"],
+        ),
+        # Service accounts only: an OIDC consumer outside the cluster needs an admin to
+        # bind the role to system:unauthenticated, as on a real cluster.
+        _binding(
+            "system:service-account-issuer-discovery",
+            "system:service-account-issuer-discovery",
+            ["system:serviceaccounts"],
         ),
     ]
     return roles, bindings

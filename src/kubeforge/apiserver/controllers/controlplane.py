@@ -40,6 +40,7 @@ from kubeforge.apiserver.controllers.ttl import TTLAfterFinished
 from kubeforge.apiserver.controllers.volumes import VolumeBinder
 
 __all__ = [
+    "ALIASES",
     "CONTROLLER_NAMES",
     "ControlPlane",
     "PlaneOptions",
@@ -70,12 +71,11 @@ CONTROLLER_NAMES = (
     "statefulset-controller",
     "ttl-after-finished-controller",
 )
-"""kube-controller-manager 1.32's names; the short forms without ``-controller`` work too."""
+"""kube-controller-manager 1.32's names, every one on in ``*`` as on a real cluster; the short
+forms without ``-controller`` work too."""
 
-OFF_BY_DEFAULT = frozenset({"root-ca-certificate-publisher-controller"})
-"""Not in ``*``: name them to run them. The root-CA publisher is on in a real
-kube-controller-manager; here it waits until the suites that count a namespace's
-ConfigMaps expect ``kube-root-ca.crt`` among them."""
+ALIASES = {"root-ca-cert-publisher": "root-ca-certificate-publisher-controller"}
+"""kube-controller-manager's older names that still work (``names.KCMControllerAliases``)."""
 
 
 class Runnable(Protocol):
@@ -98,6 +98,8 @@ class PlaneOptions:
 
 
 def _canonical(name: str) -> str:
+    if name in ALIASES:
+        return ALIASES[name]
     return name if name.endswith("-controller") else f"{name}-controller"
 
 
@@ -105,7 +107,7 @@ def enabled_controllers(spec: Iterable[str]) -> frozenset[str]:
     """The controllers a ``--controllers`` list turns on (kube-controller-manager's rules)."""
     names = [part.strip() for item in spec for part in item.split(",") if part.strip()]
     star = "*" in names
-    chosen: set[str] = set(CONTROLLER_NAMES) - OFF_BY_DEFAULT if star else set()
+    chosen: set[str] = set(CONTROLLER_NAMES) if star else set()
     for name in names:
         if name in ("*", "-*"):
             continue

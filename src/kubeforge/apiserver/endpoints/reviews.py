@@ -6,7 +6,8 @@
 * ``authentication.k8s.io/v1``: SelfSubjectReview (``kubectl auth whoami``) and
   TokenReview.
 * ``POST /api/v1/namespaces/{ns}/serviceaccounts/{name}/token``: a TokenRequest, what
-  ``kubectl create token`` sends; the token authenticates as the ServiceAccount.
+  ``kubectl create token`` sends (``tokenrequest``); the token authenticates as the
+  ServiceAccount. TokenReview answers with the real authenticator's reasons.
 
 Each is a POST that returns the request with its ``status`` filled in (201), after the
 usual authentication and authorization of the POST itself.
@@ -18,19 +19,18 @@ resource routes so these paths are served here.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import web
 
 from kubeforge.apiserver import failures
-from kubeforge.apiserver.authn.authenticator import API_AUDIENCE, UserInfo
+from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.authz.attributes import Attributes
 from kubeforge.apiserver.endpoints.access import Access, request_user
 from kubeforge.apiserver.endpoints.bodies import body_content_type, decode_body, read_body
 from kubeforge.apiserver.endpoints.protobody import decode_protobuf
 from kubeforge.apiserver.endpoints.responses import json_response
-from kubeforge.apiserver.endpoints.token_binding import resolve_bound_objects
+from kubeforge.apiserver.endpoints.tokenrequest import issue_token
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.protobuf import wire
 from kubeforge.apiserver.registry.engine import Engine
@@ -41,9 +41,6 @@ __all__ = ["add_routes"]
 _AUTHZ = "authorization.k8s.io"
 _PROTOBUF = "application/vnd.kubernetes.protobuf"
 _AUTHN = "authentication.k8s.io"
-_DEFAULT_TOKEN_SECONDS = 3600
-_MIN_TOKEN_SECONDS = 600
-_MAX_TOKEN_SECONDS = 1 << 32
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -244,63 +241,25 @@ class _Reviews:
         kind = "TokenReview"
         body = await _body(request, _AUTHN, kind)
         spec = body.get("spec") or {}
+        token = str(spec.get("token") or "")
+        if not token:
+            raise failures.bad_request("token is required for TokenReview in authentication")
         audiences = tuple(str(a) for a in spec.get("audiences") or [])
-        user = self.access.authenticator.authenticate_token(str(spec.get("token") or ""), audiences)
-        status: dict[str, Any]
-        if user is None:
-            status = {"authenticated": False, "user": {}, "error": "invalid bearer token"}
-        else:
-            status = {
-                "authenticated": True,
-                "user": user.to_dict(),
-                "audiences": list(audiences or (API_AUDIENCE,)),
-            }
+        outcome = self.access.authenticator.review(token, audiences)
+        # TokenReviewStatus's fields are omitempty but for ``user``, a struct.
+        status: dict[str, Any] = {"user": outcome.user.to_dict() if outcome.user else {}}
+        if outcome.user is not None:
+            status = {"authenticated": True, **status, "audiences": list(outcome.audiences)}
+        if outcome.error:
+            status["error"] = outcome.error
         return _answer(_AUTHN, kind, body, status)
 
     async def token_request(self, request: web.Request) -> web.Response:
-        kind = "TokenRequest"
         namespace, name = request.match_info["namespace"], request.match_info["name"]
-        served = self.engine.registry.lookup("", "v1", "serviceaccounts")
-        assert served is not None  # built-in
-        account = self.engine.get(served, namespace, name)
-        body = await _body(request, _AUTHN, kind)
-        spec = dict(body.get("spec") or {})
-        seconds = spec.get("expirationSeconds") or _DEFAULT_TOKEN_SECONDS
-        if not isinstance(seconds, int) or seconds < _MIN_TOKEN_SECONDS:
-            raise failures.invalid(
-                kind,
-                _AUTHN,
-                "",
-                [
-                    FieldError(
-                        "Invalid",
-                        "spec.expirationSeconds",
-                        "may not specify a duration less than 10 minutes",
-                        seconds,
-                    )
-                ],
-            )
-        seconds = min(seconds, _MAX_TOKEN_SECONDS)
-        audiences = tuple(str(a) for a in spec.get("audiences") or [API_AUDIENCE])
-        bound_to = resolve_bound_objects(self.engine, namespace, name, spec.get("boundObjectRef"))
-        token, expires = self.access.authenticator.service_account_token(
-            account, audiences=audiences, expiration_seconds=seconds, bound_to=bound_to
+        body = await _body(request, _AUTHN, "TokenRequest")
+        return json_response(
+            issue_token(self.engine, self.access.authenticator, namespace, name, body), 201
         )
-        spec.update({"audiences": list(audiences), "expirationSeconds": seconds})
-        spec.setdefault("boundObjectRef", None)
-        answer = {
-            "kind": kind,
-            "apiVersion": f"{_AUTHN}/v1",
-            "metadata": {"name": name, "namespace": namespace, "creationTimestamp": None},
-            "spec": spec,
-            "status": {
-                "token": token,
-                "expirationTimestamp": datetime.fromtimestamp(expires, UTC).strftime(
-                    "%Y-%m-%dT%H:%M:%SZ"
-                ),
-            },
-        }
-        return json_response(answer, 201)
 
 
 def _subject(spec: dict[str, Any]) -> UserInfo:

@@ -39,6 +39,7 @@ from kubeforge.apiserver.admission.policies import ValidatingPolicies
 from kubeforge.apiserver.admission.webhooks import Webhooks
 from kubeforge.apiserver.apiextensions.crds import CRDController
 from kubeforge.apiserver.authn.authenticator import Authenticator, UserInfo
+from kubeforge.apiserver.authn.signing import KEY_FILE, KeyFile
 from kubeforge.apiserver.authz.attributes import Attributes
 from kubeforge.apiserver.authz.bootstrap import install_bootstrap_policy
 from kubeforge.apiserver.authz.rbac import RBAC, AlwaysAllow, Authorizer
@@ -53,7 +54,7 @@ from kubeforge.apiserver.controllers.controlplane import (
 from kubeforge.apiserver.controllers.disruption import DISRUPTION_CONTROLLER, DisruptionController
 from kubeforge.apiserver.controllers.roles import ClusterRoleAggregator
 from kubeforge.apiserver.controllers.rootca import ROOT_CA_CONTROLLER, RootCAPublisher
-from kubeforge.apiserver.endpoints import discovery, reviews
+from kubeforge.apiserver.endpoints import discovery, openid, reviews
 from kubeforge.apiserver.endpoints.access import Access
 from kubeforge.apiserver.endpoints.bodies import BODY_LIMIT
 from kubeforge.apiserver.endpoints.handlers import ResourceHandlers
@@ -142,6 +143,7 @@ class LocalServer:
                 options.token,
                 service_accounts=self._service_account,
                 bound_objects=self._bound_object,
+                keys=KeyFile(options.data_dir / KEY_FILE if options.data_dir else None),
             ),
             authorizer,
         )
@@ -263,6 +265,7 @@ class LocalServer:
         app.router.add_get("/", self._root)
         discovery.add_routes(app, self.registry)
         reviews.add_routes(app, self.access, self.engine)
+        openid.add_routes(app, self.access.authenticator)
         app.router.add_route("*", "/api/{tail:.*}", self.handlers.handle)
         app.router.add_route("*", "/apis/{tail:.*}", self.handlers.handle)
         return app
