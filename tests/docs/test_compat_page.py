@@ -4,6 +4,7 @@ and a server started with the flags behaves as the page says."""
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import subprocess
@@ -78,3 +79,32 @@ def test_the_flags_switch_plugins_and_refuse_unknown_names() -> None:
     )
     assert done.returncode == 2
     assert 'enable-admission-plugins plugin "Sometimes" is unknown' in done.stderr
+
+
+def _kubectl(server: LocalApiServer, *args: str) -> str:
+    done = subprocess.run(
+        ["kubectl", f"--kubeconfig={server.kubeconfig}", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout
+
+
+def test_the_token_and_root_ca_line_holds() -> None:
+    text = PAGE.read_text()
+    start = text.index("<!-- tokens -->")
+    block = text[start : text.index("<!-- end -->", start)]
+    (algorithm,) = re.findall(r"signed `([A-Z0-9]+)`", block)
+    with LocalApiServer() as server:
+        _kubectl(server, "create", "serviceaccount", "robot")
+        token = _kubectl(server, "create", "token", "robot").strip()
+        header = json.loads(base64.urlsafe_b64decode(token.split(".")[0] + "=="))
+        keys = json.loads(_kubectl(server, "get", "--raw", "/openid/v1/jwks"))["keys"]
+        assert header["alg"] == algorithm
+        assert [k["kid"] for k in keys if k["alg"] == algorithm] == [header["kid"]]
+        published = json.loads(
+            _kubectl(server, "get", "configmap", "kube-root-ca.crt", "-o", "json")
+        )
+        assert published["data"]["ca.crt"] == server.ca_file.read_text()

@@ -25,20 +25,22 @@ def account(uid: str = "uid-1") -> dict[str, Any]:
     return {"metadata": {"namespace": "apps", "name": "bot", "uid": uid}}
 
 
-def test_a_service_account_token_expires_at_its_expiration() -> None:
+def test_a_service_account_token_expires_a_leeway_minute_after_its_expiration() -> None:
     clock = Clock(1_000_000)
     authn = Authenticator(SECRET, clock=clock)
-    token, expires = authn.service_account_token(
+    token, issued = authn.service_account_token(
         account(),
         audiences=("https://kubernetes.default.svc.cluster.local",),
         expiration_seconds=600,
     )
-    assert expires == 1_000_600
+    assert issued == 1_000_000
     user = authn.authenticate_token(token)
     assert user is not None
     assert user.name == "system:serviceaccount:apps:bot"
     assert user.uid == "uid-1"
-    clock.now = 1_000_600
+    clock.now = 1_000_660
+    assert authn.authenticate_token(token) is not None
+    clock.now = 1_000_661
     assert authn.authenticate_token(token) is None
 
 
