@@ -3,6 +3,7 @@ so a client bug can never hide a server bug."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -11,6 +12,8 @@ from typing import Any
 
 import aiohttp
 
+from kubeforge.apiserver.controllers.controlplane import enabled_controllers
+from kubeforge.apiserver.controllers.rootca import ROOT_CA_CONTROLLER as ROOT_CA_PUBLISHER
 from kubeforge.testing import LocalApiServer
 
 
@@ -91,10 +94,47 @@ class Api:
                     yield json.loads(line)
 
     async def create_namespace(self, prefix: str = "t") -> str:
+        """A fresh namespace, once the root-CA publisher (when the server runs it) has put
+        ``kube-root-ca.crt`` in it: lists and watches of its ConfigMaps then start from a
+        settled state, as tests on a cluster wait for it."""
         name = f"{prefix}-{uuid.uuid4().hex[:10]}"
         reply = await self.post("/api/v1/namespaces", {"metadata": {"name": name}})
         assert reply.status == 201, reply.body
+        if publishes_root_ca(self.server):
+            path = f"/api/v1/namespaces/{name}/configmaps/{ROOT_CA}"
+            for _ in range(400):  # a bound on the wait, not a timing check
+                if (await self.get(path)).status == 200:
+                    break
+                await asyncio.sleep(0.05)
+            else:
+                raise AssertionError(f"{ROOT_CA} never appeared in {name}")
         return name
+
+
+ROOT_CA = "kube-root-ca.crt"
+"""The ConfigMap the root-CA publisher keeps in every namespace, as on a real cluster."""
+
+
+def publishes_root_ca(server: LocalApiServer) -> bool:
+    return server.simulate_node and ROOT_CA_PUBLISHER in enabled_controllers([server.controllers])
+
+
+async def take(events: AsyncIterator[dict[str, Any]], count: int) -> list[dict[str, Any]]:
+    """The first ``count`` watch events about what the test made (events about the
+    namespace's ``kube-root-ca.crt`` are skipped)."""
+    out = []
+    async for event in events:
+        if (event.get("object") or {}).get("metadata", {}).get("name") == ROOT_CA:
+            continue
+        out.append(event)
+        if len(out) == count:
+            break
+    return out
+
+
+def without_root_ca(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The objects a test made: every ConfigMap but the namespace's ``kube-root-ca.crt``."""
+    return [item for item in items if item["metadata"]["name"] != ROOT_CA]
 
 
 def configmap(name: str, **data: str) -> dict[str, Any]:

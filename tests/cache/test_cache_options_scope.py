@@ -22,7 +22,7 @@ from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models.core_v1 import ConfigMap, Namespace
-from watch.kf_server import configmap, eventually, fresh_namespace
+from watch.kf_server import configmap, eventually, fresh_namespace, own
 
 pytestmark = pytest.mark.live
 
@@ -54,7 +54,7 @@ async def test_default_namespaces_cache_only_those_and_refuse_reads_elsewhere(
         assert isinstance(informer, MultiNamespaceInformer)
         # one watch per namespace, never a cluster-wide one
         assert sorted(i.api.namespace for i in factory.informers) == sorted([a, b])  # type: ignore[attr-defined]
-        assert sorted(cm.metadata.namespace for cm in store.list()) == sorted([a, b])
+        assert sorted(cm.metadata.namespace for cm in own(store.list())) == sorted([a, b])
         assert store.get(f"{a}/cm") is not None
         assert store.get(f"{a}/absent") is None  # in scope: simply not there
         with pytest.raises(OutsideCacheScope) as refused:

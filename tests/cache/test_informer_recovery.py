@@ -13,7 +13,7 @@ from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.models.core_v1 import ConfigMap
 from kubeforge.watch import WatcherConfig
-from watch.kf_server import configmap, eventually, fresh_namespace
+from watch.kf_server import configmap, eventually, fresh_namespace, own
 
 pytestmark = pytest.mark.live
 
@@ -60,7 +60,7 @@ async def test_an_informer_converges_to_the_server_state_after_churn(kube_apiser
         informer.start()
         try:
             await informer.wait_for_sync(timeout=30)
-            assert len(informer.store) == 12
+            assert len(own(informer.store.list())) == 12
 
             async def update(name: str) -> None:
                 current = await api.get(name)

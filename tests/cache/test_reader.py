@@ -20,7 +20,7 @@ from kubeforge.config import load_config
 from kubeforge.core import errors
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models.core_v1 import ConfigMap
-from watch.kf_server import configmap, eventually, fresh_namespace
+from watch.kf_server import configmap, eventually, fresh_namespace, own
 
 pytestmark = pytest.mark.live
 
@@ -109,7 +109,7 @@ async def test_metadata_reads_cache_no_spec_or_data(client, factory):
     namespace = await fresh_namespace(client, "reader-meta")
     await client.api(ConfigMap, namespace=namespace).create(labelled("a1", namespace, app="web"))
     reader = CacheReader(factory, sync_timeout=30)
-    [meta] = await reader.list_metadata(ConfigMap, namespace=namespace)
+    [meta] = own(await reader.list_metadata(ConfigMap, namespace=namespace))
     assert isinstance(meta, PartialObjectMetadata)
     assert (meta.api_version, meta.kind) == ("v1", "ConfigMap")
     assert meta.metadata.labels == {"app": "web"}
@@ -118,7 +118,7 @@ async def test_metadata_reads_cache_no_spec_or_data(client, factory):
     one = await reader.metadata(ConfigMap, "a1", namespace=namespace)
     assert one.metadata.uid == meta.metadata.uid
     [informer] = factory.informers  # the full ConfigMap informer was never started
-    assert informer.store.list(namespace)[0] == meta
+    assert own(informer.store.list(namespace)) == [meta]
 
 
 async def test_the_cached_client_writes_to_the_server_and_reads_back_from_the_cache(
@@ -157,7 +157,7 @@ async def test_a_lister_reads_one_store_by_name(client, factory):
     factory.start()
     await informer.wait_for_sync(timeout=30)
     lister = Lister(informer.store, ConfigMap.info)
-    await eventually(lambda: len(lister.list(namespace)) == 1)
+    await eventually(lambda: len(own(lister.list(namespace))) == 1)
     assert lister.get("a", namespace).metadata.name == "a"
     with pytest.raises(errors.NotFound, match='configmaps "b" not found'):
         lister.get("b", namespace)

@@ -20,6 +20,7 @@ from kubeforge.core.errors import (
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models import ConfigMap, CustomResourceDefinition
 from kubeforge.models.autoscaling_v1 import Scale, ScaleSpec
+from watch.kf_server import own
 
 
 def config_map(name: str, data: dict[str, str] | None = None, **labels: str) -> ConfigMap:
@@ -124,7 +125,7 @@ async def test_iterate_pages_through_thousands_of_objects_exactly_once(
     names = [f"cm-{i:05d}" for i in range(2000)]
     for start in range(0, len(names), 100):
         await asyncio.gather(*(cms.create(config_map(n)) for n in names[start : start + 100]))
-    seen = [cm.metadata.name async for cm in cms.iterate(page_size=150)]
+    seen = [cm.metadata.name for cm in own([cm async for cm in cms.iterate(page_size=150)])]
     assert seen == names  # the server lists in name order; every object once
 
 

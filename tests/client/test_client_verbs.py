@@ -22,6 +22,7 @@ from kubeforge.core.errors import (
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models import ConfigMap
 from kubeforge.testing import LocalApiServer
+from watch.kf_server import own
 
 
 def config_map(name: str, data: dict[str, str] | None = None, **labels: str) -> ConfigMap:
@@ -199,7 +200,7 @@ async def test_the_dynamic_face_does_every_verb_with_dicts(client: Client, names
     assert (await cms.replace(fetched))["data"] == {"k": "2"}
     assert (await cms.patch("d", {"data": {"j": "3"}}))["data"] == {"k": "2", "j": "3"}
     page = await cms.list()
-    assert [(i["kind"], i["apiVersion"], i["metadata"]["name"]) for i in page.items] == [
+    assert [(i["kind"], i["apiVersion"], i["metadata"]["name"]) for i in own(page.items)] == [
         ("ConfigMap", "v1", "d")
     ]
     await cms.delete("d")

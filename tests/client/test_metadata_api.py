@@ -17,6 +17,7 @@ from kubeforge.core.errors import Gone, NotFound
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models import ConfigMap, Secret
 from kubeforge.testing import LocalApiServer
+from watch.kf_server import own
 
 
 class RecordingClient(Client):
@@ -75,7 +76,8 @@ async def test_list_pages_hold_metadata_only(
     for name in ("a", "b", "c"):
         await configmaps.create(config_map(name))
     metas = recording.metadata(ConfigMap, namespace=namespace)
-    names = [meta.metadata.name async for meta in metas.iterate(page_size=2)]
+    listed = [meta async for meta in metas.iterate(page_size=2)]
+    names = [meta.metadata.name for meta in own(listed)]
     assert names == ["a", "b", "c"]
     page = await metas.list(limit=2)
     assert page.resource_version and page.continue_

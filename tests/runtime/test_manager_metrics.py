@@ -18,7 +18,7 @@ from kubeforge.controller import Builder
 from kubeforge.models.core_v1 import ConfigMap
 from kubeforge.reconcile import Request, Result, TerminalError
 from kubeforge.runtime import Manager, ManagerOptions
-from watch.kf_server import configmap, eventually, fresh_namespace
+from watch.kf_server import ROOT_CA, configmap, eventually, fresh_namespace
 
 pytestmark = pytest.mark.live
 
@@ -77,8 +77,9 @@ async def test_metrics_and_readiness_after_real_reconciles(kube_apiserver, clien
     try:
         reconciles = {"controller": CONTROLLER}
         count = "controller_runtime_reconcile_time_seconds_count"
-        await eventually(lambda: mgr.metrics.registry.get_sample_value(count, reconciles) == 5)
-        assert set(finished) == {"plain", "flaky", "periodic"}
+        # plain, flaky twice, invalid, periodic, and the namespace's kube-root-ca.crt
+        await eventually(lambda: mgr.metrics.registry.get_sample_value(count, reconciles) == 6)
+        assert set(finished) == {"plain", "flaky", "periodic", ROOT_CA}
         assert mgr.metrics_server is not None and mgr.probe_server is not None
         async with aiohttp.ClientSession() as session:
             families = await scrape(session, mgr.metrics_server.url)
@@ -112,7 +113,7 @@ async def test_metrics_and_readiness_after_real_reconciles(kube_apiserver, clien
     total = families["controller_runtime_reconcile"]
     results = {s.labels["result"] for s in total.samples if s.name.endswith("_total")}
     assert results == {"success", "error", "requeue", "requeue_after"}
-    assert sample(total, "_total", controller=CONTROLLER, result="success") == 2
+    assert sample(total, "_total", controller=CONTROLLER, result="success") == 3
     assert sample(total, "_total", controller=CONTROLLER, result="requeue_after") == 1
     assert sample(total, "_total", controller=CONTROLLER, result="error") == 2
     assert sample(total, "_total", controller=CONTROLLER, result="requeue") == 0
@@ -122,14 +123,14 @@ async def test_metrics_and_readiness_after_real_reconciles(kube_apiserver, clien
     workers = families["controller_runtime_max_concurrent_reconciles"]
     assert sample(workers, controller=CONTROLLER) == 2
     time = families["controller_runtime_reconcile_time_seconds"]
-    assert sample(time, "_count", controller=CONTROLLER) == 5
-    assert sample(time, "_bucket", controller=CONTROLLER, le="60.0") == 5
+    assert sample(time, "_count", controller=CONTROLLER) == 6  # kube-root-ca.crt's included
+    assert sample(time, "_bucket", controller=CONTROLLER, le="60.0") == 6
 
     queue = {"name": CONTROLLER, "controller": CONTROLLER}
-    assert sample(families["workqueue_adds"], "_total", **queue) >= 5
+    assert sample(families["workqueue_adds"], "_total", **queue) >= 6
     # client-go counts every delayed add: the flaky retry and the requeue_after.
     assert sample(families["workqueue_retries"], "_total", **queue) == 2
-    assert sample(families["workqueue_work_duration_seconds"], "_count", **queue) == 5
+    assert sample(families["workqueue_work_duration_seconds"], "_count", **queue) == 6
 
     host = urlsplit(mgr.client.config.server).netloc
     requests = families["rest_client_requests"]

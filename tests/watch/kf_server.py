@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
 
 from kubeforge.client import Client
 from kubeforge.core.meta import ObjectMeta
+from kubeforge.core.objects import KubeObject, name_of
 from kubeforge.models.core_v1 import ConfigMap, Namespace
 
 _counter = itertools.count()
+
+ROOT_CA = "kube-root-ca.crt"
+"""The ConfigMap the root-CA publisher keeps in every namespace, as on a real cluster."""
+
+Obj = TypeVar("Obj", bound=KubeObject)
+
+
+def own(objects: Iterable[Obj]) -> list[Obj]:
+    """The objects a test made: all but the namespace's ``kube-root-ca.crt``."""
+    return [obj for obj in objects if name_of(obj) != ROOT_CA]
 
 
 async def fresh_namespace(client: Client, prefix: str) -> str:

@@ -8,7 +8,8 @@ import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
-from kf_http import Api, configmap
+from kf_http import ROOT_CA, Api, configmap
+from kf_http import take as _take
 
 POM = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
 POM_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
@@ -51,15 +52,6 @@ async def _watch(api: Api, path: str, accept: str, **params: str) -> AsyncIterat
                 yield json.loads(line)
 
 
-async def _take(events: AsyncIterator[Any], count: int) -> list[Any]:
-    taken = []
-    async for event in events:
-        taken.append(event)
-        if len(taken) == count:
-            break
-    return taken
-
-
 def _is_partial(body: Any, version: str = "v1") -> bool:
     return (
         body["kind"] == "PartialObjectMetadata"
@@ -99,9 +91,9 @@ async def test_a_list_answers_a_partial_object_metadata_list_with_paging(
     assert [item["metadata"]["name"] for item in body["items"]] == ["a", "b"]
     assert all(_is_partial(item) for item in body["items"])
     assert body["metadata"]["resourceVersion"].isdigit()
-    assert body["metadata"]["remainingItemCount"] == 1
+    assert body["metadata"]["remainingItemCount"] == 2  # c, and the namespace's root CA
     rest = await _get(api, path, POM_LIST, limit="2", **{"continue": body["metadata"]["continue"]})
-    assert [item["metadata"]["name"] for item in rest.body["items"]] == ["c"]
+    assert [item["metadata"]["name"] for item in rest.body["items"]] == ["c", ROOT_CA]
     assert "continue" not in rest.body["metadata"]
 
 

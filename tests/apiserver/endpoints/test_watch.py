@@ -3,21 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 from kf_http import Api, configmap, open_api
+from kf_http import take as _collect
 
 from kubeforge.testing import LocalApiServer
-
-
-async def _collect(events: AsyncIterator[dict[str, Any]], count: int) -> list[dict[str, Any]]:
-    out = []
-    async for event in events:
-        out.append(event)
-        if len(out) == count:
-            break
-    return out
 
 
 def _summary(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
