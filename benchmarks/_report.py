@@ -61,6 +61,20 @@ def clean_exit_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, _exit)
 
 
+def compile_bytecode() -> None:
+    """Write the bytecode caches of kubeforge's source and examples, as installing a wheel does.
+
+    The peers are installed packages whose ``.pyc`` files pip wrote; kubeforge is an
+    editable install, and with ``PYTHONDONTWRITEBYTECODE`` set (or a fresh checkout)
+    every controller process would compile all of its source again, a cost no
+    installed kubeforge pays. ``compileall`` writes the caches whatever that says.
+    """
+    import compileall
+
+    for tree in (_ROOT / "src" / "kubeforge", _ROOT / "examples"):
+        compileall.compile_dir(tree, quiet=1, workers=1)
+
+
 def machine() -> dict[str, Any]:
     """CPU model, core count, memory and OS: what the numbers depend on most."""
     cpu = platform.processor() or platform.machine()

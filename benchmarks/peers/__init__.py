@@ -102,7 +102,7 @@ class ControllerProcess:
             # controller's own CPU time stays what it would be.
             self._spy = subprocess.Popen(
                 [spy, "record", "--pid", str(self.popen.pid), "--format", "raw",
-                 "--rate", "100", "--nonblocking", "--output", str(profile)],
+                 "--rate", "500", "--nonblocking", "--output", str(profile)],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )  # fmt: skip
 

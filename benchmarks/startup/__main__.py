@@ -29,6 +29,7 @@ from typing import Any
 from benchmarks._report import (
     bar_chart,
     clean_exit_on_sigterm,
+    compile_bytecode,
     environment,
     print_table,
     write_results,
@@ -138,6 +139,7 @@ def main() -> None:
     parser.add_argument("--only", action="append", help="contender(s) to run (repeatable)")
     args = parser.parse_args()
     clean_exit_on_sigterm()
+    compile_bytecode()
     rounds = args.rounds or (2 if args.quick else 7)
     contenders = available(args.only)
     logs = Path(tempfile.mkdtemp(prefix="kubeforge-bench-startup-"))
