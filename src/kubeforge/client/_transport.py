@@ -24,20 +24,21 @@ import urllib.parse
 import urllib.request
 import warnings
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import aiohttp
 import orjson
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from kubeforge.client.requester import ParamValue
+from kubeforge.client.requester import Answer, ParamValue
 from kubeforge.config import ClientConfig
 from kubeforge.core.errors import ApiError, ConfigError, TransportError
 from kubeforge.core.status import failure
 
 __all__ = [
     "KubernetesWarning",
+    "Proxied",
     "api_error",
     "identity_headers",
     "lines",
@@ -47,6 +48,8 @@ __all__ = [
     "transport_error",
     "warn",
     "warnings_of",
+    "with_defaults",
+    "with_query",
 ]
 
 
@@ -286,6 +289,56 @@ def warn(headers: CIMultiDictProxy[str]) -> None:
     values = headers.getall("Warning", ())
     for text in warnings_of(values):
         warnings.warn(text, KubernetesWarning, stacklevel=4)
+
+
+def with_defaults(headers: CIMultiDict[str], user_agent: str) -> list[tuple[str, str]]:
+    """A request's headers with the client's defaults, merged as aiohttp merges a session's."""
+    pairs = list(headers.items())
+    pairs.append(("User-Agent", user_agent))
+    if "Accept" not in headers:
+        pairs.append(("Accept", "application/json"))
+    return pairs
+
+
+@dataclass(frozen=True, slots=True)
+class Proxied:
+    """Exchanges through aiohttp, for a client with a proxy (which ``Http1Pool`` does not speak)."""
+
+    proxy: str | None
+    server_hostname: str | None
+    connect_timeout: float | None
+
+    async def exchange(
+        self,
+        session: aiohttp.ClientSession,
+        method: str,
+        url: str,
+        query: list[tuple[str, str]] | None,
+        data: bytes | None,
+        headers: CIMultiDict[str],
+        seconds_allowed: float | None,
+    ) -> Answer:
+        timeout = aiohttp.ClientTimeout(total=seconds_allowed, sock_connect=self.connect_timeout)
+        async with session.request(
+            method,
+            url,
+            params=query,
+            data=data,
+            headers=headers,
+            timeout=timeout,
+            proxy=self.proxy,
+            server_hostname=self.server_hostname,
+        ) as response:
+            return Answer(response.status, await response.read(), response.headers)
+
+
+def with_query(path: str, query: list[tuple[str, str]] | None) -> str:
+    """``path`` with ``query`` appended, percent-encoded.
+
+    >>> with_query("/api/v1/pods", [("labelSelector", "app in (a,b)"), ("limit", "5")])
+    '/api/v1/pods?labelSelector=app+in+%28a%2Cb%29&limit=5'
+    """
+    return f"{path}?{urllib.parse.urlencode(query)}" if query else path
 
 
 def query_params(params: Mapping[str, ParamValue] | None) -> list[tuple[str, str]] | None:

@@ -1,4 +1,4 @@
-"""``Client``: one aiohttp session to one API server, and the request primitives under ``Api``.
+"""``Client``: the connections to one API server, and the request primitives under ``Api``.
 
 Entry point::
 
@@ -13,6 +13,10 @@ Every request goes through the same steps: the optional client-side rate limiter
 headers, the per-request timeout, retries with backoff (see
 ``kubeforge.client._resilience`` for exactly which failures are retried), and the
 server's ``Warning`` headers, which are raised as ``KubernetesWarning``.
+
+Whole-body exchanges travel on ``Http1Pool``'s kept-alive HTTP/1.1 connections (a
+fraction of aiohttp's CPU per request); watches, and every request through a proxy,
+on one aiohttp session.
 
 Failures are typed: a non-2xx answer raises ``ApiError.from_status`` (the
 server's ``Status``, or one synthesized from the HTTP code); a connection that
@@ -32,9 +36,11 @@ import orjson
 from multidict import CIMultiDict
 
 from kubeforge.client._codec import DictCodec, encode, typed_codec
+from kubeforge.client._http1 import Http1Pool, split_server
 from kubeforge.client._resilience import RateLimiter, RetryPolicy
 from kubeforge.client._transport import (
     KubernetesWarning,
+    Proxied,
     api_error,
     identity_headers,
     lines,
@@ -43,6 +49,8 @@ from kubeforge.client._transport import (
     ssl_context,
     transport_error,
     warn,
+    with_defaults,
+    with_query,
 )
 from kubeforge.client.api import Api
 from kubeforge.client.auth import Auth, RefreshableAuth, auth_for
@@ -110,6 +118,7 @@ class Client:
         self._limiter = RateLimiter(config.qps, config.burst, self._clock) if config.qps else None
         self._retry = RetryPolicy(config.max_retries)
         self._session: aiohttp.ClientSession | None = None
+        self._pool: Http1Pool | None = None
         self._session_cert: tuple[bytes, bytes] | None = None
         self._closed = False
         self._timeout = aiohttp.ClientTimeout(
@@ -209,6 +218,9 @@ class Client:
         """Close the session; the client cannot be used afterwards."""
         self._closed = True
         session, self._session = self._session, None
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
         if session is not None:
             await session.close()
 
@@ -241,11 +253,7 @@ class Client:
         ``ApiError``. ``timeout`` (seconds) replaces ``config.request_timeout`` for it."""
         url = self.config.server + path
         query = query_params(params)
-        request_timeout = self._timeout
-        if timeout is not None:
-            request_timeout = aiohttp.ClientTimeout(
-                total=timeout, sock_connect=self.config.connect_timeout
-            )
+        seconds_allowed = timeout if timeout is not None else self.config.request_timeout
         attempt, refreshed = 0, False
         while True:
             attempt += 1
@@ -256,19 +264,20 @@ class Client:
             began = time.perf_counter()
             status: int | None = None
             try:
-                async with session.request(
-                    method,
-                    url,
-                    params=query,
-                    data=data,
-                    headers=headers,
-                    timeout=request_timeout,
-                    proxy=self._proxy,
-                    server_hostname=self.config.tls_server_name,
-                ) as response:
-                    status = response.status
-                    body = await response.read()
-                    answer = Answer(status, body, response.headers)
+                if self._pool is not None:
+                    pairs = with_defaults(headers, self.config.user_agent)
+                    status, answer_headers, body = await self._pool.request(
+                        method, with_query(path, query), pairs, data, seconds_allowed
+                    )
+                    answer = Answer(status, body, answer_headers)
+                else:
+                    proxied = Proxied(
+                        self._proxy, self.config.tls_server_name, self.config.connect_timeout
+                    )
+                    answer = await proxied.exchange(
+                        session, method, url, query, data, headers, seconds_allowed
+                    )
+                    status = answer.status
             except (aiohttp.ClientError, TimeoutError) as err:
                 delay = self._retry.after_failure(method, err, attempt)
                 if delay is None:
@@ -382,6 +391,20 @@ class Client:
             # Each watch pins a connection for minutes; a pool cap would queue ordinary
             # requests behind them, so the pool is unbounded.
             limit=0,
+        )
+        if self._pool is not None:
+            self._pool.close()
+        # Whole-body exchanges go through Http1Pool (a fraction of aiohttp's CPU per
+        # request); aiohttp keeps watches and anything sent through a proxy.
+        self._pool = (
+            Http1Pool(
+                split_server(self.config.server),
+                ssl=ssl,
+                server_hostname=self.config.tls_server_name,
+                connect_timeout=self.config.connect_timeout,
+            )
+            if self._proxy is None
+            else None
         )
         self._session = aiohttp.ClientSession(
             connector=connector,
