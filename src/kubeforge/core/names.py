@@ -28,6 +28,7 @@ __all__ = [
     "DNS1123_SUBDOMAIN_MAX_LENGTH",
     "LABEL_VALUE_MAX_LENGTH",
     "QUALIFIED_NAME_MAX_LENGTH",
+    "config_map_key",
     "dns1035_label",
     "dns1123_label",
     "dns1123_subdomain",
@@ -49,6 +50,7 @@ _DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
 _DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
 _QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _LABEL_VALUE_FMT = "(" + _QUALIFIED_NAME_FMT + ")?"
+_CONFIG_KEY_FMT = "[-._a-zA-Z0-9]+"
 
 # re.ASCII: Go's regexp classes are ASCII-only, and so must ours be.
 _DNS1123_LABEL = re.compile(_DNS1123_LABEL_FMT, re.ASCII)
@@ -56,6 +58,7 @@ _DNS1123_SUBDOMAIN = re.compile(_DNS1123_SUBDOMAIN_FMT, re.ASCII)
 _DNS1035_LABEL = re.compile(_DNS1035_LABEL_FMT, re.ASCII)
 _QUALIFIED_NAME = re.compile(_QUALIFIED_NAME_FMT, re.ASCII)
 _LABEL_VALUE = re.compile(_LABEL_VALUE_FMT, re.ASCII)
+_CONFIG_KEY = re.compile(_CONFIG_KEY_FMT, re.ASCII)
 
 _DNS1123_LABEL_MSG = (
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
@@ -173,4 +176,24 @@ def label_value(value: str) -> list[str]:
         problems.append(
             regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345")
         )
+    return problems
+
+
+def config_map_key(value: str) -> list[str]:
+    """Problems with ``value`` as a ConfigMap or Secret key (``IsConfigMapKey``), in its order."""
+    problems = [_max_length(DNS1123_SUBDOMAIN_MAX_LENGTH)] if len(value) > 253 else []
+    if not _CONFIG_KEY.fullmatch(value):
+        problems.append(
+            regex_error(
+                "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+                _CONFIG_KEY_FMT,
+                "key.name",
+                "KEY_NAME",
+                "key-name",
+            )
+        )
+    if value in (".", ".."):
+        problems.append(f"must not be '{value}'")
+    elif value.startswith(".."):
+        problems.append("must not start with '..'")
     return problems

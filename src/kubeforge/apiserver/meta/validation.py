@@ -30,6 +30,7 @@ __all__ = [
     "dns1123_label",
     "dns1123_subdomain",
     "is_qualified_name",
+    "mask_trailing_dash",
     "path_segment_name",
     "validate_meta_update",
     "validate_object_meta",
@@ -53,9 +54,14 @@ def is_qualified_name(name: str) -> bool:
 _MAX_ANNOTATIONS_BYTES = 256 * 1024
 
 
-def _mask_trailing_dash(prefix: str) -> str:
-    # generateName is validated as a name prefix: a trailing '-' is fine there.
-    return prefix[:-1] + "a" if prefix.endswith("-") and len(prefix) > 1 else prefix
+def mask_trailing_dash(prefix: str) -> str:
+    """A name prefix as apimachinery's ``maskTrailingDash`` checks it: a trailing '-' is
+    fine there. Go drops the last two characters before appending its "a", and so must this.
+
+    >>> mask_trailing_dash("web-"), mask_trailing_dash("-")
+    ('wea', '-')
+    """
+    return prefix[:-2] + "a" if prefix.endswith("-") and len(prefix) > 1 else prefix
 
 
 def validate_object_meta(
@@ -66,7 +72,7 @@ def validate_object_meta(
     name = meta.get("name")
     generate_name = meta.get("generateName")
     if generate_name:
-        for problem in name_validator(_mask_trailing_dash(str(generate_name))):
+        for problem in name_validator(mask_trailing_dash(str(generate_name))):
             errors.append(FieldError("Invalid", "metadata.generateName", problem, generate_name))
     if not name:
         errors.append(FieldError("Required", "metadata.name", "name or generateName is required"))

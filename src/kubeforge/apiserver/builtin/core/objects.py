@@ -9,12 +9,12 @@ from __future__ import annotations
 import base64
 import binascii
 import ipaddress
-import re
 from typing import Any
 
 from kubeforge.apiserver.failures import FieldError, bad_request, forbidden
 from kubeforge.apiserver.meta.validation import dns1123_label
 from kubeforge.apiserver.registry.strategy import Strategy, nested_str
+from kubeforge.core.names import config_map_key
 
 __all__ = [
     "ConfigMapStrategy",
@@ -114,28 +114,6 @@ def _port_errors(port: Any, path: str, *, named: bool) -> list[FieldError]:
     return errors
 
 
-_CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
-
-
-_CONFIG_KEY_MESSAGE = (
-    "a valid config key must consist of alphanumeric characters, '-', '_' or "
-    "'.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for "
-    "validation is '[-._a-zA-Z0-9]+')"
-)
-
-
-def _config_key_messages(key: str) -> list[str]:
-    """apimachinery's ``IsConfigMapKey``: every rule the key breaks, in its order."""
-    messages = ["must be no more than 253 characters"] if len(key) > 253 else []
-    if not _CONFIG_KEY.fullmatch(key):
-        messages.append(_CONFIG_KEY_MESSAGE)
-    if key in (".", ".."):
-        messages.append(f"must not be '{key}'")
-    elif key.startswith(".."):
-        messages.append("must not start with '..'")
-    return messages
-
-
 def _config_key_errors(data: Any, field: str) -> list[FieldError]:
     """One ``Invalid`` per broken rule, at the key's own path (``data[bad key!]``)."""
     if data is None:
@@ -145,7 +123,7 @@ def _config_key_errors(data: Any, field: str) -> list[FieldError]:
     return [
         FieldError("Invalid", f"{field}[{key}]", message, key)
         for key in data
-        for message in _config_key_messages(key)
+        for message in config_map_key(key)
     ]
 
 

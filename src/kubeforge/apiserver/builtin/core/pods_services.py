@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kubeforge.apiserver.builtin.podspec import validate_pod_spec
+from kubeforge.apiserver.builtin.podspec.env import default_env
 from kubeforge.apiserver.builtin.podspec.ephemeral import (
     ephemeral_containers,
     ephemeral_on_create,
@@ -55,6 +56,7 @@ def default_container(container: dict[str, Any]) -> None:
     container.setdefault("terminationMessagePath", "/dev/termination-log")
     container.setdefault("terminationMessagePolicy", "File")
     container.setdefault("resources", {})
+    default_env(container)
     for port in container.get("ports") or []:
         if isinstance(port, dict):
             port.setdefault("protocol", "TCP")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubeforge.apiserver.builtin.podspec.env import container_env
 from kubeforge.apiserver.builtin.podspec.mounts import volume_mounts
 from kubeforge.apiserver.builtin.podspec.ports import container_ports
 from kubeforge.apiserver.builtin.podspec.probes import container_probes, lifecycle
@@ -21,36 +22,9 @@ from kubeforge.core.names import dns1123_label
 
 __all__ = ["container_common", "pod_containers"]
 
-_ENV_NAME = "a valid environment variable name must consist only of printable ASCII characters other than '='"  # noqa: E501
 _PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 _MESSAGE_POLICIES = ("File", "FallbackToLogsOnError")
-_ENV_SOURCES = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef")
 _SIDECAR_ONLY = ("lifecycle", "livenessProbe", "readinessProbe", "startupProbe")
-
-
-def _env(env: Any, path: str) -> list[FieldError]:
-    """``ValidateEnv`` with 1.32's relaxed names (RelaxedEnvironmentVariableValidation, beta)."""
-    errors: list[FieldError] = []
-    for i, var in enumerate(env if isinstance(env, list) else ()):
-        if not isinstance(var, dict):
-            continue
-        at = f"{path}[{i}]"
-        name = var.get("name") or ""
-        if not name:
-            errors.append(FieldError.required(f"{at}.name"))
-        elif any(not " " <= ch <= "~" or ch == "=" for ch in name):
-            errors.append(FieldError.invalid(f"{at}.name", name, _ENV_NAME))
-        source = var.get("valueFrom")
-        if not isinstance(source, dict):
-            continue
-        count = sum(source.get(key) is not None for key in _ENV_SOURCES)
-        if count > 1:
-            detail = "may not have more than one field specified at a time"
-            errors.append(FieldError.invalid(f"{at}.valueFrom", "", detail))
-        if var.get("value") and count:
-            detail = "may not be specified when `value` is not empty"
-            errors.append(FieldError.invalid(f"{at}.valueFrom", "", detail))
-    return errors
 
 
 def container_common(container: dict[str, Any], volumes: set[str], path: str) -> list[FieldError]:
@@ -70,7 +44,7 @@ def container_common(container: dict[str, Any], volumes: set[str], path: str) ->
             else FieldError.not_supported(at, policy, _MESSAGE_POLICIES)
         )
     errors += container_ports(container.get("ports") or [], f"{path}.ports")
-    errors += _env(container.get("env"), f"{path}.env")
+    errors += container_env(container, path)
     errors += volume_mounts(container, volumes, f"{path}.volumeMounts")
     pull = container.get("imagePullPolicy")
     if pull is not None and pull not in _PULL_POLICIES:
@@ -91,6 +65,7 @@ def _regular(spec: dict[str, Any], volumes: set[str], path: str) -> list[FieldEr
     """``validateContainers``: each container, then host ports across all of them."""
     errors: list[FieldError] = []
     names: set[str] = set()
+    grace = spec.get("terminationGracePeriodSeconds")
     containers = spec.get("containers")
     for i, container in enumerate(containers if isinstance(containers, list) else ()):
         if not isinstance(container, dict):
@@ -101,7 +76,7 @@ def _regular(spec: dict[str, Any], volumes: set[str], path: str) -> list[FieldEr
         if name in names:
             errors.append(FieldError.duplicate(f"{at}.name", name))
         names.add(name)
-        errors += lifecycle(container.get("lifecycle"), f"{at}.lifecycle")
+        errors += lifecycle(container.get("lifecycle"), f"{at}.lifecycle", grace)
         errors += container_probes(container, at)
         if container.get("restartPolicy") is not None:
             detail = "may not be set for non-init containers"
@@ -125,6 +100,7 @@ def _init(spec: dict[str, Any], volumes: set[str], path: str) -> list[FieldError
     ports checked per init container (they run one at a time); sidecars
     (``restartPolicy: Always``) get the regular containers' hooks and probes."""
     errors: list[FieldError] = []
+    grace = spec.get("terminationGracePeriodSeconds")
     names = {c.get("name") for c in spec.get("containers") or [] if isinstance(c, dict)}
     for i, container in enumerate(spec.get("initContainers") or []):
         if not isinstance(container, dict):
@@ -141,7 +117,7 @@ def _init(spec: dict[str, Any], volumes: set[str], path: str) -> list[FieldError
             names.add(name)
         errors += _host_ports([container], f"{path}.initContainers")
         if policy == "Always":
-            errors += lifecycle(container.get("lifecycle"), f"{at}.lifecycle")
+            errors += lifecycle(container.get("lifecycle"), f"{at}.lifecycle", grace)
             errors += container_probes(container, at)
         else:
             errors += _init_only(container, at)

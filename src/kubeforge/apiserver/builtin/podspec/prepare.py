@@ -5,7 +5,8 @@
   ``DropDisabledTemplateFields`` for templates): ``hostUsers`` (UserNamespacesSupport),
   ``securityContext.supplementalGroupsPolicy`` (SupplementalGroupsPolicy),
   ``securityContext.seLinuxChangePolicy`` (SELinuxChangePolicy) and the pod-level
-  ``resources`` (PodLevelResources); a container's ``procMount`` becomes ``Default``
+  ``resources`` (PodLevelResources), the containers' ``resizePolicy``
+  (InPlacePodVerticalScaling); a container's ``procMount`` becomes ``Default``
   (ProcMountType: the field was once always set, so it is reset rather than dropped).
 * A pod on the host network gets each unset host port set to its container port
   (``SetDefaults_Pod``; templates have kept theirs unset since 1.28).
@@ -57,6 +58,9 @@ def drop_disabled(spec: Any, old_spec: Any) -> None:
         for key in _CONTEXT_GATED:
             if old_context.get(key) is None:
                 context.pop(key, None)
+    if not any(c.get("resizePolicy") for c in _containers(old, _CONTAINER_KEYS)):
+        for container in _containers(spec, _CONTAINER_KEYS):
+            container.pop("resizePolicy", None)
     if not any(c.get("procMount") not in (None, "Default") for c in _proc_mounts(old)):
         for container_context in _proc_mounts(spec):
             container_context["procMount"] = "Default"

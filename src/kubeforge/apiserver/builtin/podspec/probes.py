@@ -10,10 +10,12 @@ Entry points: ``container_probes(container, path)``, ``lifecycle(value, path)``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from kubeforge.apiserver.builtin.podspec.ports import PORT_RANGE, port_num_or_name
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.core.names import regex_error
 
 __all__ = ["PROBE_DEFAULTS", "container_probes", "lifecycle"]
 
@@ -24,9 +26,35 @@ _HOOK_HANDLERS = ("exec", "httpGet", "tcpSocket", "sleep")
 _COUNTERS = ("initialDelaySeconds", "timeoutSeconds", "periodSeconds", "successThreshold",
              "failureThreshold")  # fmt: skip
 _NEGATIVE = "must be greater than or equal to 0"
+_HEADER = re.compile(r"[-A-Za-z0-9]+", re.ASCII)
+_HEADER_NAME = regex_error(
+    "a valid HTTP header must consist of alphanumeric characters or '-'",
+    _HEADER.pattern,
+    "X-Header-Name",
+)
 
 
-def _handler_body(kind: str, handler: Any, path: str) -> list[FieldError]:
+def _http_headers(handler: dict[str, Any], path: str) -> list[FieldError]:
+    """``IsHTTPHeaderName`` of each header, reported at the list's path."""
+    return [
+        FieldError.invalid(path, name, _HEADER_NAME)
+        for header in handler.get("httpHeaders") or []
+        if isinstance(header, dict) and not _HEADER.fullmatch(name := str(header.get("name") or ""))
+    ]
+
+
+def _sleep(seconds: Any, grace: int | None, path: str) -> list[FieldError]:
+    """1.32's ``validateSleepAction`` (PodLifecycleSleepActionAllowZero is alpha, off)."""
+    if grace is None or not isinstance(seconds, int) or 0 < seconds <= grace:
+        return []
+    detail = (
+        f"must be greater than 0 and less than terminationGracePeriodSeconds ({grace}). "
+        "Enable AllowPodLifecycleSleepActionZeroValue feature gate for zero sleep."
+    )
+    return [FieldError.invalid(path, seconds, detail)]
+
+
+def _handler_body(kind: str, handler: Any, path: str, grace: int | None) -> list[FieldError]:
     if not isinstance(handler, dict):
         return []
     if kind == "exec" and not handler.get("command"):
@@ -36,7 +64,7 @@ def _handler_body(kind: str, handler: Any, path: str) -> list[FieldError]:
         scheme = handler.get("scheme", "HTTP")
         if scheme not in ("HTTP", "HTTPS"):
             errors.append(FieldError.not_supported(f"{path}.scheme", scheme, ("HTTP", "HTTPS")))
-        return errors
+        return errors + _http_headers(handler, f"{path}.httpHeaders")
     if kind == "tcpSocket":
         return port_num_or_name(handler.get("port"), f"{path}.port")
     if kind == "grpc":
@@ -44,13 +72,13 @@ def _handler_body(kind: str, handler: Any, path: str) -> list[FieldError]:
         if not isinstance(port, int) or not 1 <= port <= 65535:
             return [FieldError.invalid(f"{path}.port", port, PORT_RANGE)]
     if kind == "sleep":
-        seconds = handler.get("seconds")
-        if not isinstance(seconds, int) or seconds <= 0:
-            return [FieldError.invalid(f"{path}.seconds", seconds, "must be greater than 0")]
+        return _sleep(handler.get("seconds"), grace, path)
     return []
 
 
-def _handler(value: dict[str, Any], kinds: tuple[str, ...], path: str) -> list[FieldError]:
+def _handler(
+    value: dict[str, Any], kinds: tuple[str, ...], path: str, grace: int | None = None
+) -> list[FieldError]:
     errors: list[FieldError] = []
     found = 0
     for kind in kinds:
@@ -62,7 +90,7 @@ def _handler(value: dict[str, Any], kinds: tuple[str, ...], path: str) -> list[F
             )
             continue
         found += 1
-        errors += _handler_body(kind, value[kind], f"{path}.{kind}")
+        errors += _handler_body(kind, value[kind], f"{path}.{kind}", grace)
     if not found:
         errors.append(FieldError.required(path, "must specify a handler type"))
     return errors
@@ -108,13 +136,15 @@ def container_probes(container: dict[str, Any], path: str) -> list[FieldError]:
     return errors
 
 
-def lifecycle(value: Any, path: str) -> list[FieldError]:
-    """``postStart`` and ``preStop``: one handler each (``sleep`` allowed, ``grpc`` not)."""
+def lifecycle(value: Any, path: str, grace: Any = None) -> list[FieldError]:
+    """``postStart`` and ``preStop``: one handler each (``sleep`` allowed, ``grpc`` not);
+    ``grace`` is the pod's ``terminationGracePeriodSeconds``, the longest sleep."""
     if not isinstance(value, dict):
         return []
     errors: list[FieldError] = []
     for hook in ("postStart", "preStop"):
         handler = value.get(hook)
         if isinstance(handler, dict):
-            errors += _handler(handler, _HOOK_HANDLERS, f"{path}.{hook}")
+            limit = grace if isinstance(grace, int) else None
+            errors += _handler(handler, _HOOK_HANDLERS, f"{path}.{hook}", limit)
     return errors
