@@ -6,7 +6,7 @@ network ports of a pod spec, as kubernetes 1.32's ``validatePodDNSConfig``,
 from __future__ import annotations
 
 from kf_http import Api
-from kf_podspec import created, pod, refused
+from kf_podspec import causes, created, pod, refused
 
 NOT_AN_IP = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
 
@@ -122,3 +122,20 @@ async def test_host_ports_are_unique_per_protocol_and_address(api: Api, namespac
     body["spec"]["containers"] = [first, second]
     found = await refused(api, namespace, body)
     assert found == [("spec.containers[1].ports[0].hostPort", 'Duplicate value: "TCP//8080"')]
+
+
+async def test_an_ephemeral_container_may_not_use_sub_paths(api: Api, namespace: str) -> None:
+    volumes = [{"name": "data", "emptyDir": {}}]
+    stored = await created(api, namespace, pod("debugged", volumes=volumes))
+    mounts = [{"name": "data", "mountPath": "/d", "subPathExpr": "$(POD)"}]
+    debugger = {"name": "debugger", "image": "busybox", "volumeMounts": mounts}
+    stored["spec"]["ephemeralContainers"] = [debugger]
+    path = f"/api/v1/namespaces/{namespace}/pods/debugged/ephemeralcontainers"
+    stored["metadata"].pop("resourceVersion")  # the kubelet's status writes move it meanwhile
+    found = causes(await api.put(path, stored))
+    assert found == [
+        (
+            "spec.ephemeralContainers[0].volumeMounts[0].subPathExpr",
+            "Forbidden: cannot be set for an Ephemeral Container",
+        )
+    ]

@@ -4,9 +4,9 @@
 Each is a container (the common container rules apply) whose name is unique in the
 pod, whose ``targetContainerName`` names one of the pod's containers, and which sets
 none of the fields kept for regular containers (ports, resources, probes, lifecycle,
-restart policy, mount subpaths). Once added, one may be neither changed nor removed
-(the real messages are followed by a Go diff, left out here); a pod is never created
-with any.
+restart policy, mount subpaths and subpath expressions). Once added, one may be
+neither changed nor removed (the real messages are followed by a Go diff, left out
+here); a pod is never created with any.
 
 Entry points: ``ephemeral_containers(spec, volumes)``, ``ephemeral_update(new, old)``,
 ``ephemeral_on_create(spec)``.
@@ -59,8 +59,10 @@ def ephemeral_containers(spec: dict[str, Any], volumes: set[str]) -> list[FieldE
             if _set(container.get(key))
         ]
         for j, mount in enumerate(container.get("volumeMounts") or []):
-            if isinstance(mount, dict) and mount.get("subPath"):
-                errors.append(FieldError.forbidden(f"{at}.volumeMounts[{j}].subPath", _FORBIDDEN))
+            for key in ("subPath", "subPathExpr"):
+                if isinstance(mount, dict) and mount.get(key):
+                    at_key = f"{at}.volumeMounts[{j}].{key}"
+                    errors.append(FieldError.forbidden(at_key, _FORBIDDEN))
     return errors
 
 
