@@ -1,13 +1,18 @@
-"""The default scheduler: binds each pending pod to a node that fits it, or says why none does.
+"""The default scheduler: binds each pending pod to a node that fits it, preempts lower-priority
+pods to make room, or says why neither works.
 
 A pod with no ``spec.nodeName``, no scheduling gates and ``schedulerName:
-default-scheduler`` is filtered against every node (``scheduling.filter_node``); of the
-nodes that fit, the least requested one wins (ties: fewer pods, then name), as the
-default ``NodeResourcesFit`` least-allocated score and balanced spread tend to. Binding
+default-scheduler`` is filtered against every node (``scheduling.filter_node``), with
+the pods nominated to a node (of at least its priority) counted there. Of the nodes that
+fit, the best scored wins: ``ScheduleAnyway`` topology spread (weight 2) plus the
+least-allocated resources score (weight 1), then fewer pods, then the name. Binding
 sets ``spec.nodeName`` and the ``PodScheduled`` condition and records ``Scheduled``
-(``Successfully assigned <ns>/<pod> to <node>``). When no node fits, the pod keeps
-``PodScheduled=False`` with reason ``Unschedulable`` and the real message, recorded as a
-``FailedScheduling`` Warning; it is tried again whenever a node changes or a pod leaves.
+(``Successfully assigned <ns>/<pod> to <node>``). When no node fits, preemption
+(``preemption``) may nominate a node (``status.nominatedNodeName``) and evict its
+victims (``DisruptionTarget``/``PreemptionByScheduler``, the ``Preempted`` Event); either
+way the pod keeps ``PodScheduled=False`` with reason ``Unschedulable`` and the real
+message, recorded as a ``FailedScheduling`` Warning; it is tried again whenever a node
+changes or a pod leaves.
 
 Entry point: ``Scheduler(cluster)`` with ``start()``/``stop()``.
 """
@@ -21,12 +26,16 @@ from typing import Any
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.nodes import quantity
+from kubeforge.apiserver.controllers.preemption import find_candidate, ineligible, priority
 from kubeforge.apiserver.controllers.scheduling import (
     Placement,
+    Verdict,
     failure_message,
     filter_node,
+    is_domain,
     pod_requests,
 )
+from kubeforge.apiserver.controllers.topologyspread import spread_scores
 from kubeforge.apiserver.storage.sqlite import Event
 
 __all__ = ["Scheduler", "live_pods"]
@@ -73,15 +82,77 @@ class Scheduler(ControllerLoop):
             self._unschedulable(pod, claims)
             return None
         nodes = [n for n in self.cluster.list(_NODES) if not n["metadata"].get("deletionTimestamp")]
-        view = Placement.of(nodes, live_pods(self.cluster))
+        view = Placement.of(nodes, [*live_pods(self.cluster), *self._nominated(pod)])
         verdicts = {n["metadata"]["name"]: filter_node(pod, n, view) for n in nodes}
         feasible = [n for n in nodes if verdicts[n["metadata"]["name"]].fits]
         if feasible:
-            best = min(feasible, key=lambda n: _score(n, view))
+            spread = spread_scores(pod, feasible, nodes, view.placed, is_domain)
+            best = min(feasible, key=lambda n: _rank(n, view, spread[n["metadata"]["name"]]))
             self._bind(pod, best["metadata"]["name"])
         else:
-            self._unschedulable(pod, failure_message(list(verdicts.values()), len(nodes)))
+            self._preempt_or_wait(pod, nodes, view.placed, verdicts)
         return None
+
+    def _nominated(self, pod: dict[str, Any]) -> list[dict[str, Any]]:
+        """Waiting pods nominated to a node with at least this pod's priority, as if placed
+        there: the room preemption made for them is theirs (``addNominatedPods``)."""
+        uid = pod["metadata"].get("uid")
+        out = []
+        for other in self.cluster.list(_PODS):
+            node = (other.get("status") or {}).get("nominatedNodeName")
+            mine = other["metadata"].get("uid") == uid
+            if node and _waiting(other) and not mine and priority(other) >= priority(pod):
+                out.append({**other, "spec": {**other["spec"], "nodeName": node}})
+        return out
+
+    def _preempt_or_wait(
+        self,
+        pod: dict[str, Any],
+        nodes: list[dict[str, Any]],
+        placed: list[dict[str, Any]],
+        verdicts: dict[str, Verdict],
+    ) -> None:
+        """No node fits: nominate one where evicting lower-priority pods makes room (and
+        evict them), or say why none does."""
+        said = list(verdicts.values())
+        why_not = ineligible(pod, placed)
+        if why_not is not None:
+            self._unschedulable(pod, failure_message(said, len(nodes), why_not))
+            return
+        candidate = find_candidate(pod, nodes, placed, verdicts)
+        if candidate is None:
+            self._unschedulable(pod, failure_message(said, len(nodes)))
+            return
+        for victim in candidate.victims:
+            self._evict(victim, pod, candidate.node)
+        self._unschedulable(pod, failure_message(said, len(nodes), ""), candidate.node)
+
+    def _evict(self, victim: dict[str, Any], preemptor: dict[str, Any], node: str) -> None:
+        """As ``prepareCandidate`` does: the DisruptionTarget condition, the delete, the
+        ``Preempted`` Event."""
+        body = copy(victim)
+        scheduler = (preemptor.get("spec") or {}).get("schedulerName") or _COMPONENT
+        condition = {
+            "type": "DisruptionTarget",
+            "status": "True",
+            "lastProbeTime": None,
+            "lastTransitionTime": self.cluster.now(),
+            "reason": "PreemptionByScheduler",
+            "message": f"{scheduler}: preempting to accommodate a higher priority pod",
+        }
+        others = [
+            c
+            for c in (body.get("status") or {}).get("conditions") or []
+            if c.get("type") != "DisruptionTarget"
+        ]
+        body.setdefault("status", {})["conditions"] = [*others, condition]
+        self.cluster.update_status(_PODS, body)
+        meta = victim["metadata"]
+        self.cluster.delete(_PODS, meta.get("namespace") or "", meta["name"], uid=meta["uid"])
+        message = f"Preempted by pod {preemptor['metadata'].get('uid')} on node {node}"
+        self.cluster.record(
+            victim, "Normal", "Preempted", message, component=_COMPONENT, action="Preempting"
+        )
 
     def _claims_problem(self, pod: dict[str, Any]) -> str | None:
         """The VolumeBinding pre-filter: every claim must exist and be bound (Immediate)."""
@@ -141,13 +212,17 @@ class Scheduler(ControllerLoop):
             action="Binding",
         )
 
-    def _unschedulable(self, pod: dict[str, Any], message: str) -> None:
+    def _unschedulable(self, pod: dict[str, Any], message: str, nominated: str = "") -> None:
         status = copy(pod).setdefault("status", {})
         current = next(
             (c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"),
             None,
         )
-        if current is not None and current.get("message") == message:
+        if (
+            current is not None
+            and current.get("message") == message
+            and (not nominated or status.get("nominatedNodeName") == nominated)
+        ):
             return  # already said; a real scheduler's repeats only raise the Event's count
         condition = {
             "type": "PodScheduled",
@@ -161,6 +236,8 @@ class Scheduler(ControllerLoop):
         others = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
         body.setdefault("status", {})["conditions"] = [*others, condition]
         body["status"].setdefault("phase", "Pending")
+        if nominated:
+            body["status"]["nominatedNodeName"] = nominated
         self.cluster.update_status(_PODS, body)
         self.cluster.record(
             pod,
@@ -186,7 +263,10 @@ def _finished(pod: dict[str, Any]) -> bool:
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
 
-def _score(node: dict[str, Any], view: Placement) -> tuple[Fraction, int, str]:
+def _rank(node: dict[str, Any], view: Placement, spread: float) -> tuple[Fraction, int, str]:
+    """Lower is better: the weighted sum of the scores (PodTopologySpread weighs 2,
+    NodeResourcesFit's least-allocated 1, each 0..100) negated, then fewer pods, then
+    the name."""
     name = node["metadata"]["name"]
     allocatable = (node.get("status") or {}).get("allocatable") or {}
     mine = view.by_node.get(name, [])
@@ -199,4 +279,5 @@ def _score(node: dict[str, Any], view: Placement) -> tuple[Fraction, int, str]:
         used[r] / quantity(allocatable[r]) for r in used if quantity(allocatable.get(r, "0")) > 0
     ]
     load = sum(fractions, Fraction(0)) / max(len(fractions), 1)
-    return load, len(mine), name
+    total = 2 * Fraction(spread) + 100 * (1 - load)
+    return -total, len(mine), name

@@ -20,6 +20,7 @@ from fractions import Fraction
 from typing import Any
 
 from kubeforge.apiserver.controllers.nodes import quantity
+from kubeforge.apiserver.controllers.topologyspread import spread_filter
 from kubeforge.apiserver.meta.labelselector import selector_matches
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "Verdict",
     "failure_message",
     "filter_node",
+    "is_domain",
     "pod_requests",
     "tolerates",
     "toleration_matches",
@@ -37,8 +39,6 @@ _UNSCHEDULABLE = "node(s) were unschedulable"
 _ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
 _EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
 _AFFINITY = "node(s) didn't match pod affinity rules"
-_SPREAD = "node(s) didn't match pod topology spread constraints"
-_SPREAD_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
 _NOT_HELPFUL = "Preemption is not helpful for scheduling"
 _NO_VICTIMS = "No preemption victims found for incoming pod"
 
@@ -278,47 +278,41 @@ def _spread(
     placed: list[dict[str, Any]],
     nodes: list[dict[str, Any]],
 ) -> Verdict | None:
+    failed = spread_filter(pod, node, placed, nodes, is_domain)
+    return None if failed is None else Verdict((failed[0],), resolvable=failed[1])
+
+
+def is_domain(pod: dict[str, Any], node: dict[str, Any], constraint: dict[str, Any]) -> bool:
+    """Whether ``node`` counts for a spread constraint: ``nodeAffinityPolicy: Honor`` (the
+    default) keeps the nodes the pod could go to, ``nodeTaintsPolicy: Honor`` the ones
+    whose taints it tolerates."""
     spec = pod.get("spec") or {}
-    labels = node["metadata"].get("labels") or {}
-    namespace = pod["metadata"].get("namespace")
-    for constraint in spec.get("topologySpreadConstraints") or []:
-        if constraint.get("whenUnsatisfiable") != "DoNotSchedule":
-            continue
-        key = constraint.get("topologyKey", "")
-        if key not in labels:
-            return Verdict((_SPREAD_LABEL,), resolvable=False)
-        selector = constraint.get("labelSelector") or {}
-        eligible = [
-            n
-            for n in nodes
-            if key in (n["metadata"].get("labels") or {}) and matches_node_affinity(spec, n)
-        ]
-        counts: Counter[str] = Counter({n["metadata"]["labels"][key]: 0 for n in eligible})
-        by_node = {n["metadata"]["name"]: n["metadata"]["labels"][key] for n in eligible}
-        for other in placed:
-            domain = by_node.get((other.get("spec") or {}).get("nodeName"))
-            if (
-                domain is not None
-                and other["metadata"].get("namespace") == namespace
-                and selector_matches(selector, other["metadata"].get("labels") or {})
-            ):
-                counts[domain] += 1
-        smallest = min(counts.values()) if counts else 0
-        if counts[labels[key]] + 1 - smallest > int(constraint.get("maxSkew") or 1):
-            return Verdict((_SPREAD,))
-    return None
+    affinity = constraint.get("nodeAffinityPolicy") or "Honor"
+    if affinity == "Honor" and not matches_node_affinity(spec, node):
+        return False
+    if (constraint.get("nodeTaintsPolicy") or "Ignore") == "Honor":
+        return all(
+            tolerates(spec, t)
+            for t in (node.get("spec") or {}).get("taints") or []
+            if t.get("effect") in ("NoSchedule", "NoExecute")
+        )
+    return True
 
 
-def failure_message(verdicts: list[Verdict], node_count: int) -> str:
-    """``0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are ...``."""
+def failure_message(verdicts: list[Verdict], node_count: int, preemption: str | None = None) -> str:
+    """``0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are ...``:
+    what the filters said, then what preemption said (``preemption``; by default, why no
+    eviction helps; ``""`` after it nominated a node, when it says nothing)."""
     reasons: Counter[str] = Counter()
     for verdict in verdicts:
         reasons.update(verdict.reasons)
     if node_count == 0:
         return "no nodes available to schedule pods"
     message = f"0/{node_count} nodes are available: {_histogram(reasons)}."
-    outcomes = Counter(_NO_VICTIMS if v.resolvable else _NOT_HELPFUL for v in verdicts)
-    return f"{message} preemption: 0/{node_count} nodes are available: {_histogram(outcomes)}."
+    if preemption is None:
+        outcomes = Counter(_NO_VICTIMS if v.resolvable else _NOT_HELPFUL for v in verdicts)
+        preemption = f"0/{node_count} nodes are available: {_histogram(outcomes)}."
+    return f"{message} preemption: {preemption}" if preemption else message
 
 
 def _histogram(counts: Counter[str]) -> str:
