@@ -33,6 +33,7 @@ from kubeforge.apiserver.controllers.nodelifecycle import NodeLifecycle
 from kubeforge.apiserver.controllers.nodes import load_node_specs
 from kubeforge.apiserver.controllers.protection import ClaimProtection, VolumeProtection
 from kubeforge.apiserver.controllers.replicaset import ReplicaSetController, ReplicationManager
+from kubeforge.apiserver.controllers.resourcequota import ResourceQuotaController
 from kubeforge.apiserver.controllers.scheduler import Scheduler
 from kubeforge.apiserver.controllers.serviceaccounts import DefaultServiceAccounts
 from kubeforge.apiserver.controllers.statefulset import StatefulSetController
@@ -66,6 +67,7 @@ CONTROLLER_NAMES = (
     "persistentvolumeclaim-protection-controller",
     "replicaset-controller",
     "replicationcontroller-controller",
+    "resourcequota-controller",
     "root-ca-certificate-publisher-controller",
     "serviceaccount-controller",
     "statefulset-controller",
@@ -180,6 +182,7 @@ def build_control_plane(
         "persistentvolumeclaim-protection-controller": ClaimProtection,
         "persistentvolume-protection-controller": VolumeProtection,
         "node-lifecycle-controller": lambda c: NodeLifecycle(c, options.heartbeats),
+        "resourcequota-controller": ResourceQuotaController,
         **(extra or {}),
     }
     return ControlPlane(cluster, enabled_controllers(options.controllers), factories)

@@ -91,6 +91,22 @@ def _default_pod_spec(spec: dict[str, Any]) -> None:
                 default_container(container)
 
 
+def _requests_from_limits(spec: dict[str, Any]) -> None:
+    """``SetDefaults_Pod``: a container's limit is its request for what it does not request
+    (pods only, never templates, as there)."""
+    for key in ("containers", "initContainers"):
+        for container in spec.get(key) or []:
+            resources = container.get("resources") if isinstance(container, dict) else None
+            if not isinstance(resources, dict) or not isinstance(resources.get("limits"), dict):
+                continue
+            limits = resources["limits"]
+            if limits:
+                requests = resources.setdefault("requests", {})
+                if isinstance(requests, dict):
+                    for name, value in limits.items():
+                        requests.setdefault(name, value)
+
+
 class PodStrategy(Strategy):
     status_subresource = True
     return_deleted_object = True
@@ -113,6 +129,7 @@ class PodStrategy(Strategy):
             return
         # priority and preemptionPolicy are the Priority admission plugin's to set.
         _default_pod_spec(spec)
+        _requests_from_limits(spec)
         drop_disabled(spec, None)
         merge_label_keys(obj)
 
@@ -122,6 +139,7 @@ class PodStrategy(Strategy):
         if isinstance(spec, dict):
             # Every decode defaults, so an update that leaves a defaulted field out keeps it.
             _default_pod_spec(spec)
+            _requests_from_limits(spec)
             drop_disabled(spec, old.get("spec"))
             # Ephemeral containers change only through their subresource.
             spec.pop("ephemeralContainers", None)

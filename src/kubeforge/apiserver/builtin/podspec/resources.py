@@ -18,7 +18,13 @@ from kubeforge.apiserver.cel.lib_quantity import parse_quantity
 from kubeforge.apiserver.cel.values import EvalError
 from kubeforge.apiserver.failures import FieldError
 
-__all__ = ["canonical_quantity", "container_resources", "quantity_value"]
+__all__ = [
+    "canonical_quantity",
+    "container_resources",
+    "format_quantity",
+    "quantity_format",
+    "quantity_value",
+]
 
 _BINARY = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
 _DECIMAL = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
@@ -56,19 +62,32 @@ def _decimal(value: Fraction, exponent_form: bool) -> str:
     return f"{int(mantissa)}{_DECIMAL[exponent]}"
 
 
+def quantity_format(text: str) -> str:
+    """The ``resource.Format`` a quantity string parses with: ``BinarySI`` (Ki ... Ei),
+    ``DecimalExponent`` (e/E) or ``DecimalSI``."""
+    suffix = str(text).lstrip("+-0123456789.")
+    if suffix in _BINARY[1:]:
+        return "BinarySI"
+    return "DecimalExponent" if suffix[:1] in ("e", "E") else "DecimalSI"
+
+
+def format_quantity(value: Fraction, form: str) -> str:
+    """``value`` printed as ``resource.Quantity.String()`` prints it in format ``form``."""
+    if value == 0:
+        return "0"
+    if form == "BinarySI":
+        binary = _binary(value)
+        if binary is not None:
+            return binary
+    return _decimal(value, form == "DecimalExponent")
+
+
 def canonical_quantity(text: str) -> str:
     """``text`` as the server prints the quantity back (its canonical form)."""
     value = quantity_value(text)
     if value is None:
         return text
-    if value == 0:
-        return "0"
-    suffix = text.lstrip("+-0123456789.")
-    if suffix in _BINARY[1:]:
-        binary = _binary(value)
-        if binary is not None:
-            return binary
-    return _decimal(value, suffix[:1] in ("e", "E"))
+    return format_quantity(value, quantity_format(text))
 
 
 def _name_errors(name: str, path: str) -> list[FieldError]:
