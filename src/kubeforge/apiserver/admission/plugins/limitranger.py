@@ -50,6 +50,7 @@ def _fill(container: dict[str, Any], item: dict[str, Any], prefix: str) -> list[
 
 
 def _bound_errors(container: dict[str, Any], item: dict[str, Any]) -> list[str]:
+    """At most one error per bound and resource, the first of Go's min/maxConstraint."""
     resources = container.get("resources") or {}
     requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
     errors = []
@@ -62,7 +63,7 @@ def _bound_errors(container: dict[str, Any], item: dict[str, Any]) -> list[str]:
         elif low is not None and (quantity_value(requests[name]) or 0) < low:
             got = canonical_quantity(str(requests[name]))
             errors.append(f"minimum {name} usage per Container is {shown}, but request is {got}")
-        if name in limits and low is not None and (quantity_value(limits[name]) or 0) < low:
+        elif name in limits and low is not None and (quantity_value(limits[name]) or 0) < low:
             got = canonical_quantity(str(limits[name]))
             errors.append(f"minimum {name} usage per Container is {shown}, but limit is {got}")
     for name, bound in sorted((item.get("max") or {}).items()):
@@ -72,7 +73,7 @@ def _bound_errors(container: dict[str, Any], item: dict[str, Any]) -> list[str]:
         elif high is not None and (quantity_value(limits[name]) or 0) > high:
             got = canonical_quantity(str(limits[name]))
             errors.append(f"maximum {name} usage per Container is {shown}, but limit is {got}")
-        if name in requests and high is not None and (quantity_value(requests[name]) or 0) > high:
+        elif name in requests and high is not None and (quantity_value(requests[name]) or 0) > high:
             got = canonical_quantity(str(requests[name]))
             errors.append(f"maximum {name} usage per Container is {shown}, but request is {got}")
     return errors
