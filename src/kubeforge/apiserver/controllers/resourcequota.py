@@ -36,14 +36,15 @@ class ResourceQuotaController(ControllerLoop):
         if storage.count(_QUOTAS) == 0:
             return ()
         namespace = (event.object.get("metadata") or {}).get("namespace") or ""
-        if not namespace:
+        quotas = storage.objects(_QUOTAS, namespace) if namespace else []
+        if not quotas:
             return ()
         if event.resource == _QUOTAS:
             if _status_only(event):  # its own writes, and the admission plugin's
                 return ()
         elif not self._changes_cost(event):
             return ()
-        return [key_of(quota) for quota in storage.objects(_QUOTAS, namespace)]
+        return [key_of(quota) for quota in quotas]
 
     @staticmethod
     def _changes_cost(event: Event) -> bool:
