@@ -145,3 +145,18 @@ def test_a_replica_set_past_its_quota_reports_failed_creates(kubectl: Kubectl) -
         ("rs", replica_set["metadata"]["name"]),
         lambda rs: rs["status"].get("replicas") == 3 and "conditions" not in rs["status"],
     )
+
+
+def test_a_scoped_quota_counts_only_the_pods_in_its_scope(kubectl: Kubectl) -> None:
+    kubectl.run("create", "quota", "besteffort", "--hard=pods=1", "--scopes=BestEffort")
+    _counted(kubectl, "besteffort")
+    kubectl.run("run", "free", "--image=nginx")
+    kubectl.run("create", "-f", "-", stdin=_pod("sized", {"cpu": "100m"}))
+    error = kubectl.fails("run", "another", "--image=nginx")
+    assert error.strip() == (
+        'Error from server (Forbidden): pods "another" is forbidden: exceeded quota: '
+        "besteffort, requested: pods=1, used: pods=1, limited: pods=1"
+    )
+    described = _rows(kubectl.run("describe", "quota", "besteffort"))
+    assert ["Scopes:", "BestEffort"] in described
+    assert described[-1] == ["pods", "1", "1"]

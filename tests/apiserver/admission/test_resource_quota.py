@@ -6,6 +6,7 @@ kube-apiserver and kube-controller-manager flags."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -141,6 +142,49 @@ async def test_service_node_ports_and_object_counts(api: Api, namespace: str) ->
         'deployments.apps "d" is forbidden: exceeded quota: mixed, requested: '
         "count/deployments.apps=1, used: count/deployments.apps=0, limited: "
         "count/deployments.apps=0"
+    )
+
+
+def _crd(plural: str, group: str) -> dict[str, Any]:
+    schema = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": {
+            "group": group,
+            "scope": "Namespaced",
+            "names": {"plural": plural, "kind": "Widget"},
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {"openAPIV3Schema": schema},
+                }
+            ],
+        },
+    }
+
+
+async def test_custom_resources_are_counted(api: Api, namespace: str) -> None:
+    group = f"q{uuid.uuid4().hex[:8]}.example.com"
+    crd = await api.post(
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", _crd("widgets", group)
+    )
+    assert crd.status == 201, crd.body
+    widgets = f"/apis/{group}/v1/namespaces/{namespace}/widgets"
+    await until(api, f"/apis/{group}/v1", lambda body: bool(body.get("resources")))
+    widget = {"apiVersion": f"{group}/v1", "kind": "Widget", "metadata": {"name": "w1"}}
+    assert (await api.post(widgets, widget)).status == 201
+    quota = await _counted(api, namespace, "crs", **{f"count/widgets.{group}": "1"})
+    assert _used(quota) == {f"count/widgets.{group}": "1"}
+    widget["metadata"]["name"] = "w2"
+    refused = await api.post(widgets, widget)
+    assert refused.status == 403
+    assert refused.body["message"] == (
+        f'widgets.{group} "w2" is forbidden: exceeded quota: crs, requested: '
+        f"count/widgets.{group}=1, used: count/widgets.{group}=1, limited: count/widgets.{group}=1"
     )
 
 
