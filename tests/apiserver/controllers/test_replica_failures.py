@@ -1,6 +1,7 @@
-"""A pod create the server refuses: the ReplicaSet's FailedCreate event and ReplicaFailure
-condition, copied onto its Deployment, both gone once the creates succeed (1.32's
-``replica_set.go`` / ``progress.go``); the slow-start batches of ``slowStartBatch``."""
+"""A pod create the server refuses: the ReplicaSet's FailedCreate event (counted as it
+repeats) and ReplicaFailure condition, copied onto its Deployment, both gone once the
+creates succeed (1.32's ``replica_set.go`` / ``progress.go``); Jobs and DaemonSets record
+and retry the same way; the slow-start batches of ``slowStartBatch``."""
 
 from __future__ import annotations
 
@@ -59,10 +60,18 @@ async def test_a_refused_pod_create_is_a_replica_failure_until_it_succeeds(
     assert (
         copied["lastUpdateTime"] == copied["lastTransitionTime"] == rs_failure["lastTransitionTime"]
     )
+    # each retry refuses again: the same Event is counted, as client-go's correlator does
+    await until(
+        api,
+        f"/api/v1/namespaces/{namespace}/events",
+        lambda e: any(i["reason"] == "FailedCreate" and i["count"] > 1 for i in e["items"]),
+        fieldSelector=f"involvedObject.name={name}",
+    )
     events = [e for e in await events_for(api, namespace, name) if e["reason"] == "FailedCreate"]
-    assert events and events[0]["type"] == "Warning"
+    assert len(events) == 1 and events[0]["type"] == "Warning"
     assert events[0]["message"] == f"Error creating: {refused}"
     assert events[0]["source"] == {"component": "replicaset-controller"}
+    assert events[0]["lastTimestamp"] >= events[0]["firstTimestamp"]
 
     account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "robot"}}
     await api.post(f"/api/v1/namespaces/{namespace}/serviceaccounts", account)
@@ -112,3 +121,57 @@ def test_slow_start_stops_after_the_first_batch_with_a_refusal(
     done, refusal = slow_start(count, create)
     assert (create.calls, done) == (calls, successes)
     assert (refusal is None) == (successes == count)
+
+
+def _template(account: str) -> dict[str, Any]:
+    return {
+        "metadata": {"labels": {"app": "refused"}},
+        "spec": {
+            "serviceAccountName": account,
+            "restartPolicy": "Never",
+            "containers": [{"name": "main", "image": "busybox:1.36"}],
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("path", "kind", "spec", "done"),
+    [
+        (
+            "/apis/batch/v1/namespaces/{ns}/jobs",
+            "Job",
+            {},
+            lambda o: o["status"].get("succeeded") == 1,
+        ),
+        (
+            "/apis/apps/v1/namespaces/{ns}/daemonsets",
+            "DaemonSet",
+            {"selector": {"matchLabels": {"app": "refused"}}},
+            lambda o: o["status"].get("numberReady") == 1,
+        ),
+    ],
+)
+async def test_jobs_and_daemon_sets_record_a_refused_create_and_try_again(
+    api: Api, namespace: str, path: str, kind: str, spec: dict[str, Any], done: Any
+) -> None:
+    collection = path.format(ns=namespace)
+    template = _template("later")
+    if kind == "DaemonSet":
+        template["spec"]["restartPolicy"] = "Always"
+    body = {"kind": kind, "metadata": {"name": "refused"}, "spec": {**spec, "template": template}}
+    body["apiVersion"] = "batch/v1" if kind == "Job" else "apps/v1"
+    await api.post(collection, body)
+    await until(
+        api,
+        f"/api/v1/namespaces/{namespace}/events",
+        lambda e: any(i["reason"] == "FailedCreate" for i in e["items"]),
+        fieldSelector="involvedObject.name=refused",
+    )
+    events = await events_for(api, namespace, "refused")
+    failed = next(e for e in events if e["reason"] == "FailedCreate")
+    assert failed["type"] == "Warning"
+    assert failed["message"].startswith("Error creating: pods ")
+    assert failed["message"].endswith(f'{namespace}/later: serviceaccount "later" not found')
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "later"}}
+    await api.post(f"/api/v1/namespaces/{namespace}/serviceaccounts", account)
+    await until(api, f"{collection}/refused", done)

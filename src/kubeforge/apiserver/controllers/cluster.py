@@ -7,7 +7,9 @@ this server does not expose (a scheduler's ``binding``).
 
 Entry point: ``Cluster(engine, registry)``; ``record(obj, type, reason, message, ...)``
 writes a ``v1`` Event as client-go's recorder does (``<name>.<hex>``, involvedObject,
-source, first/last timestamps, count).
+source, first/last timestamps, count); the same Event again (same source, object, type,
+reason and message) raises the recorded one's ``count`` and ``lastTimestamp`` instead,
+as its ``EventCorrelator`` does.
 
 >>> # cluster.create("apps", "v1", "replicasets", "default", body)
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import time
+from collections import OrderedDict
 from typing import Any
 
 from kubeforge.apiserver.failures import StatusError
@@ -29,6 +32,10 @@ from kubeforge.apiserver.storage.sqlite import clone
 
 __all__ = ["Cluster", "controller_of", "copy", "now_micro", "owner_reference"]
 
+_EVENTS = ("", "events")
+_EVENT_CACHE = 4096
+"""Events remembered for counting (client-go's correlator keeps an LRU of 4096 too)."""
+
 
 class Cluster:
     """Reads from storage, writes through the engine."""
@@ -36,6 +43,7 @@ class Cluster:
     def __init__(self, engine: Engine, registry: Registry) -> None:
         self.engine = engine
         self.registry = registry
+        self._recorded: OrderedDict[tuple[Any, ...], tuple[str, str]] = OrderedDict()
 
     def wall_time(self) -> float:
         return self.engine.wall_clock()
@@ -155,9 +163,30 @@ class Cluster:
         }
         if action:
             event["action"] = action
+        identity = ("kind", "namespace", "name", "fieldPath", "uid", "apiVersion")
+        key = (component, host, *(involved[k] for k in identity), event_type, reason, message)
+        if self._count_again(key, now):
+            return
         # A terminating namespace refuses Events; the real recorder drops them too.
         with contextlib.suppress(StatusError):
-            self.create(("", "events"), namespace, event)
+            created = self.create(_EVENTS, namespace, event)
+            self._recorded[key] = (namespace, created["metadata"]["name"])
+            while len(self._recorded) > _EVENT_CACHE:
+                self._recorded.popitem(last=False)
+
+    def _count_again(self, key: tuple[Any, ...], now: str) -> bool:
+        """``eventObserve``: an Event seen before is counted on its first record."""
+        seen = self._recorded.get(key)
+        existing = self.get(_EVENTS, *seen) if seen is not None else None
+        if existing is None:
+            return False
+        body = copy(existing)
+        body["count"] = int(body.get("count") or 1) + 1
+        body["lastTimestamp"] = now
+        with contextlib.suppress(StatusError):
+            self.update(_EVENTS, body)
+        self._recorded.move_to_end(key)
+        return True
 
 
 def owner_reference(owner: dict[str, Any]) -> dict[str, Any]:

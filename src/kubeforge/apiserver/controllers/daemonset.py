@@ -2,9 +2,10 @@
 
 Each sync claims the ControllerRevisions and pods the selector matches, makes sure a
 revision holds the current template, then per node (``daemon_pods.placement``): creates
-the pod a node should run and lacks (``SuccessfulCreate`` / ``Created pod: <name>``),
-deletes failed pods (``FailedDaemonPod``), extra pods on one node and pods on nodes that
-should no longer run them (``SuccessfulDelete`` / ``Deleted pod: <name>``). Under
+the pod a node should run and lacks, in slow-start batches (``SuccessfulCreate`` /
+``Created pod: <name>``, or ``FailedCreate`` when the server refuses one, retried with the
+rate limiter), deletes failed pods (``FailedDaemonPod``), extra pods on one node and pods
+on nodes that should no longer run them (``SuccessfulDelete`` / ``Deleted pod: <name>``). Under
 ``RollingUpdate`` old-revision pods are replaced as ``daemon/update.go`` does: without
 surge, up to ``maxUnavailable`` available ones are deleted at once (unavailable ones
 always); with ``maxSurge``, a new pod starts beside an old one on up to that many nodes and
@@ -22,6 +23,7 @@ from kubeforge.apiserver.controllers.cluster import Cluster, controller_of
 from kubeforge.apiserver.controllers.daemonset_pods import daemon_pod, placement
 from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
 from kubeforge.apiserver.controllers.ownership import claim
+from kubeforge.apiserver.controllers.podcontrol import Retries, create_pod, slow_start
 from kubeforge.apiserver.controllers.ranking import is_active, is_available, is_ready
 from kubeforge.apiserver.controllers.revisions import (
     REVISION_LABEL,
@@ -30,6 +32,7 @@ from kubeforge.apiserver.controllers.revisions import (
     trim_history,
 )
 from kubeforge.apiserver.controllers.rollout import surge_and_unavailable
+from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.storage.sqlite import Event
 
 __all__ = ["DaemonSetController"]
@@ -67,6 +70,7 @@ class DaemonSetController(KeyedLoop):
     def __init__(self, cluster: Cluster) -> None:
         super().__init__(cluster.engine, cluster.registry)
         self.cluster = cluster
+        self._retries = Retries()
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _SETS:
@@ -95,7 +99,12 @@ class DaemonSetController(KeyedLoop):
         pod_hash = str(revisions.update["metadata"]["labels"][REVISION_LABEL])
         nodes = self.cluster.list(_NODES)
         by_node = self._by_node(ds, selector)
-        self._manage(ds, nodes, by_node, pod_hash)
+        try:
+            self._manage(ds, nodes, by_node, pod_hash)
+            retry = None
+            self._retries.forget(key)
+        except StatusError:  # a refused create, recorded as FailedCreate: try again later
+            retry = self._retries.failed(key)
         by_node = self._by_node(ds, selector)
         live = {
             r["metadata"]["name"]
@@ -104,7 +113,8 @@ class DaemonSetController(KeyedLoop):
             in {revision_of(p) for pods in by_node.values() for p in pods} | {pod_hash}
         }
         trim_history(self.cluster, ds, revisions, live)
-        return self._write_status(ds, nodes, by_node, pod_hash)
+        again = self._write_status(ds, nodes, by_node, pod_hash)
+        return retry if retry is not None else again
 
     def _by_node(self, ds: dict[str, Any], selector: dict[str, Any]) -> Pods:
         by_node: Pods = {}
@@ -132,8 +142,10 @@ class DaemonSetController(KeyedLoop):
                 oldest_first = sorted(pods, key=_created)
                 for pod in oldest_first[1:]:
                     self._delete(ds, pod)
-        for name in wanted:
-            self._create(ds, name, pod_hash)
+        pending = iter(wanted)
+        _, refusal = slow_start(len(wanted), lambda: self._create(ds, next(pending), pod_hash))
+        if refusal is not None:
+            raise refusal
         strategy = (ds.get("spec") or {}).get("updateStrategy") or {}
         if strategy.get("type", "RollingUpdate") == "RollingUpdate":
             eligible = {n["metadata"]["name"] for n in nodes if placement(ds, n)[1]}
@@ -222,10 +234,7 @@ class DaemonSetController(KeyedLoop):
                 self._create(ds, name, pod_hash)
 
     def _create(self, ds: dict[str, Any], node_name: str, pod_hash: str) -> None:
-        namespace = ds["metadata"].get("namespace") or ""
-        created = self.cluster.create(_PODS, namespace, daemon_pod(ds, node_name, pod_hash))
-        message = f"Created pod: {created['metadata']['name']}"
-        self.cluster.record(ds, "Normal", "SuccessfulCreate", message, component=_COMPONENT)
+        create_pod(self.cluster, ds, daemon_pod(ds, node_name, pod_hash), _COMPONENT)
 
     def _delete(self, ds: dict[str, Any], pod: dict[str, Any]) -> None:
         meta = pod["metadata"]

@@ -36,7 +36,7 @@ from kubeforge.apiserver.controllers.job_backoff import (
 from kubeforge.apiserver.controllers.job_pods import job_pod, last_failed_per_index
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ownership import claim
-from kubeforge.apiserver.controllers.podcontrol import create_pod, slow_start
+from kubeforge.apiserver.controllers.podcontrol import Retries, create_pod, slow_start
 from kubeforge.apiserver.controllers.ranking import is_active, is_ready, parse_time
 from kubeforge.apiserver.storage.sqlite import Event
 
@@ -66,6 +66,7 @@ class JobController(ControllerLoop):
         super().__init__(cluster)
         self._base = backoff
         self._backoff = BackoffStore()
+        self._retries = Retries()
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _JOBS:
@@ -198,14 +199,14 @@ class JobController(ControllerLoop):
         kind, reason, message = target
         interim = "SuccessCriteriaMet" if kind == "Complete" else "FailureTarget"
         now = self.cluster.now()
-        _set_condition(status, interim, reason, message, now)
+        rules.set_condition(status, interim, reason, message, now)
         for pod in pods:
             if is_active(pod):
                 meta = pod["metadata"]
                 self.cluster.delete(_PODS, meta["namespace"], meta["name"], uid=meta["uid"])
         if any(_phase(p) not in ("Succeeded", "Failed") for p in pods):
             return  # the terminal condition waits until no pod of the Job runs
-        _set_condition(status, kind, reason, message, now)
+        rules.set_condition(status, kind, reason, message, now)
         if kind == "Complete":
             status["completionTime"] = now
             self._event(job, "Normal", "Completed", "Job completed")
@@ -219,8 +220,10 @@ class JobController(ControllerLoop):
             if is_active(pod):
                 meta = pod["metadata"]
                 self.cluster.delete(_PODS, meta["namespace"], meta["name"], uid=meta["uid"])
-        if _condition(status, "Suspended").get("status") != "True":
-            _set_condition(status, "Suspended", "JobSuspended", "Job suspended", self.cluster.now())
+        if rules.condition(status, "Suspended").get("status") != "True":
+            rules.set_condition(
+                status, "Suspended", "JobSuspended", "Job suspended", self.cluster.now()
+            )
             status.pop("startTime", None)
             self._event(job, "Normal", "Suspended", "Job suspended")
 
@@ -228,8 +231,8 @@ class JobController(ControllerLoop):
         self, job: dict[str, Any], pods: list[dict[str, Any]], status: dict[str, Any]
     ) -> float | None:
         spec = job.get("spec") or {}
-        if _condition(status, "Suspended").get("status") == "True":
-            _set_condition(
+        if rules.condition(status, "Suspended").get("status") == "True":
+            rules.set_condition(
                 status,
                 "Suspended",
                 "JobResumed",
@@ -308,8 +311,12 @@ class JobController(ControllerLoop):
                 i: index_counts(last.get(i), rules.counts_as_failure(job, last.get(i))) for i in due
             }
         pending = iter(counts.items())
-        slow_start(len(counts), lambda: self._create(job, *next(pending)))
-        return None
+        _, refusal = slow_start(len(counts), lambda: self._create(job, *next(pending)))
+        uid = job["metadata"]["uid"]
+        if refusal is None:
+            self._retries.forget(uid)
+            return None
+        return self._retries.failed(uid)  # recorded as FailedCreate; the rate-limited requeue
 
     def _create(
         self, job: dict[str, Any], index: int | None, counts: tuple[int, int] | None
@@ -367,34 +374,3 @@ def _terminating(pod: dict[str, Any]) -> bool:
         "Succeeded",
         "Failed",
     )
-
-
-def _condition(status: dict[str, Any], kind: str) -> dict[str, Any]:
-    for condition in status.get("conditions") or []:
-        if condition.get("type") == kind:
-            return dict(condition)
-    return {}
-
-
-def _set_condition(
-    status: dict[str, Any],
-    kind: str,
-    reason: str,
-    message: str,
-    now: str,
-    *,
-    state: str = "True",
-) -> None:
-    current = _condition(status, kind)
-    if current.get("status") == state and current.get("reason") == reason:
-        return
-    condition = {
-        "type": kind,
-        "status": state,
-        "lastProbeTime": now,
-        "lastTransitionTime": now,
-        "reason": reason,
-        "message": message,
-    }
-    others = [c for c in status.get("conditions") or [] if c.get("type") != kind]
-    status["conditions"] = [*others, condition]

@@ -22,6 +22,7 @@ from typing import Any
 __all__ = [
     "INDEX_ANNOTATION",
     "REASONS",
+    "condition",
     "counts_as_failure",
     "failure_rule",
     "format_indexes",
@@ -30,6 +31,7 @@ __all__ = [
     "parse_indexes",
     "past_restart_limit",
     "pod_index",
+    "set_condition",
     "success_rule",
 ]
 
@@ -188,3 +190,36 @@ def past_restart_limit(job: dict[str, Any], active: list[dict[str, Any]]) -> boo
     )
     limit = int(spec.get("backoffLimit", 6))
     return restarts > 0 if limit == 0 else restarts >= limit
+
+
+def condition(status: dict[str, Any], kind: str) -> dict[str, Any]:
+    """The Job condition of type ``kind`` ({} if none)."""
+    for found in status.get("conditions") or []:
+        if found.get("type") == kind:
+            return dict(found)
+    return {}
+
+
+def set_condition(
+    status: dict[str, Any],
+    kind: str,
+    reason: str,
+    message: str,
+    now: str,
+    *,
+    state: str = "True",
+) -> None:
+    """Set a Job condition; one of the same status and reason stays as it is."""
+    current = condition(status, kind)
+    if current.get("status") == state and current.get("reason") == reason:
+        return
+    new = {
+        "type": kind,
+        "status": state,
+        "lastProbeTime": now,
+        "lastTransitionTime": now,
+        "reason": reason,
+        "message": message,
+    }
+    others = [c for c in status.get("conditions") or [] if c.get("type") != kind]
+    status["conditions"] = [*others, new]
