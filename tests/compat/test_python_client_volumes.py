@@ -165,3 +165,38 @@ def test_the_binder_says_why_a_claim_stays_pending(
         until(lambda name=name: _events(core, namespace, name), lambda seen, e=event: e in seen)
         claim = core.read_namespaced_persistent_volume_claim(name, namespace)
         assert claim.status.phase == "Pending"
+
+
+def test_a_class_of_another_provisioner_waits_for_it(core_v1: Any, namespace: str) -> None:
+    storage = k8s.StorageV1Api(core_v1.api_client)
+    name = f"{namespace}-nfs"
+    storage.create_storage_class(
+        k8s.V1StorageClass(
+            metadata=k8s.V1ObjectMeta(name=name),
+            provisioner="example.com/nfs",
+            volume_binding_mode="Immediate",
+        )
+    )
+    try:
+        core_v1.create_namespaced_persistent_volume_claim(
+            namespace, _claim("shared", storage_class_name=name)
+        )
+        waiting = until(
+            lambda: core_v1.read_namespaced_persistent_volume_claim("shared", namespace),
+            lambda c: "volume.kubernetes.io/storage-provisioner" in (c.metadata.annotations or {}),
+        )
+        notes = waiting.metadata.annotations
+        assert notes["volume.kubernetes.io/storage-provisioner"] == "example.com/nfs"
+        assert notes["volume.beta.kubernetes.io/storage-provisioner"] == "example.com/nfs"
+        message = (
+            "Waiting for a volume to be created either by the external provisioner "
+            "'example.com/nfs' or manually by the system administrator. If volume creation is "
+            "delayed, please verify that the provisioner is running and correctly registered."
+        )
+        until(
+            lambda: _events(core_v1, namespace, "shared"),
+            lambda seen: ("Normal", "ExternalProvisioning", message) in seen,
+        )
+        assert waiting.status.phase == "Pending"
+    finally:
+        storage.delete_storage_class(name)

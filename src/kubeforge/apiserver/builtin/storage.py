@@ -19,6 +19,8 @@ __all__ = ["KINDS"]
 
 
 class StorageClassStrategy(CatalogStrategy):
+    return_deleted_object = True  # the real store's ReturnDeletedObject: a delete answers the class
+
     def default(self, obj: dict[str, Any]) -> None:
         obj.setdefault("reclaimPolicy", "Delete")
         obj.setdefault("volumeBindingMode", "Immediate")

@@ -4,7 +4,8 @@
 missing claims first (``SuccessfulCreate`` / ``create Claim <c> Pod <p> in StatefulSet
 <s> success``, or ``FailedCreate`` / ``create Claim <c> for Pod <p> in StatefulSet <s>
 failed error: <why>``), then the pod (``create Pod <p> in StatefulSet <s> successful`` or
-``... failed error: <why>``), then the claims' owner references. ``sync_claim_owners``
+``... failed error: <why>``, also when a claim could not be made or is being deleted),
+then the claims' owner references. ``sync_claim_owners``
 keeps those references true to ``persistentVolumeClaimRetentionPolicy`` on every sync
 (``isClaimOwnerUpToDate`` / ``updateClaimOwnerRefForSetAndPod``): the set as the claims'
 controller when ``whenDeleted: Delete`` (and, with ``whenScaled: Delete``, while the pod
@@ -41,15 +42,18 @@ def create_pod(
     """Claims, then the pod, then the claims' owners; a refusal is re-raised."""
     namespace = stateful_set["metadata"].get("namespace") or ""
     set_name, pod_name = stateful_set["metadata"]["name"], pod["metadata"]["name"]
-    refusals = []
+    problems = []
     for body in claims_for(stateful_set, ordinal):
         claim_name = body["metadata"]["name"]
-        if cluster.get(_CLAIMS, namespace, claim_name) is not None:
+        existing = cluster.get(_CLAIMS, namespace, claim_name)
+        if existing is not None:
+            if existing["metadata"].get("deletionTimestamp"):
+                problems.append(f"pvc {claim_name} is being deleted")
             continue
         try:
             cluster.create(_CLAIMS, namespace, body)
         except StatusError as error:
-            refusals.append(error)
+            problems.append(f"failed to create PVC {claim_name}: {error}")
             message = (
                 f"create Claim {claim_name} for Pod {pod_name} in StatefulSet {set_name} "
                 f"failed error: {error}"
@@ -59,8 +63,9 @@ def create_pod(
         message = f"create Claim {claim_name} Pod {pod_name} in StatefulSet {set_name} success"
         _record(cluster, stateful_set, "SuccessfulCreate", message)
     try:
-        if refusals:
-            raise refusals[0]
+        if problems:  # errors.NewAggregate: one error as itself, more in brackets
+            text = problems[0] if len(problems) == 1 else f"[{', '.join(problems)}]"
+            raise StatusError({"code": 409, "reason": "Conflict", "message": text})
         created = cluster.create(_PODS, namespace, pod)
     except StatusError as error:
         message = f"create Pod {pod_name} in StatefulSet {set_name} failed error: {error}"
