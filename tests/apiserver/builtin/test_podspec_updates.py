@@ -110,3 +110,55 @@ async def test_scheduling_gates_may_only_be_removed(api: Api, namespace: str) ->
     ]
     current["spec"]["schedulingGates"] = []
     assert (await _put(api, namespace, current)).status == 200
+
+
+async def test_a_gated_pods_node_selector_and_affinity_may_only_grow(
+    api: Api, namespace: str
+) -> None:
+    term = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [term]}}}  # fmt: skip
+    current = await _stored(
+        api,
+        namespace,
+        "queued",
+        schedulingGates=[{"name": "example.com/queue"}],
+        nodeSelector={"pool": "x"},
+        affinity=affinity,
+    )
+    # A queueing controller may add a selector entry and a requirement while gated.
+    current["spec"]["nodeSelector"]["disk"] = "ssd"
+    added = {"key": "arch", "operator": "In", "values": ["arm64"]}
+    terms = current["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]  # fmt: skip
+    terms[0]["matchExpressions"].append(added)
+    reply = await _put(api, namespace, current)
+    assert reply.status == 200, reply.body
+    current = reply.body
+    current["spec"]["nodeSelector"] = {"pool": "y"}
+    terms = current["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]  # fmt: skip
+    terms[0]["matchExpressions"] = [added]
+    found = causes(await _put(api, namespace, current))
+    at = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+    assert found == [
+        (
+            "spec.nodeSelector",
+            'Invalid value: map[string]string{"pool":"y"}: only additions to '
+            "spec.nodeSelector are allowed (no mutations or deletions)",
+        ),
+        (
+            f"{at}.nodeSelectorTerms[0]",
+            "Invalid value: core.NodeSelectorTerm{MatchExpressions:[]core.NodeSelectorRequirement"
+            '{core.NodeSelectorRequirement{Key:"arch", Operator:"In", Values:[]string{"arm64"}}}, '
+            "MatchFields:[]core.NodeSelectorRequirement(nil)}: only additions are allowed (no "
+            "mutations or deletions)",
+        ),
+    ]
+    # Once ungated, the selector is as immutable as the rest of the spec.
+    current = (await api.get(f"/api/v1/namespaces/{namespace}/pods/queued")).body
+    current["spec"]["schedulingGates"] = []
+    assert (await _put(api, namespace, current)).status == 200
+    current["spec"]["nodeSelector"]["more"] = "x"
+    found = causes(await _put(api, namespace, current))
+    assert found[0][0] == "spec"

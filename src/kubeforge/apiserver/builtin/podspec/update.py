@@ -1,7 +1,8 @@
 """The spec rules of a pod update (``ValidatePodUpdate`` of kubernetes 1.32): the same
 containers (count), images set, ``activeDeadlineSeconds`` only lowered, tolerations only
-added (their ``tolerationSeconds`` may change), scheduling gates only removed, and
-nothing else changed.
+added (their ``tolerationSeconds`` may change), scheduling gates only removed, a gated
+pod's node selector and required node affinity only added to (``gated``), and nothing
+else changed.
 
 The last refusal's first line is Go's, word for word; Go follows it with
 ``cmp.Diff`` of its internal ``core.PodSpec``. That diff cannot be reproduced exactly
@@ -22,6 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kubeforge.apiserver.builtin.podspec.gated import gated_changes
 from kubeforge.apiserver.builtin.podspec.scheduling import tolerations
 from kubeforge.apiserver.failures import FieldError
 
@@ -171,6 +173,7 @@ def pod_spec_update(new: dict[str, Any], old: dict[str, Any]) -> list[FieldError
     errors += _only_added_tolerations(new, old)
     errors += _only_removed_gates(new, old)
     munged = _munged(new, old)
+    errors += gated_changes(munged, old)
     comparable_old = {k: v for k, v in old.items() if k != "ephemeralContainers"}
     munged.pop("ephemeralContainers", None)
     if munged != comparable_old:
