@@ -38,7 +38,7 @@ def _rows(text: str) -> list[list[str]]:
 
 
 def test_create_describe_and_get_quota(kubectl: Kubectl) -> None:
-    hard = "--hard=pods=2,requests.cpu=1,requests.memory=1Gi,count/configmaps=5"
+    hard = "--hard=pods=2,requests.cpu=1,requests.memory=1Gi,count/secrets=5"
     assert kubectl.run("create", "quota", "compute", hard).strip() == (
         "resourcequota/compute created"
     )
@@ -50,7 +50,7 @@ def test_create_describe_and_get_quota(kubectl: Kubectl) -> None:
     table = described[described.index(["Resource", "Used", "Hard"]) :]
     assert table[1:] == [
         ["--------", "----", "----"],
-        ["count/configmaps", "0", "5"],
+        ["count/secrets", "0", "5"],
         ["pods", "1", "2"],
         ["requests.cpu", "250m", "1"],
         ["requests.memory", "256Mi", "1Gi"],
@@ -59,7 +59,7 @@ def test_create_describe_and_get_quota(kubectl: Kubectl) -> None:
     assert listed[0] == ["NAME", "REQUEST", "LIMIT", "AGE"]
     assert listed[1][:9] == [
         "compute",
-        "count/configmaps:",
+        "count/secrets:",
         "0/5,",
         "pods:",
         "1/2,",

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from kf_http import Api, configmap, open_api, pod
+from kf_http import Api, open_api, pod
 from kf_plane import until
 
 from kubeforge.testing import LocalApiServer
@@ -87,28 +87,32 @@ async def test_a_finished_or_deleted_pod_gives_its_share_back(api: Api, namespac
 
 
 async def test_a_spec_change_is_reflected_in_the_status(api: Api, namespace: str) -> None:
-    quota = await _counted(api, namespace, "q", configmaps="1")
+    quota = await _counted(api, namespace, "q", services="1")
     path = f"/api/v1/namespaces/{namespace}/resourcequotas/q"
-    quota["spec"]["hard"] = {"configmaps": "3", "secrets": "1"}
+    quota["spec"]["hard"] = {"services": "3", "secrets": "1"}
     assert (await api.put(path, quota)).status == 200
     changed = await until(api, path, lambda q: "secrets" in q["status"]["hard"])
     assert changed["status"] == {
-        "hard": {"configmaps": "3", "secrets": "1"},
-        "used": {"configmaps": "0", "secrets": "0"},
+        "hard": {"secrets": "1", "services": "3"},
+        "used": {"secrets": "0", "services": "0"},
     }
 
 
 async def test_a_dry_run_is_checked_but_not_charged(api: Api, namespace: str) -> None:
-    await _counted(api, namespace, "maps", **{"count/configmaps": "1"})
-    maps = f"/api/v1/namespaces/{namespace}/configmaps"
-    reply = await api.post(maps, configmap("dry"), params={"dryRun": "All"})
+    await _counted(api, namespace, "secrets", **{"count/secrets": "1"})
+    secrets = f"/api/v1/namespaces/{namespace}/secrets"
+    reply = await api.post(secrets, _secret("dry"), params={"dryRun": "All"})
     assert reply.status == 201
-    quota = await api.get(f"/api/v1/namespaces/{namespace}/resourcequotas/maps")
-    assert _used(quota.body) == {"count/configmaps": "0"}
-    assert (await api.post(maps, configmap("real"))).status == 201
-    over = await api.post(maps, configmap("more"), params={"dryRun": "All"})
+    quota = await api.get(f"/api/v1/namespaces/{namespace}/resourcequotas/secrets")
+    assert _used(quota.body) == {"count/secrets": "0"}
+    assert (await api.post(secrets, _secret("real"))).status == 201
+    over = await api.post(secrets, _secret("more"), params={"dryRun": "All"})
     assert over.status == 403
-    assert "exceeded quota: maps, requested: count/configmaps=1" in over.body["message"]
+    assert "exceeded quota: secrets, requested: count/secrets=1" in over.body["message"]
+
+
+def _secret(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name}}
 
 
 async def test_service_node_ports_and_object_counts(api: Api, namespace: str) -> None:
