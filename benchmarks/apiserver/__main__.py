@@ -38,6 +38,12 @@ from typing import Any
 
 import aiohttp
 from benchmarks._report import clean_exit_on_sigterm, environment, write_results
+from benchmarks.apiserver._pods import (
+    ListBlocking,
+    PodCreates,
+    measure_list_blocking,
+    measure_pod_creates,
+)
 
 from kubeforge.testing import LocalApiServer
 
@@ -81,6 +87,8 @@ class Report:
     list_mib: float = 0.0
     list_paged_ms: float = 0.0
     fan_out: list[FanOut] = field(default_factory=list)
+    pod_creates: PodCreates | None = None
+    list_blocking: ListBlocking | None = None
 
 
 def _own_cpu() -> float:
@@ -109,7 +117,10 @@ class Client:
     async def create(self, namespace: str, name: str) -> None:
         body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}
         body["data"] = {"key": "value", "name": name}
-        path = f"/api/v1/namespaces/{namespace}/configmaps"
+        await self.create_raw(namespace, "configmaps", body)
+
+    async def create_raw(self, namespace: str, plural: str, body: dict[str, Any]) -> None:
+        path = f"/api/v1/namespaces/{namespace}/{plural}"
         connection = self._idle.pop() if self._idle else await _Connection.open(self.server)
         status, text = await connection.post(path, json.dumps(body).encode())
         self._idle.append(connection)
@@ -342,25 +353,53 @@ async def measure(args: argparse.Namespace) -> Report:
         cpus=os.cpu_count() or 0,
         load_average=[os.getloadavg()[0]],
     )
-    with (
-        tempfile.TemporaryDirectory(prefix="kubeforge-bench-") as data_dir,
-        LocalApiServer(data_dir=Path(data_dir)) as server,
-    ):
-        connector = aiohttp.TCPConnector(ssl=server.ssl_context(), limit=0)
-        timeout = aiohttp.ClientTimeout(total=None, sock_read=120)
-        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-            client = Client(server, session)
-            await measure_writes(client, args, report)
-            await measure_list(client, args, report)
-            runs = [(args.rate, "bench-watch-paced"), (0.0, "bench-watch-flat-out")]
-            for rate, namespace in runs:
-                result = await measure_fan_out(
-                    client, namespace, args.watchers, rate, args.seconds, args.concurrency
-                )
-                report.fan_out.append(result)
-            client.close()
+    if "writes" not in args.skip:
+        await _on_fresh_server(args, lambda client, *_: _writes_list_fan_out(client, args, report))
+    if args.pods:
+        report.pod_creates = await _on_fresh_server(args, _pod_creates, nodes=args.pods // 100 + 1)
+    if args.list_pods:
+        report.list_blocking = await _on_fresh_server(args, _list_blocking, nodes=0)
     report.load_average.append(os.getloadavg()[0])
     return report
+
+
+async def _writes_list_fan_out(client: Client, args: argparse.Namespace, report: Report) -> None:
+    await measure_writes(client, args, report)
+    await measure_list(client, args, report)
+    for rate, namespace in [(args.rate, "bench-watch-paced"), (0.0, "bench-watch-flat-out")]:
+        result = await measure_fan_out(
+            client, namespace, args.watchers, rate, args.seconds, args.concurrency
+        )
+        report.fan_out.append(result)
+
+
+async def _on_fresh_server(args: argparse.Namespace, phase: Any, nodes: int = 1) -> Any:
+    """``phase(client, args, nodes)`` against a new server with a data directory (durable)."""
+    with (
+        tempfile.TemporaryDirectory(prefix="kubeforge-bench-") as data_dir,
+        LocalApiServer(data_dir=Path(data_dir), nodes=nodes) as server,
+    ):
+        connector = aiohttp.TCPConnector(ssl=server.ssl_context(), limit=0)
+        timeout = aiohttp.ClientTimeout(total=None, sock_read=300)
+        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+            client = Client(server, session)
+            try:
+                return await phase(client, args, nodes)
+            finally:
+                client.close()
+
+
+async def _pod_creates(client: Client, args: argparse.Namespace, nodes: int) -> PodCreates:
+    return await measure_pod_creates(
+        client, "bench-pods", args.pods, args.concurrency, nodes, _server_cpu
+    )
+
+
+async def _list_blocking(client: Client, args: argparse.Namespace, nodes: int) -> ListBlocking:
+    await measure_pod_creates(
+        client, "bench-list", args.list_pods, args.concurrency, nodes, _server_cpu
+    )
+    return await measure_list_blocking(client, "bench-list", args.list_pods)
 
 
 def _print(report: Report) -> None:
@@ -375,6 +414,21 @@ def _print(report: Report) -> None:
         f"list of {report.list_objects:,}: {report.list_ms:.0f} ms ({report.list_mib:.1f} MiB); "
         f"in pages of 500: {report.list_paged_ms:.0f} ms"
     )
+    if report.pod_creates is not None:
+        pods = report.pod_creates
+        print(
+            f"pod creates/s with {pods.nodes} simulated nodes running: "
+            f"{pods.creates_per_second:,.0f} ({pods.pods:,} pods, {pods.running_at_end:,} running "
+            f"at the end); server CPU {pods.server_cpu_us_per_create:.0f} us per create"
+        )
+    if report.list_blocking is not None:
+        lb = report.list_blocking
+        print(
+            f"paged list of {lb.pods:,} pods ({lb.pages} pages of 500): {lb.list_seconds:.1f} s; "
+            f"another client's GET meanwhile: p99 {lb.probe_during_list_p99_ms:.1f} ms, "
+            f"max {lb.probe_during_list_max_ms:.1f} ms (idle server: p99 "
+            f"{lb.probe_idle_p99_ms:.1f} ms, max {lb.probe_idle_max_ms:.1f} ms)"
+        )
     for run in report.fan_out:
         target = f"{run.target_rate:,.0f}/s" if run.target_rate else "flat out"
         print(
@@ -395,11 +449,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--watchers", type=int, default=100)
     parser.add_argument("--rate", type=float, default=2000.0)
     parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--pods", type=int, default=5_000, help="pod creates, nodes running")
+    parser.add_argument("--list-pods", type=int, default=100_000, help="pods in the paged list")
+    parser.add_argument("--skip", action="append", default=[], help="writes, pods or list")
     parser.add_argument("--quick", action="store_true", help="small sizes, to try it out")
     parser.add_argument("--out", type=Path, default=None, help="JSON path (default: results/)")
     args = parser.parse_args(argv)
     if args.quick:
         args.objects, args.watchers, args.seconds = 1000, 10, 1.0
+        args.pods, args.list_pods = 500, 2000
+    if "pods" in args.skip:
+        args.pods = 0
+    if "list" in args.skip:
+        args.list_pods = 0
     clean_exit_on_sigterm()
     env = environment("benchmarks.apiserver", argv)
     report = asyncio.run(measure(args))

@@ -33,7 +33,6 @@ from kubeforge.apiserver.controllers.scheduling import (
     failure_message,
     filter_node,
     is_domain,
-    pod_requests,
 )
 from kubeforge.apiserver.controllers.topologyspread import spread_scores
 from kubeforge.apiserver.storage.sqlite import Event
@@ -270,11 +269,8 @@ def _rank(node: dict[str, Any], view: Placement, spread: float) -> tuple[Fractio
     name = node["metadata"]["name"]
     allocatable = (node.get("status") or {}).get("allocatable") or {}
     mine = view.by_node.get(name, [])
-    used: dict[str, Fraction] = {"cpu": Fraction(0), "memory": Fraction(0)}
-    for pod in mine:
-        for resource, amount in pod_requests(pod).items():
-            if resource in used:
-                used[resource] += amount
+    usage = view.usage(name)
+    used = {r: usage.get(r, Fraction(0)) for r in ("cpu", "memory")}
     fractions = [
         used[r] / quantity(allocatable[r]) for r in used if quantity(allocatable.get(r, "0")) > 0
     ]

@@ -15,7 +15,7 @@ Entry points: ``filter_node(pod, node, Placement.of(nodes, placed))`` -> ``Verdi
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -41,6 +41,11 @@ _EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity ru
 _AFFINITY = "node(s) didn't match pod affinity rules"
 _NOT_HELPFUL = "Preemption is not helpful for scheduling"
 _NO_VICTIMS = "No preemption victims found for incoming pod"
+_ZERO = Fraction(0)
+_REQUESTS: dict[tuple[str, str], dict[str, Fraction]] = {}
+_REQUESTS_KEPT = 200_000  # pod versions (and nodes) remembered; each cache starts over past that
+# Per node name: the (uid, resourceVersion) of the pods summed, and their summed requests.
+_NODE_USAGE: dict[str, tuple[tuple[tuple[str, str] | None, ...], dict[str, Fraction]]] = {}
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,29 @@ class Placement:
     by_node: dict[str, list[dict[str, Any]]]
     guarded: list[dict[str, Any]]
     """The placed pods with required anti-affinity, which every newcomer must respect."""
+    _usage: dict[str, dict[str, Fraction]] = field(default_factory=dict)
+
+    def usage(self, node: str) -> dict[str, Fraction]:
+        """What the pods placed on ``node`` request, summed (once per attempt and node:
+        the filter and the score both need it)."""
+        used = self._usage.get(node)
+        if used is None:
+            pods = self.by_node.get(node, [])
+            # The same pods in the same versions as at the last attempt: the same sum.
+            signature = tuple(_version(pod) for pod in pods)
+            known = _NODE_USAGE.get(node)
+            if known is not None and known[0] == signature and None not in signature:
+                used = known[1]
+            else:
+                used = {}
+                for pod in pods:
+                    for name, amount in pod_requests(pod).items():
+                        used[name] = used.get(name, _ZERO) + amount
+                if len(_NODE_USAGE) >= _REQUESTS_KEPT:
+                    _NODE_USAGE.clear()
+                _NODE_USAGE[node] = (signature, used)
+            self._usage[node] = used
+        return used
 
     @classmethod
     def of(cls, nodes: list[dict[str, Any]], placed: list[dict[str, Any]]) -> Placement:
@@ -91,7 +119,7 @@ def filter_node(pod: dict[str, Any], node: dict[str, Any], view: Placement) -> V
             return Verdict((text,), resolvable=False)
     if not matches_node_affinity(spec, node):
         return Verdict((AFFINITY_MISMATCH,), resolvable=False)
-    short = _insufficient(pod, node, view.by_node.get(node["metadata"]["name"], []))
+    short = _insufficient(pod, node, view)
     if short:
         return Verdict(short)
     spread = _spread(pod, node, view.placed, view.nodes)
@@ -162,7 +190,31 @@ def _expression(expression: dict[str, Any], labels: dict[str, str]) -> bool:
 
 
 def pod_requests(pod: dict[str, Any]) -> dict[str, Fraction]:
-    """What a pod asks for: its containers summed, at least each init container, plus overhead."""
+    """What a pod asks for: its containers summed, at least each init container, plus overhead.
+
+    Remembered per pod version (uid and resourceVersion, which every change moves): each
+    scheduling attempt sums the requests of every placed pod, and parsing them anew made
+    scheduling cost grow with the square of the pods. Treat the answer as read-only.
+    """
+    version = _version(pod)
+    if version is not None:
+        known = _REQUESTS.get(version)
+        if known is None:
+            if len(_REQUESTS) >= _REQUESTS_KEPT:
+                _REQUESTS.clear()
+            known = _REQUESTS[version] = _requests(pod)
+        return known
+    return _requests(pod)
+
+
+def _version(pod: dict[str, Any]) -> tuple[str, str] | None:
+    """``(uid, resourceVersion)``: which version of which pod (``None`` before it is stored)."""
+    meta = pod.get("metadata") or {}
+    uid, version = meta.get("uid"), meta.get("resourceVersion")
+    return (uid, version) if uid and version else None
+
+
+def _requests(pod: dict[str, Any]) -> dict[str, Fraction]:
     spec = pod.get("spec") or {}
     total: dict[str, Fraction] = {}
     for container in spec.get("containers") or []:
@@ -182,17 +234,13 @@ def _container_requests(container: Any) -> dict[str, Fraction]:
     return {name: quantity(amount) for name, amount in asked.items()}
 
 
-def _insufficient(
-    pod: dict[str, Any], node: dict[str, Any], on_node: list[dict[str, Any]]
-) -> tuple[str, ...]:
+def _insufficient(pod: dict[str, Any], node: dict[str, Any], view: Placement) -> tuple[str, ...]:
     allocatable = (node.get("status") or {}).get("allocatable") or {}
+    node_name = node["metadata"]["name"]
     reasons = []
-    if len(on_node) + 1 > int(quantity(allocatable.get("pods", "110"))):
+    if len(view.by_node.get(node_name, [])) + 1 > int(quantity(allocatable.get("pods", "110"))):
         reasons.append("Too many pods")
-    used: dict[str, Fraction] = {}
-    for other in on_node:
-        for name, amount in pod_requests(other).items():
-            used[name] = used.get(name, Fraction(0)) + amount
+    used = view.usage(node_name)
     for name, amount in sorted(pod_requests(pod).items()):
         if amount > 0 and used.get(name, Fraction(0)) + amount > quantity(
             allocatable.get(name, "0")

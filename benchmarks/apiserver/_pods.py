@@ -1,0 +1,164 @@
+"""Pods on the local server: creates/s with the simulated nodes running, and whether a
+paged LIST of many pods keeps other clients waiting.
+
+Entry points (both take the ``Client`` of ``__main__``):
+
+* ``measure_pod_creates``: ``count`` pod creates, ``concurrency`` in flight, on a server
+  whose scheduler and kubelets bind and start every pod meanwhile (their writes share
+  the server with ours); the creates acknowledged per second and the server's CPU.
+* ``measure_list_blocking``: a paged LIST (``limit=500``) of every pod while a probe
+  GETs one small object every ``probe_interval`` seconds; the longest and the p99
+  probe latency during the list against the same probe on an idle server. The
+  longest is how long the list kept another client waiting at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class PodCreates:
+    pods: int
+    nodes: int
+    seconds: float
+    creates_per_second: float
+    server_cpu_share: float
+    server_cpu_us_per_create: float
+    running_at_end: int  # pods the kubelets had started when the last create returned
+
+
+@dataclass
+class ListBlocking:
+    pods: int
+    pages: int
+    list_seconds: float
+    probe_idle_p99_ms: float
+    probe_idle_max_ms: float
+    probe_during_list_p99_ms: float
+    probe_during_list_max_ms: float
+    probes_during_list: int
+
+
+def pod_body(name: str) -> dict[str, Any]:
+    """A pod as a Deployment would make it: labels, an owner, resources, a probe."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "labels": {"app": "bench", "pod-template-hash": "5d4f8c7b9"},
+        },
+        "spec": {
+            "containers": [
+                {
+                    "name": "app",
+                    "image": "registry.example.com/team/app:1.27.3",
+                    "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+                    "env": [{"name": "MODE", "value": "production"}],
+                    "resources": {
+                        "requests": {"cpu": "10m", "memory": "16Mi"},
+                        "limits": {"memory": "64Mi"},
+                    },
+                    "readinessProbe": {"httpGet": {"path": "/healthz", "port": 8080}},
+                }
+            ]
+        },
+    }
+
+
+async def measure_pod_creates(
+    client: Any, namespace: str, count: int, concurrency: int, nodes: int, server_cpu: Any
+) -> PodCreates:
+    await client.namespace(namespace)
+    cpu = server_cpu(client.server)
+    start = time.perf_counter()
+    next_index = 0
+
+    async def worker() -> None:
+        nonlocal next_index
+        while next_index < count:
+            index = next_index
+            next_index += 1
+            await client.create_raw(namespace, "pods", pod_body(f"p-{index:06d}"))
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    elapsed = time.perf_counter() - start
+    busy = server_cpu(client.server) - cpu
+    listed = json.loads(
+        await client.get_bytes(
+            f"/api/v1/namespaces/{namespace}/pods", fieldSelector="status.phase=Running"
+        )
+    )
+    return PodCreates(
+        pods=count,
+        nodes=nodes,
+        seconds=elapsed,
+        creates_per_second=count / elapsed,
+        server_cpu_share=busy / elapsed,
+        server_cpu_us_per_create=busy / count * 1e6,
+        running_at_end=len(listed["items"]),
+    )
+
+
+async def _probe(client: Any, path: str, interval: float, stop: asyncio.Event) -> list[float]:
+    latencies: list[float] = []
+    while not stop.is_set():
+        began = time.perf_counter()
+        await client.get_bytes(path)
+        latencies.append(time.perf_counter() - began)
+        await asyncio.sleep(interval)
+    return latencies
+
+
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000
+
+
+async def measure_list_blocking(
+    client: Any, namespace: str, pods: int, probe_interval: float = 0.005
+) -> ListBlocking:
+    probe_path = "/api/v1/namespaces/default"
+    stop = asyncio.Event()
+    idle_task = asyncio.create_task(_probe(client, probe_path, probe_interval, stop))
+    await asyncio.sleep(2.0)
+    stop.set()
+    idle = await idle_task
+
+    stop = asyncio.Event()
+    probe = asyncio.create_task(_probe(client, probe_path, probe_interval, stop))
+    start = time.perf_counter()
+    path = f"/api/v1/namespaces/{namespace}/pods"
+    token, seen, pages = "", 0, 0
+    while True:
+        params = {"limit": "500", **({"continue": token} if token else {})}
+        page = json.loads(await client.get_bytes(path, **params))
+        seen += len(page["items"])
+        pages += 1
+        token = page["metadata"].get("continue", "")
+        if not token:
+            break
+    list_seconds = time.perf_counter() - start
+    stop.set()
+    during = await probe
+    assert seen == pods, (seen, pods)
+    return ListBlocking(
+        pods=pods,
+        pages=pages,
+        list_seconds=list_seconds,
+        probe_idle_p99_ms=_p99(idle),
+        probe_idle_max_ms=max(idle) * 1000,
+        probe_during_list_p99_ms=_p99(during),
+        probe_during_list_max_ms=max(during) * 1000,
+        probes_during_list=len(during),
+    )
+
+
+def median_ms(values: list[float]) -> float:
+    return statistics.median(values) * 1000
