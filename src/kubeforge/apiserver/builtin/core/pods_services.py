@@ -7,6 +7,7 @@ grace period, per-container pull policy and termination message settings.
 
 from __future__ import annotations
 
+import copy
 import ipaddress
 from collections.abc import Callable
 from typing import Any
@@ -161,7 +162,11 @@ class PodStrategy(Strategy):
         errors = validate_pod_spec(spec, "spec")
         errors += ephemeral_containers(spec, volumes)
         errors += ephemeral_update(spec, old.get("spec") or {})
-        return errors + pod_spec_update(spec, old.get("spec") or {})
+        # The stored spec is compared as a real server decodes it: with today's defaults,
+        # so a pod kept in a data directory by an older version is not refused for them.
+        before = copy.deepcopy(old.get("spec") or {})
+        _default_pod_spec(before)
+        return errors + pod_spec_update(spec, before)
 
     def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
         status = obj.get("status") or {}
