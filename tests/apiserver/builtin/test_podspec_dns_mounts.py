@@ -6,7 +6,7 @@ network ports of a pod spec, as kubernetes 1.32's ``validatePodDNSConfig``,
 from __future__ import annotations
 
 from kf_http import Api
-from kf_podspec import causes, created, pod, refused
+from kf_podspec import causes, created, deployment, pod, refused
 
 NOT_AN_IP = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"
 
@@ -137,5 +137,33 @@ async def test_an_ephemeral_container_may_not_use_sub_paths(api: Api, namespace:
         (
             "spec.ephemeralContainers[0].volumeMounts[0].subPathExpr",
             "Forbidden: cannot be set for an Ephemeral Container",
+        )
+    ]
+
+
+async def test_pod_only_rules_refuse_a_pod_whose_template_twin_is_accepted(
+    api: Api, namespace: str
+) -> None:
+    body = pod("spaced", {"image": " nginx"}, nodeName="n1", schedulingGates=[{"name": "g"}])
+    found = await refused(api, namespace, body)
+    assert found == [
+        (
+            "spec.containers[0].image",
+            'Invalid value: " nginx": must not have leading or trailing whitespace',
+        ),
+        (
+            "spec.nodeName",
+            "Forbidden: cannot be set until all schedulingGates have been cleared",
+        ),
+    ]
+    template = deployment("spaced", {"image": " nginx"})
+    reply = await api.post(f"/apis/apps/v1/namespaces/{namespace}/deployments", template)
+    assert reply.status == 201, reply.body
+    template = deployment("debugging", ephemeralContainers=[{"name": "d", "image": "busybox"}])
+    found = await refused(api, namespace, template)
+    assert found == [
+        (
+            "spec.template.spec.ephemeralContainers",
+            "Forbidden: ephemeral containers not allowed in pod template",
         )
     ]

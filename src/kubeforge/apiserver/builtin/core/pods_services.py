@@ -14,11 +14,8 @@ from typing import Any
 
 from kubeforge.apiserver.builtin.podspec import validate_pod_spec
 from kubeforge.apiserver.builtin.podspec.env import default_env
-from kubeforge.apiserver.builtin.podspec.ephemeral import (
-    ephemeral_containers,
-    ephemeral_on_create,
-    ephemeral_update,
-)
+from kubeforge.apiserver.builtin.podspec.ephemeral import ephemeral_containers, ephemeral_update
+from kubeforge.apiserver.builtin.podspec.podonly import pod_create_only, pod_only, template_only
 from kubeforge.apiserver.builtin.podspec.prepare import (
     default_host_ports,
     drop_disabled,
@@ -152,14 +149,17 @@ class PodStrategy(Strategy):
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return [FieldError("Required", "spec.containers")]
-        return [*validate_pod_spec(spec, "spec"), *ephemeral_on_create(spec)]
+        errors = validate_pod_spec(spec, "spec")
+        if obj.get("kind") != "Pod":  # a workload's template (its path is added by the caller)
+            return errors + template_only(spec)
+        return [*errors, *pod_only(spec), *pod_create_only(spec)]
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         spec = new.get("spec")
         if not isinstance(spec, dict):
             return [FieldError("Required", "spec.containers")]
         _, volumes = pod_volumes(spec.get("volumes"), "spec.volumes")
-        errors = validate_pod_spec(spec, "spec")
+        errors = validate_pod_spec(spec, "spec") + pod_only(spec)
         errors += ephemeral_containers(spec, volumes)
         errors += ephemeral_update(spec, old.get("spec") or {})
         # The stored spec is compared as a real server decodes it: with today's defaults,
