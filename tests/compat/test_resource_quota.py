@@ -160,3 +160,11 @@ def test_a_scoped_quota_counts_only_the_pods_in_its_scope(kubectl: Kubectl) -> N
     described = _rows(kubectl.run("describe", "quota", "besteffort"))
     assert ["Scopes:", "BestEffort"] in described
     assert described[-1] == ["pods", "1", "1"]
+
+
+def test_kubectl_create_quota_with_a_scope_that_does_not_fit(kubectl: Kubectl) -> None:
+    error = kubectl.fails("create", "quota", "bad", "--hard=cpu=1", "--scopes=BestEffort")
+    assert error.strip() == (
+        'error: failed to create quota: ResourceQuota "bad" is invalid: spec.scopes: Invalid '
+        'value: []core.ResourceQuotaScope{"BestEffort"}: unsupported scope applied to resource'
+    )

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.apps.deployments import ReplicaSetStrategy
 from kubeforge.apiserver.builtin.apps.workload import default_pod_template
+from kubeforge.apiserver.builtin.core.quota_rules import quota_spec_errors, quota_update_errors
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.podspec import validate_pod_spec
 from kubeforge.apiserver.failures import FieldError
@@ -101,7 +102,12 @@ class ReplicationControllerStrategy(ReplicaSetStrategy):
 
 
 class ResourceQuotaStrategy(CatalogStrategy):
-    pass
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return [*super().validate(obj), *quota_spec_errors(obj.get("spec"))]
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        errors = quota_update_errors(new.get("spec"), old.get("spec"))
+        return [*super().validate_update(new, old), *errors]
 
 
 class LimitRangeStrategy(CatalogStrategy):
