@@ -166,6 +166,7 @@ class PodStrategy(Strategy):
         # so a pod kept in a data directory by an older version is not refused for them.
         before = copy.deepcopy(old.get("spec") or {})
         _default_pod_spec(before)
+        _requests_from_limits(before)
         return errors + pod_spec_update(spec, before)
 
     def grace_period(self, obj: dict[str, Any], requested: int | None) -> int:
