@@ -9,6 +9,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from kubeforge.apiserver.admission.plugins import (
@@ -108,3 +109,32 @@ def test_the_token_and_root_ca_line_holds() -> None:
             _kubectl(server, "get", "configmap", "kube-root-ca.crt", "-o", "json")
         )
         assert published["data"]["ca.crt"] == server.ca_file.read_text()
+        (legacy_issuer,) = re.findall(r"legacy token \(issuer\s+`([^`]+)`\)", block)
+        secret = {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {
+                "name": "robot-token",
+                "namespace": "default",
+                "annotations": {"kubernetes.io/service-account.name": "robot"},
+            },
+            "type": "kubernetes.io/service-account-token",
+        }
+        subprocess.run(
+            ["kubectl", f"--kubeconfig={server.kubeconfig}", "create", "-f", "-"],
+            input=json.dumps(secret),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        jsonpath = "-o=jsonpath={.data.token}"
+        for _ in range(400):  # a bound on the wait for the token controller, not a timing
+            filled = _kubectl(server, "get", "secret", "robot-token", jsonpath)
+            if filled:
+                break
+            time.sleep(0.05)
+        legacy = base64.b64decode(filled).decode()
+        payload = legacy.split(".")[1]
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+        assert claims["iss"] == legacy_issuer

@@ -36,6 +36,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from kubeforge.apiserver.authn.bound import BoundObjects, ObjectLookup
+from kubeforge.apiserver.authn.legacy import LEGACY_ISSUER, invalidated, verify_legacy
 from kubeforge.apiserver.authn.serviceaccount import Verified, token_claims, verify
 from kubeforge.apiserver.authn.signing import KeyFile, SigningKey, TokenError, unverified_claims
 from kubeforge.apiserver.authn.usertokens import (
@@ -148,6 +149,7 @@ class Authenticator:
         keys: KeyFile | None = None,
         issuer: str = API_AUDIENCE,
         api_audiences: tuple[str, ...] = (API_AUDIENCE,),
+        legacy_token_used: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self._token = server_token
         self._key = signing_key(server_token)
@@ -157,6 +159,7 @@ class Authenticator:
         self._keys = keys if keys is not None else KeyFile(None)
         self.issuer = issuer
         self.api_audiences = api_audiences
+        self._legacy_used = legacy_token_used
 
     @property
     def signing(self) -> SigningKey:
@@ -178,6 +181,8 @@ class Authenticator:
         issuer = claims.get("iss") if claims is not None else None
         if issuer == self.issuer:
             return self._service_account(token, targets)
+        if issuer == LEGACY_ISSUER and self._service_accounts is not None:
+            return self._legacy(token, targets)
         if issuer == USER_ISSUER:
             verified = verify_user_token(self._key, token)
             if verified is not None:
@@ -206,6 +211,26 @@ class Authenticator:
             return Authentication(None, error=str(error))
         except (ValueError, binascii.Error, UnicodeDecodeError):
             return Authentication(None, error=_INVALID)  # not a JWS: go-jose will not parse it
+        return Authentication(_account_user(verified), verified.audiences)
+
+    def _legacy(self, token: str, targets: tuple[str, ...]) -> Authentication:
+        try:
+            verified, secret = verify_legacy(
+                self.signing,
+                token,
+                api_audiences=self.api_audiences,
+                requested=targets,
+                lookup=self._lookup,
+            )
+        except TokenError as error:
+            return Authentication(None, error=str(error))
+        except (ValueError, binascii.Error, UnicodeDecodeError):
+            return Authentication(None, error=_INVALID)
+        if self._legacy_used is not None:
+            self._legacy_used(secret)  # the Secret's last-used date, even when refused below
+        refusal = invalidated(secret, verified.name)
+        if refusal:
+            return Authentication(None, error=refusal)
         return Authentication(_account_user(verified), verified.audiences)
 
     def _lookup(self, resource: str, namespace: str, name: str) -> dict[str, Any] | None:

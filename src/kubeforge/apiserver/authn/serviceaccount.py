@@ -27,8 +27,10 @@ from kubeforge.apiserver.authn.signing import SigningKey, TokenError
 
 __all__ = [
     "EXTENDED_SECONDS",
+    "SA_PREFIX",
     "WARN_ONLY_SECONDS",
     "Verified",
+    "accepted_audiences",
     "go_strings",
     "token_claims",
     "verify",
@@ -93,6 +95,21 @@ def go_strings(values: tuple[str, ...] | list[str]) -> str:
     )
 
 
+def accepted_audiences(
+    token_audiences: tuple[str, ...], api_audiences: tuple[str, ...], requested: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The requested audiences (default: the API's) the token is for; ``TokenError`` when
+    none is (a token without ``aud`` is for the API's own)."""
+    targets = requested or api_audiences
+    accepted = tuple(a for a in targets if a in token_audiences)
+    if not accepted:
+        raise TokenError(
+            f"token audiences {go_strings(token_audiences)} is invalid for the target audiences "
+            f"{go_strings(targets)}"
+        )
+    return accepted
+
+
 def verify(
     key: SigningKey,
     token: str,
@@ -107,13 +124,7 @@ def verify(
     ``lookup=None`` checks no account or bound object (for tests without a store)."""
     claims = key.verify(token)
     token_audiences = _audiences(claims.get("aud")) or api_audiences
-    targets = requested or api_audiences
-    accepted = tuple(a for a in targets if a in token_audiences)
-    if not accepted:
-        raise TokenError(
-            f"token audiences {go_strings(token_audiences)} is invalid for the target audiences "
-            f"{go_strings(targets)}"
-        )
+    accepted = accepted_audiences(token_audiences, api_audiences, requested)
     _check_times(claims, now)
     private = _object(claims.get("kubernetes.io"))
     namespace = str(private.get("namespace") or "")

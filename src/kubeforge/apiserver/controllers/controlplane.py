@@ -70,6 +70,7 @@ CONTROLLER_NAMES = (
     "resourcequota-controller",
     "root-ca-certificate-publisher-controller",
     "serviceaccount-controller",
+    "serviceaccount-token-controller",
     "statefulset-controller",
     "ttl-after-finished-controller",
 )

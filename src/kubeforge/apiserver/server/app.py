@@ -52,6 +52,11 @@ from kubeforge.apiserver.controllers.controlplane import (
     build_control_plane,
 )
 from kubeforge.apiserver.controllers.disruption import DISRUPTION_CONTROLLER, DisruptionController
+from kubeforge.apiserver.controllers.legacytokens import (
+    LEGACY_TOKENS_CONTROLLER,
+    LegacyTokens,
+    stamp_last_used,
+)
 from kubeforge.apiserver.controllers.roles import ClusterRoleAggregator
 from kubeforge.apiserver.controllers.rootca import ROOT_CA_CONTROLLER, RootCAPublisher
 from kubeforge.apiserver.endpoints import discovery, openid, reviews
@@ -144,6 +149,9 @@ class LocalServer:
                 service_accounts=self._service_account,
                 bound_objects=self._bound_object,
                 keys=KeyFile(options.data_dir / KEY_FILE if options.data_dir else None),
+                legacy_token_used=lambda secret: stamp_last_used(
+                    self.engine, self.registry, secret
+                ),
             ),
             authorizer,
         )
@@ -234,6 +242,10 @@ class LocalServer:
             }
             aggregator[DISRUPTION_CONTROLLER] = DisruptionController
             ca_pem = self.options.ca_pem
+            signing = self.access.authenticator
+            aggregator[LEGACY_TOKENS_CONTROLLER] = lambda c: LegacyTokens(
+                c.engine, c.registry, lambda: signing.signing, ca_pem
+            )
             if ca_pem:
                 aggregator[ROOT_CA_CONTROLLER] = lambda c: RootCAPublisher(
                     c.engine, c.registry, ca_pem
