@@ -21,7 +21,7 @@ from kubeforge.apiserver.printers.columns import (
     human_duration,
     simple_columns,
 )
-from kubeforge.apiserver.registry.engine import format_time
+from kubeforge.apiserver.registry.system_metadata import format_time
 
 __all__ = ["KINDS"]
 

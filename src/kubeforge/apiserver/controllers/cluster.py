@@ -24,9 +24,10 @@ from typing import Any
 
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
-from kubeforge.apiserver.registry.engine import Engine, format_time
+from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.options import TRUSTED
 from kubeforge.apiserver.registry.served import Registry, ServedResource
+from kubeforge.apiserver.registry.system_metadata import format_time
 from kubeforge.apiserver.storage.journal import ResourceKey
 from kubeforge.apiserver.storage.sqlite import clone
 

@@ -17,8 +17,9 @@ from typing import Any
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.registry.engine import Engine, format_time
+from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import ServedResource
+from kubeforge.apiserver.registry.system_metadata import format_time
 from kubeforge.apiserver.storage.sqlite import clone
 from kubeforge.core.resource import ResourceInfo
 from kubeforge.core.status import failure
@@ -51,22 +52,7 @@ def delete(
         raise failures.not_found(info, name)
     strategy.before_delete(old)
     old_meta = old["metadata"]
-    if options.precondition_uid and options.precondition_uid != old_meta.get("uid"):
-        raise _precondition_failed(
-            info,
-            name,
-            f"the UID in the precondition ({options.precondition_uid}) does not match the UID "
-            f"in record ({old_meta.get('uid')}). The object might have been deleted and then "
-            "recreated",
-        )
-    if options.precondition_rv and options.precondition_rv != old_meta.get("resourceVersion"):
-        raise _precondition_failed(
-            info,
-            name,
-            f"the ResourceVersion in the precondition ({options.precondition_rv}) does not match "
-            f"the ResourceVersion in record ({old_meta.get('resourceVersion')}). The object "
-            "might have been modified",
-        )
+    _check_preconditions(info, name, old_meta, options)
     new = clone(old)
     meta = new["metadata"]
     finalizers = _gc_finalizers(list(meta.get("finalizers") or []), options)
@@ -79,7 +65,7 @@ def delete(
     if not keep:
         if options.dry_run:
             return engine.view(served, old), True
-        return engine.commit_delete(served, strategy, new, old, gone=True), True
+        return _commit_delete(engine, served, new, old, gone=True), True
     now = engine.wall_clock()
     if not old_meta.get("deletionTimestamp"):
         meta["deletionTimestamp"] = format_time(now + grace)
@@ -100,7 +86,7 @@ def delete(
         return engine.view(served, old), False
     if options.dry_run:
         return engine.view(served, new), False
-    return engine.commit_delete(served, strategy, new, old, gone=False), False
+    return _commit_delete(engine, served, new, old, gone=False), False
 
 
 def _parse_time(text: str) -> float | None:
@@ -119,6 +105,38 @@ def _precondition_failed(info: ResourceInfo, name: str, detail: str) -> StatusEr
     details["kind"] = info.kind
     message = f'Operation cannot be fulfilled on {qualified} "{name}": {detail}'
     return StatusError(failure(409, "Conflict", message, details))
+
+
+def _check_preconditions(
+    info: ResourceInfo, name: str, old_meta: dict[str, Any], options: DeleteOptions
+) -> None:
+    """A uid or resourceVersion precondition must match the stored object (409 if not)."""
+    if options.precondition_uid and options.precondition_uid != old_meta.get("uid"):
+        raise _precondition_failed(
+            info,
+            name,
+            f"the UID in the precondition ({options.precondition_uid}) does not match the UID "
+            f"in record ({old_meta.get('uid')}). The object might have been deleted and then "
+            "recreated",
+        )
+    if options.precondition_rv and options.precondition_rv != old_meta.get("resourceVersion"):
+        raise _precondition_failed(
+            info,
+            name,
+            f"the ResourceVersion in the precondition ({options.precondition_rv}) does not match "
+            f"the ResourceVersion in record ({old_meta.get('resourceVersion')}). The object "
+            "might have been modified",
+        )
+
+
+def _commit_delete(
+    engine: Engine, served: ServedResource, new: dict[str, Any], old: dict[str, Any], *, gone: bool
+) -> dict[str, Any]:
+    """Store a deletion step: the final DELETE (``gone``) or the marked object."""
+    write = engine.storage.delete if gone else engine.storage.update
+    stored = write(served.storage_key, new, old)
+    engine.strategy(served).committed(stored, gone)
+    return engine.committed_view(served, stored)
 
 
 def finalize_namespace(engine: Engine, name: str, body: dict[str, Any]) -> dict[str, Any]:

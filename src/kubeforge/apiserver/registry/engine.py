@@ -10,58 +10,47 @@ owns uid, creationTimestamp, resourceVersion, generation, deletionTimestamp and
 deletionGracePeriodSeconds; a no-op update neither bumps the resourceVersion nor
 emits an event; removing the last finalizer of a deleting object deletes it.
 ``managedFields`` are recorded by the ``FieldTracker`` a request passes in (``options``);
-writes without one (the built-in controllers') keep the stored entries.
+writes without one (the built-in controllers') keep the stored entries. The metadata rules
+themselves are ``system_metadata``'s; what a ``/status`` write may change,
+``status_writes``'; unknown fields, ``unknown_fields``'; a patch's own checks,
+``patched``'s; DELETE, ``deletion``'s.
+
+Entry point: ``Engine(storage, registry, strategy_for)``, then its verbs.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.failures import FieldError, StatusError
-from kubeforge.apiserver.meta.fieldvalidation import strict_patch_failure
 from kubeforge.apiserver.meta.validation import validate_meta_update, validate_object_meta
-from kubeforge.apiserver.patch.formats import PatchApplyError, PatchDecodeError, apply_patch
 from kubeforge.apiserver.registry import conversions
 from kubeforge.apiserver.registry.admit import Attempt, BuiltinAdmission
-from kubeforge.apiserver.registry.gotypes import OBJECT_META, check_fields
+from kubeforge.apiserver.registry.namespace_lifecycle import check_namespace_open
 from kubeforge.apiserver.registry.options import PLAIN, WriteOptions
-from kubeforge.apiserver.registry.patched import check_patched
+from kubeforge.apiserver.registry.patched import patched_object
 from kubeforge.apiserver.registry.served import Registry, ServedResource
+from kubeforge.apiserver.registry.status_writes import STATUS_LIKE, status_write
 from kubeforge.apiserver.registry.strategy import Strategy, non_metadata
+from kubeforge.apiserver.registry.system_metadata import (
+    carry_system_metadata,
+    check_namespace,
+    decoded_metadata,
+    format_time,
+    generated_name,
+    stamp_created,
+)
+from kubeforge.apiserver.registry.unknown_fields import check_patch_fields, drop_unknown_fields
 from kubeforge.apiserver.storage.sqlite import Storage, clone
 from kubeforge.core.resource import ResourceInfo
 
-__all__ = ["Engine", "StrategyFactory", "format_time"]
+__all__ = ["Engine", "StrategyFactory"]
 
-# Alphabet and length of generateName suffixes (apiserver storage/names): no vowels,
-# no look-alike characters, so generated names never spell words.
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-_NAME_SUFFIX = 5
-_MAX_GENERATED_NAME = 63
 _GENERATE_ATTEMPTS = 8
-
-_NAMESPACES = ResourceInfo("", "v1", "Namespace", "namespaces", namespaced=False)
-
-
-def format_time(seconds: float) -> str:
-    """RFC 3339 in UTC with whole seconds, as ``metav1.Time`` serialises."""
-    global _formatted
-    whole = int(seconds)
-    if _formatted is None or _formatted[0] != whole:
-        # strftime costs several µs, and a busy server stamps each second thousands of times
-        _formatted = (whole, datetime.fromtimestamp(whole, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"))
-    return _formatted[1]
-
-
-_formatted: tuple[int, str] | None = None
-
 
 StrategyFactory = Callable[[ServedResource, Callable[[], set[str]]], Strategy]
 """``(served, used_service_ips) -> Strategy``: how the kinds are registered into the store."""
@@ -151,29 +140,6 @@ class Engine:
             raise failures.not_found(served.info, name)
         return self.view(served, obj)
 
-    def namespace_state(self, namespace: str, info: ResourceInfo, name: str) -> None:
-        """NamespaceLifecycle admission: the namespace must exist and not be terminating."""
-        ns = self.storage.get(("", "namespaces"), "", namespace)
-        if ns is None:
-            raise failures.not_found(_NAMESPACES, namespace)
-        if (ns.get("metadata") or {}).get("deletionTimestamp"):
-            message = (
-                f"unable to create new content in namespace {namespace} because it is being "
-                "terminated"
-            )
-            raise failures.forbidden(
-                info,
-                name,
-                message,
-                causes=[
-                    {
-                        "reason": "NamespaceTerminating",
-                        "message": message,
-                        "field": "metadata.namespace",
-                    }
-                ],
-            )
-
     # --- create ---------------------------------------------------------------------------
 
     def create(
@@ -186,84 +152,58 @@ class Engine:
         info = served.info
         strategy = self.strategy(served)
         obj = clone(body)
-        meta = _decoded(served, obj)
+        meta = decoded_metadata(served, obj)
         sent_fields = meta.get("managedFields")
-        self._check_namespace(info, meta, namespace)
+        check_namespace(info, meta, namespace)
         obj["apiVersion"], obj["kind"] = info.api_version, info.kind
         if meta.get("resourceVersion"):
-            raise self.invalid(
-                strategy,
-                str(meta.get("name") or meta.get("generateName") or ""),
-                [
-                    FieldError(
-                        "Invalid",
-                        "metadata.resourceVersion",
-                        "must be empty",
-                        meta["resourceVersion"],
-                    )
-                ],
+            error = FieldError(
+                "Invalid", "metadata.resourceVersion", "must be empty", meta["resourceVersion"]
             )
+            raise self.invalid(strategy, _given_name(meta), [error])
         if info.namespaced:
-            self.namespace_state(namespace, info, str(meta.get("name") or ""))
-        for system_field in (
-            "deletionTimestamp",
-            "deletionGracePeriodSeconds",
-            "managedFields",
-            "selfLink",
-        ):
-            meta.pop(system_field, None)
-        meta["uid"] = _uid()
-        meta["creationTimestamp"] = self.now()
-        if strategy.has_generation:
-            meta["generation"] = 1
-        else:
-            meta.pop("generation", None)
+            check_namespace_open(self.storage, namespace, info, str(meta.get("name") or ""))
+        stamp_created(meta, self.now(), has_generation=strategy.has_generation)
         strategy.prepare_for_create(obj)
-        self._normalize(strategy, obj, options)
+        drop_unknown_fields(strategy, obj, options)
         attempt = Attempt("CREATE", served, namespace, obj, None, options)
         if self.builtin_admission is not None:
             self.builtin_admission.mutate(attempt)
         if options.fields is not None:
             options.fields.track(None, obj, sent_fields, "")
-        attempts = _GENERATE_ATTEMPTS if not meta.get("name") and meta.get("generateName") else 1
-        key = served.storage_key
-        for _ in range(attempts):
-            if not meta.get("name") and meta.get("generateName"):
-                meta["name"] = _generated_name(str(meta["generateName"]))
-            self._validate_create(strategy, obj, options)
-            if self.storage.get(key, namespace, meta["name"]) is None:
-                break
-            if attempts == 1:
-                raise failures.already_exists(info, meta["name"])
-            meta["name"] = ""
-        else:
-            error = failures.already_exists(info, str(meta.get("generateName")))
-            error.status.setdefault("details", {})["retryAfterSeconds"] = 1
-            raise error
+        self._name_and_validate(served, strategy, namespace, obj, options)
         if self.builtin_admission is not None:
             self.builtin_admission.validate(attempt)
         if options.dry_run:
             return self.view(served, obj)
-        stored = self.storage.create(key, self._to_storage(served, obj))
+        stored = self.storage.create(served.storage_key, self._to_storage(served, obj))
         strategy.committed(stored, False)
         return self.committed_view(served, stored)
 
-    @staticmethod
-    def _normalize(strategy: Strategy, obj: dict[str, Any], options: WriteOptions) -> None:
-        """Drop unknown fields: silently (Ignore), with warnings (Warn, the default), or
-        refuse the request with 400 (Strict), as the real server's field validation does.
-        Empty metadata collections go too (see ``_drop_empty_metadata``)."""
-        _drop_empty_metadata(obj.get("metadata"))
-        dropped = strategy.normalize(obj)
-        if dropped and options.field_validation in ("", "Warn"):
-            options.warn(f'unknown field "{path}"' for path in dropped)
-        if dropped and options.field_validation == "Strict":
-            info = strategy.served.info
-            unknown = ", ".join(f'unknown field "{path}"' for path in dropped)
-            raise failures.bad_request(
-                f'{info.kind} in version "{info.version}" cannot be handled as a {info.kind}: '
-                f"strict decoding error: {unknown}"
-            )
+    def _name_and_validate(
+        self,
+        served: ServedResource,
+        strategy: Strategy,
+        namespace: str,
+        obj: dict[str, Any],
+        options: WriteOptions,
+    ) -> None:
+        """Validate the new object under its name, generating one from ``generateName``
+        (a few tries, then a 409 with ``retryAfterSeconds``) until it is free."""
+        meta = obj["metadata"]
+        attempts = _GENERATE_ATTEMPTS if not meta.get("name") and meta.get("generateName") else 1
+        for _ in range(attempts):
+            if not meta.get("name") and meta.get("generateName"):
+                meta["name"] = generated_name(str(meta["generateName"]))
+            self._validate_create(strategy, obj, options)
+            if self.storage.get(served.storage_key, namespace, meta["name"]) is None:
+                return
+            if attempts == 1:
+                raise failures.already_exists(served.info, meta["name"])
+            meta["name"] = ""
+        error = failures.already_exists(served.info, str(meta.get("generateName")))
+        error.status.setdefault("details", {})["retryAfterSeconds"] = 1
+        raise error
 
     def _to_storage(self, served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
         converted = served.representation
@@ -273,19 +213,6 @@ class Engine:
         if target is None:
             return obj
         return self.strategy(served).convert([obj], target.info.api_version)[0]
-
-    @staticmethod
-    def _check_namespace(info: ResourceInfo, meta: dict[str, Any], namespace: str) -> None:
-        if info.namespaced:
-            given = meta.get("namespace")
-            if given and given != namespace:
-                raise failures.bad_request(
-                    "the namespace of the provided object does not match the namespace sent on "
-                    "the request"
-                )
-            meta["namespace"] = namespace
-        else:
-            meta.pop("namespace", None)
 
     def _validate_create(
         self, strategy: Strategy, obj: dict[str, Any], options: WriteOptions
@@ -297,9 +224,7 @@ class Engine:
         errors += strategy.validate(obj)
         options.warn(strategy.take_warnings())
         if errors:
-            raise self.invalid(
-                strategy, str(meta.get("name") or meta.get("generateName") or ""), errors
-            )
+            raise self.invalid(strategy, _given_name(meta), errors)
 
     @staticmethod
     def invalid(strategy: Strategy, name: str, errors: list[FieldError]) -> StatusError:
@@ -322,89 +247,102 @@ class Engine:
         """PUT semantics; returns ``(object, created)``."""
         info = served.info
         strategy = self.strategy(served)
-        key = served.storage_key
         new = clone(body)
-        meta = _decoded(served, new)
+        meta = decoded_metadata(served, new)
         if meta.get("name") and meta["name"] != name:
             raise failures.bad_request(
                 f"the name of the object ({meta['name']}) does not match the name on the URL "
                 f"({name})"
             )
-        self._check_namespace(info, meta, namespace)
+        check_namespace(info, meta, namespace)
         meta["name"] = name
         sent_fields = meta.get("managedFields")
-        old = self.storage.get(key, namespace, name)
+        old = self.storage.get(served.storage_key, namespace, name)
         if old is None:
             if strategy.allow_create_on_update and not subresource:
                 meta.pop("resourceVersion", None)
-                created = self.create(served, namespace, new, options)
-                return created, True
+                return self.create(served, namespace, new, options), True
             raise failures.not_found(info, name)
         # As read from storage: defaults a CRD gained since ``old`` was stored are on it,
         # so the new object (defaulted too) is compared like for like.
         old = strategy.on_read(old)
-        given_rv = meta.get("resourceVersion")
-        if not given_rv and require_rv and not strategy.allow_unconditional_update:
-            raise self.invalid(
-                strategy,
-                name,
-                [
-                    FieldError(
-                        "Invalid", "metadata.resourceVersion", "must be specified for an update", 0
-                    )
-                ],
-            )
-        if given_rv and given_rv != old["metadata"].get("resourceVersion"):
-            raise failures.conflict(info, name)
+        self._check_resource_version(strategy, name, meta, old, require_rv=require_rv)
         new["apiVersion"], new["kind"] = info.api_version, info.kind
-        if subresource in ("status", "approval", "ephemeralcontainers"):
-            new = _status_write(subresource, new, old)
-            strategy.prepare_for_status_update(new, old)
-            self._normalize(strategy, new, options)
-        else:
-            self._carry_system_metadata(new, old)
-            strategy.prepare_for_update(new, old)
-            self._normalize(strategy, new, options)
-            if strategy.has_generation and non_metadata(new) != non_metadata(
-                {**old, "apiVersion": new["apiVersion"]}
-            ):
-                new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
+        new = self._prepare_update(strategy, new, old, subresource, options)
         attempt = Attempt("UPDATE", served, namespace, new, old, options, subresource)
         if self.builtin_admission is not None:
             self.builtin_admission.mutate(attempt)
         if options.fields is not None:
             options.fields.track(old, new, sent_fields, subresource)
+        self._validate_update(strategy, name, new, old, options)
+        if self.builtin_admission is not None:
+            self.builtin_admission.validate(attempt)
+        return self.commit_update(served, strategy, new, old, dry_run=options.dry_run), False
+
+    def _check_resource_version(
+        self,
+        strategy: Strategy,
+        name: str,
+        meta: dict[str, Any],
+        old: dict[str, Any],
+        *,
+        require_rv: bool,
+    ) -> None:
+        """An update names the stored resourceVersion (409 when stale); most kinds
+        require one (422 without)."""
+        given_rv = meta.get("resourceVersion")
+        if not given_rv and require_rv and not strategy.allow_unconditional_update:
+            error = FieldError(
+                "Invalid", "metadata.resourceVersion", "must be specified for an update", 0
+            )
+            raise self.invalid(strategy, name, [error])
+        if given_rv and given_rv != old["metadata"].get("resourceVersion"):
+            raise failures.conflict(strategy.served.info, name)
+
+    def _prepare_update(
+        self,
+        strategy: Strategy,
+        new: dict[str, Any],
+        old: dict[str, Any],
+        subresource: str,
+        options: WriteOptions,
+    ) -> dict[str, Any]:
+        """``new`` as the kind's strategy makes it ready to store: a status-like write keeps
+        all but its part of ``old``; a main-resource write keeps the server-owned metadata
+        and moves ``generation`` on when anything but metadata changed."""
+        if subresource in STATUS_LIKE:
+            new = status_write(subresource, new, old)
+            strategy.prepare_for_status_update(new, old)
+            drop_unknown_fields(strategy, new, options)
+            return new
+        carry_system_metadata(new, old)
+        strategy.prepare_for_update(new, old)
+        drop_unknown_fields(strategy, new, options)
+        if strategy.has_generation and non_metadata(new) != non_metadata(
+            {**old, "apiVersion": new["apiVersion"]}
+        ):
+            new["metadata"]["generation"] = int(old["metadata"].get("generation") or 0) + 1
+        return new
+
+    def _validate_update(
+        self,
+        strategy: Strategy,
+        name: str,
+        new: dict[str, Any],
+        old: dict[str, Any],
+        options: WriteOptions,
+    ) -> None:
         errors = validate_meta_update(new["metadata"], old["metadata"])
         if not options.trusted:
             errors += validate_object_meta(
-                new["metadata"], namespaced=info.namespaced, name_validator=lambda _: []
+                new["metadata"],
+                namespaced=strategy.served.info.namespaced,
+                name_validator=lambda _: [],
             )
             errors += strategy.validate_update(new, old)
             options.warn(strategy.take_warnings())
         if errors:
             raise self.invalid(strategy, name, errors)
-        if self.builtin_admission is not None:
-            self.builtin_admission.validate(attempt)
-        return self.commit_update(served, strategy, new, old, dry_run=options.dry_run), False
-
-    @staticmethod
-    def _carry_system_metadata(new: dict[str, Any], old: dict[str, Any]) -> None:
-        meta, old_meta = new["metadata"], old["metadata"]
-        for key in (
-            "uid",
-            "creationTimestamp",
-            "deletionTimestamp",
-            "deletionGracePeriodSeconds",
-            "generation",
-            "managedFields",
-        ):
-            if key == "uid" and meta.get("uid"):
-                continue  # a different uid is a validation error, not silently fixed
-            if key in old_meta:
-                meta[key] = old_meta[key]
-            else:
-                meta.pop(key, None)
-        meta.pop("selfLink", None)
 
     def commit_update(
         self,
@@ -445,127 +383,13 @@ class Engine:
         if old is None:
             raise failures.not_found(served.info, name)
         current = self.view(served, old)
-        try:
-            patched = apply_patch(content_type, current, patch)
-        except PatchDecodeError as error:
-            raise failures.bad_request(str(error)) from None
-        except PatchApplyError as error:
-            raise failures.patch_not_applicable(str(error)) from None
-        if not isinstance(patched, dict):
-            raise failures.bad_request("the patch must produce a JSON object")
-        meta = patched.get("metadata")
-        if not isinstance(meta, dict):
-            raise failures.bad_request("metadata must be an object")
-        # A resourceVersion in the patch is an optimistic-lock precondition.
-        if meta.get("resourceVersion") != old["metadata"].get("resourceVersion"):
-            if meta.get("resourceVersion"):
-                raise failures.conflict(served.info, name)
-            meta["resourceVersion"] = old["metadata"].get("resourceVersion")
-        for key, label in (("apiVersion", "API version"), ("kind", "kind")):
-            if patched.get(key) != current.get(key):
-                raise failures.bad_request(
-                    f"the {label} in the data ({patched.get(key)}) does not match the expected "
-                    f"{label} ({current.get(key)})"
-                )
-        if served.builtin:
-            check_patched(served.info, patched)
-        if options.field_validation == "Strict":
-            # a patch's unknown fields are a 422 on "patch" (a PUT's are a 400)
-            unknown = self.strategy(served).normalize(clone(patched))
-            if unknown:
-                raise strict_patch_failure(patched, unknown)
+        stored_rv = old["metadata"].get("resourceVersion")
+        patched = patched_object(served, name, current, stored_rv, content_type, patch)
+        check_patch_fields(self.strategy(served), patched, options)
         obj, _ = self.update(served, namespace, name, patched, options, subresource=subresource)
         return obj
 
-    # --- delete ---------------------------------------------------------------------------
 
-    def commit_delete(
-        self,
-        served: ServedResource,
-        strategy: Strategy,
-        new: dict[str, Any],
-        old: dict[str, Any],
-        *,
-        gone: bool,
-    ) -> dict[str, Any]:
-        """Store a deletion step: the final DELETE (``gone``) or the marked object."""
-        key = served.storage_key
-        write = self.storage.delete if gone else self.storage.update
-        stored = write(key, new, old)
-        strategy.committed(stored, gone)
-        return self.committed_view(served, stored)
-
-
-def _uid() -> str:
-    """A random (version 4) UUID as text, like ``str(uuid.uuid4())`` at less than half the
-    cost (``uuid.UUID`` validates its arguments in Python; every create needs one)."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
-    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
-    text = raw.hex()
-    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
-
-
-def _status_write(subresource: str, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
-    """``old`` with what a ``/status`` write may change taken from ``new``: the whole
-    status, for a CertificateSigningRequest's ``/approval`` only its conditions, for a
-    pod's ``/ephemeralcontainers`` only ``spec.ephemeralContainers``."""
-    result = clone(old)
-    status = new.get("status")
-    if subresource == "ephemeralcontainers":
-        ephemeral = (new.get("spec") or {}).get("ephemeralContainers")
-        result["spec"].pop("ephemeralContainers", None)
-        if ephemeral is not None:
-            result["spec"]["ephemeralContainers"] = ephemeral
-    elif subresource == "approval":
-        conditions = status.get("conditions") if isinstance(status, dict) else None
-        kept = dict(result.get("status") or {})
-        if conditions:
-            kept["conditions"] = conditions
-        else:
-            kept.pop("conditions", None)
-        result["status"] = kept
-    elif "status" in new:
-        result["status"] = status
-    else:
-        result.pop("status", None)
-    return result
-
-
-# ObjectMeta's collections are ``omitempty`` in Go: once decoded into the typed
-# ObjectMeta (custom resources' metadata is coerced through it too), an empty or null
-# one is simply absent. So removing the last label leaves no ``labels: {}`` behind,
-# and owns no field in managedFields.
-_OMITTED_WHEN_EMPTY = ("labels", "annotations", "finalizers", "ownerReferences", "managedFields")
-
-
-def _drop_empty_metadata(meta: Any) -> None:
-    if not isinstance(meta, dict):
-        return
-    for key in _OMITTED_WHEN_EMPTY:
-        value = meta.get(key, 0)
-        if value is None or value == {} or value == []:
-            del meta[key]
-    for key in [key for key, value in meta.items() if value is None]:
-        del meta[key]  # null is Go's zero value: omitted
-
-
-def _generated_name(base: str) -> str:
-    base = base[: _MAX_GENERATED_NAME - _NAME_SUFFIX]
-    return base + "".join(secrets.choice(_NAME_ALPHABET) for _ in range(_NAME_SUFFIX))
-
-
-def _decoded(served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
-    """``obj``'s metadata, once ``obj`` has the types Go would decode it into (the real 400
-    otherwise: the handlers check a built-in kind's whole body, this its metadata for
-    every kind and every caller),
-    with ``null`` fields dropped: Go decodes ``null`` into a field's zero value (an empty
-    map, list or string), which the real server then omits."""
-    info = served.info
-    check_fields(info.kind, info.version, obj, OBJECT_META)
-    meta = obj.get("metadata")
-    if meta is None:
-        meta = obj["metadata"] = {}
-    for key in [key for key, value in meta.items() if value is None]:
-        del meta[key]
-    return meta
+def _given_name(meta: dict[str, Any]) -> str:
+    """The name a create's errors carry: its name, else its ``generateName``."""
+    return str(meta.get("name") or meta.get("generateName") or "")
