@@ -8,9 +8,9 @@ overload for '_+_' applied to '(int, string)'``, ``expected type 'int' but found
 'string'``, ``type 'int' does not support field selection``, ``expression of type
 'bool' cannot be range of a comprehension (must be list, map, or dynamic)``.
 
-Type parameters are unified the way cel-go does it (a substitution map shared by the
-whole expression, the most general type kept), so ``dyn`` arguments resolve to every
-matching overload and a call's type is ``dyn`` when those disagree.
+Type parameters are unified the way cel-go does it (``unify``: a substitution map
+shared by the whole expression, the most general type kept), so ``dyn`` arguments
+resolve to every matching overload and a call's type is ``dyn`` when those disagree.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from kubeforge.apiserver.cel.types import (
     parse_type,
     type_of,
 )  # fmt: skip
+from kubeforge.apiserver.cel.unify import assignable, most_general, rename_params
 from kubeforge.apiserver.cel.values import Duration, Timestamp, UInt
 
 __all__ = ["Checked", "check"]
@@ -217,9 +218,9 @@ class _Checker:
         if previous is None:
             return current
         trial = dict(self.mapping)
-        if _assignable(trial, current, previous):
+        if assignable(trial, current, previous):
             self.mapping = trial
-            return _most_general(previous, current)
+            return most_general(previous, current)
         return self.error(
             node, f"expected type '{format_type(previous)}' but found '{format_type(current)}'"
         )
@@ -230,7 +231,7 @@ class _Checker:
         if range_type.kind in ("list", "map"):
             var = range_type.params[0]
         elif range_type.kind in ("dyn", "error", "param"):
-            _assignable(self.mapping, DYN, range_type)
+            assignable(self.mapping, DYN, range_type)
             var = DYN
         else:
             self.error(
@@ -250,7 +251,7 @@ class _Checker:
 
     def assert_type(self, node: ast.Node, actual: Type, expected: Type) -> None:
         trial = dict(self.mapping)
-        if _assignable(trial, actual, expected):
+        if assignable(trial, actual, expected):
             self.mapping = trial
             return
         shown = self.substitute(actual, True)
@@ -284,7 +285,7 @@ class _Checker:
                 continue
             fresh = self.instantiate(overload)
             trial = dict(self.mapping)
-            if all(_assignable(trial, a, p) for a, p in zip(args, fresh[:-1], strict=True)):
+            if all(assignable(trial, a, p) for a, p in zip(args, fresh[:-1], strict=True)):
                 self.mapping = trial
                 matched.append(overload)
                 found = self.substitute(fresh[-1], False)
@@ -305,7 +306,7 @@ class _Checker:
 
     def instantiate(self, overload: Overload) -> list[Type]:
         names: dict[str, Type] = {}
-        return [_rename(t, names, self.new_var) for t in (*overload.params, overload.result)]
+        return [rename_params(t, names, self.new_var) for t in (*overload.params, overload.result)]
 
 
 def dotted_name(node: ast.Expr) -> str | None:
@@ -324,82 +325,3 @@ def qualified_type(node: ast.Select, lookup: Callable[[str], Type | None]) -> Ty
     if name is None or lookup(name.split(".", 1)[0]) is not None:
         return None
     return QUALIFIED_TYPES.get(name)
-
-
-def _rename(t: Type, names: dict[str, Type], new_var: object) -> Type:
-    if t.kind == "param":
-        if t.name not in names:
-            names[t.name] = new_var()  # type: ignore[operator]
-        return names[t.name]
-    if t.params:
-        return Type(t.kind, t.name, tuple(_rename(p, names, new_var) for p in t.params))
-    return t
-
-
-def _most_general(a: Type, b: Type) -> Type:
-    return a if _less_specific(a, b) else b
-
-
-def _less_specific(a: Type, b: Type) -> bool:
-    if a.kind == "dyn" or a.kind == "param":
-        return True
-    if a.kind != b.kind or a.name != b.name or len(a.params) != len(b.params):
-        return False
-    return all(_less_specific(x, y) for x, y in zip(a.params, b.params, strict=True))
-
-
-def _assignable(m: dict[str, Type], t1: Type, t2: Type) -> bool:
-    """Whether a ``t1`` value fits where ``t2`` is declared, extending the substitutions ``m``."""
-    if t2.kind == "param":
-        valid, has_sub = _substitution(m, t1, t2)
-        if valid:
-            return True
-        if has_sub:
-            return False
-    if t1.kind == "param":
-        return _substitution(m, t2, t1)[0]
-    if t1.is_dyn_or_error() or t2.is_dyn_or_error():
-        return True
-    if t1.kind == "null":
-        return _nullable(t2)
-    if t2.kind == "null":
-        return _nullable(t1)
-    if t1.kind in ("opaque", "list", "map"):
-        return (
-            t1.kind == t2.kind
-            and t1.name == t2.name
-            and len(t1.params) == len(t2.params)
-            and all(_assignable(m, a, b) for a, b in zip(t1.params, t2.params, strict=True))
-        )
-    if t1.kind == "type":
-        return t2.kind == "type"
-    return t1.kind == t2.kind and t1.name == t2.name
-
-
-def _nullable(t: Type) -> bool:
-    return t.kind in ("opaque", "struct", "duration", "timestamp", "null")
-
-
-def _substitution(m: dict[str, Type], t1: Type, t2: Type) -> tuple[bool, bool]:
-    if t2.name in m:
-        sub = m[t2.name]
-        if t1 == sub:
-            return True, True
-        if _assignable(m, t1, sub):
-            general = _most_general(t1, sub)
-            if not _occurs(m, t2.name, general):
-                m[t2.name] = general
-            return True, True
-        return False, True
-    if not _occurs(m, t2.name, t1):
-        m[t2.name] = t1
-        return True, False
-    return False, False
-
-
-def _occurs(m: dict[str, Type], name: str, t: Type) -> bool:
-    if t.kind == "param":
-        if t.name == name:
-            return True
-        return t.name in m and _occurs(m, name, m[t.name])
-    return any(_occurs(m, name, p) for p in t.params)
