@@ -5,22 +5,14 @@ Entry point: ``LocalServer(options)``; ``build_app()`` gives the aiohttp applica
 ``/apis`` resource URL); ``start()``/``stop()`` run the built-in controllers.
 
 One middleware: authentication, impersonation and authorization (``access``;
-health endpoints are open); every failure becomes a ``Status`` (never a traceback:
-unexpected exceptions are logged and answered 500 ``InternalError``); and no answer
-leaves before the writes it may show are committed (``Storage.durable``).
-
-Health: ``/healthz``, ``/livez`` and ``/readyz`` are open, as the real server's are
-(its ``system:public-info-viewer`` role); each check also has its own path
-(``/readyz/etcd``), which needs a token. While writes fail (a full disk) ``/readyz``
-fails its ``etcd`` check with the real server's "reason withheld" and ``/readyz/etcd``
-says why; ``/livez`` stays ok, since a restart would not make room.
+health endpoints are open: ``health``); every failure becomes a ``Status``
+(``failure_response``: never a traceback); and no answer leaves before the writes it
+may show are committed (``Storage.durable``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +20,6 @@ from typing import Any
 
 from aiohttp import web
 
-from kubeforge.apiserver import failures
 from kubeforge.apiserver.admission.chain import Admission
 from kubeforge.apiserver.admission.plugins import (
     SYSTEM_PRIORITY_CLASSES,
@@ -66,9 +57,11 @@ from kubeforge.apiserver.endpoints.handlers import ResourceHandlers
 from kubeforge.apiserver.endpoints.listing import Lister
 from kubeforge.apiserver.endpoints.responses import add_warnings, json_response
 from kubeforge.apiserver.endpoints.watch import MIN_REQUEST_TIMEOUT, WatchHub
-from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import Registry
+from kubeforge.apiserver.server.collector import tune_collector
+from kubeforge.apiserver.server.failure_response import failure_response
+from kubeforge.apiserver.server.health import OPEN_PATHS, Health
 from kubeforge.apiserver.server.limits import (
     Limits,
     RequestGate,
@@ -76,16 +69,11 @@ from kubeforge.apiserver.server.limits import (
     timed_out,
     too_many_requests,
 )
-from kubeforge.apiserver.storage.sqlite import DEFAULT_HISTORY, Storage, WriteFailedError
+from kubeforge.apiserver.storage.sqlite import DEFAULT_HISTORY, Storage
 
 __all__ = ["DB_FILE", "LocalServer", "ServerOptions"]
 
-log = logging.getLogger("kubeforge.apiserver")
-
 DB_FILE = "kubeforge.db"
-_OPEN_PATHS = frozenset({"/healthz", "/livez", "/readyz"})
-_HEALTH_CHECKS = ("ping", "etcd")
-_YOUNGEST_GENERATION = 10_000  # see _tune_collector
 _INITIAL_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -233,7 +221,7 @@ class LocalServer:
     async def start(self) -> None:
         """Start the built-in controllers (needs the running loop)."""
         if self.options.tune_garbage_collector:
-            _tune_collector()
+            tune_collector()
         if self.options.simulate_node:
             aggregator: dict[str, Callable[[Cluster], Runnable]] = {
                 "clusterrole-aggregation-controller": lambda c: ClusterRoleAggregator(
@@ -271,9 +259,7 @@ class LocalServer:
         app[BODY_LIMIT] = self.options.limits.max_request_bytes
         app[MIN_REQUEST_TIMEOUT] = self.options.limits.min_request_timeout
         app.on_response_prepare.append(_deprecation_warning)
-        for path in _OPEN_PATHS:
-            app.router.add_get(path, self._health)
-            app.router.add_get(path + "/{check}", self._health_check)
+        Health(self.storage).add_routes(app)
         app.router.add_get("/", self._root)
         discovery.add_routes(app, self.registry)
         reviews.add_routes(app, self.access, self.engine)
@@ -287,13 +273,13 @@ class LocalServer:
         """Access checks, failures as a ``Status``, and no answer before its writes are
         durable. One middleware rather than two: each costs a coroutine per request."""
         try:
-            if request.path in _OPEN_PATHS:
+            if request.path in OPEN_PATHS:
                 response = await handler(request)
             else:
                 user = self.access.admit(request)  # 401 or 403 as a Status (see endpoints.access)
                 response = await self._within_limits(request, handler, user)
         except Exception as error:  # every failure is answered as a Status
-            response = _failure_response(request, error)
+            response = failure_response(request, error)
         storage = self.storage
         if storage.committed < storage.revision:
             # Writes (this request's, or others' it may have read) are still in the open
@@ -301,7 +287,7 @@ class LocalServer:
             try:
                 await storage.durable()
             except Exception as error:  # a failed commit is a 500, like other surprises
-                response = _failure_response(request, error)
+                response = failure_response(request, error)
         return response
 
     async def _within_limits(
@@ -325,35 +311,6 @@ class LocalServer:
         finally:
             gate.leave(mutating)
 
-    def _failed_checks(self, endpoint: str) -> dict[str, str]:
-        """Failing checks of ``/healthz``, ``/livez`` or ``/readyz`` and why."""
-        failure = self.storage.check_writable() if endpoint == "/readyz" else None
-        return {"etcd": str(failure)} if failure is not None else {}
-
-    async def _health(self, request: web.Request) -> web.Response:
-        failed = self._failed_checks(request.path)
-        name = request.path.strip("/")
-        lines = [
-            f"[-]{check} failed: reason withheld" if check in failed else f"[+]{check} ok"
-            for check in _HEALTH_CHECKS
-        ]
-        if failed:
-            # Like the real server: always verbose on failure, the reasons only in its own
-            # log (the endpoint is public) and at the check's own path.
-            return web.Response(status=500, text="\n".join(lines) + f"\n{name} check failed\n")
-        if "verbose" in request.query:
-            return web.Response(text="\n".join(lines) + f"\n{name} check passed\n")
-        return web.Response(text="ok")
-
-    async def _health_check(self, request: web.Request) -> web.Response:
-        check = request.match_info["check"]
-        if check not in _HEALTH_CHECKS:
-            raise web.HTTPNotFound()
-        failed = self._failed_checks("/" + request.path.split("/")[1])
-        if check in failed:
-            return web.Response(status=500, text=f"internal server error: {failed[check]}\n")
-        return web.Response(text="ok")
-
     async def _root(self, request: web.Request) -> web.Response:
         paths = ["/api", "/api/v1", "/apis", "/healthz", "/livez", "/readyz", "/version"]
         for group, versions in self.registry.group_versions():
@@ -363,21 +320,6 @@ class LocalServer:
         return json_response({"paths": sorted(paths)})
 
 
-def _tune_collector() -> None:
-    """Fit Python's cyclic garbage collector to a server holding many long-lived objects.
-
-    Everything loaded so far (schemas, OpenAPI tables, the stored objects) lives as
-    long as the server, so it is frozen out of every later collection; and the youngest
-    generation is collected every 10,000 net allocations instead of 700, since a write
-    leaves hundreds of objects behind. Measured over 8,000 creates: collections took
-    0.25 s of CPU with the defaults and 0.07 s so (~20 µs less per write).
-    """
-    gc.freeze()
-    first, second, third = gc.get_threshold()
-    if 0 < first < _YOUNGEST_GENERATION:
-        gc.set_threshold(_YOUNGEST_GENERATION, second, third)
-
-
 async def _deprecation_warning(request: web.Request, response: web.StreamResponse) -> None:
     """Every answer about a deprecated CRD version warns, errors and watches included
     (headers go out at prepare, so a hook rather than a middleware)."""
@@ -385,37 +327,3 @@ async def _deprecation_warning(request: web.Request, response: web.StreamRespons
     warning = getattr(served, "deprecation_warning", None)
     if warning:
         add_warnings(response, [warning])
-
-
-def _failure_response(request: web.Request, failure: Exception) -> web.Response:
-    """The ``Status`` answering ``failure`` (never a traceback: unexpected exceptions
-    are logged and answered 500 ``InternalError``)."""
-    if isinstance(failure, StatusError):
-        return json_response(failure.status, failure.code)
-    if isinstance(failure, WriteFailedError):
-        # What the real server answers when etcd refuses a write ("database space
-        # exceeded"): a 500 InternalError; reads and watches go on.
-        return json_response(failures.internal_error(str(failure)).status, 500)
-    if isinstance(failure, web.HTTPNotFound):
-        return json_response(failures.resource_not_found().status, 404)
-    if isinstance(failure, web.HTTPMethodNotAllowed):
-        refused = failures.method_not_allowed(
-            None, "the server does not allow this method on the requested resource"
-        )
-        return json_response(refused.status, 405)
-    if isinstance(failure, web.HTTPException):
-        status = failures.StatusError(
-            {
-                "kind": "Status",
-                "apiVersion": "v1",
-                "metadata": {},
-                "status": "Failure",
-                "message": failure.text or failure.reason,
-                "reason": failure.reason.replace(" ", ""),
-                "code": failure.status,
-            }
-        )
-        return json_response(status.status, failure.status)
-    # The last line of defence: log, answer a Status, keep serving.
-    log.error("unexpected error serving %s %s", request.method, request.path, exc_info=failure)
-    return json_response(failures.internal_error(type(failure).__name__).status, 500)
