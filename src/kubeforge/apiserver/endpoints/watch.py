@@ -24,15 +24,9 @@ from typing import Any
 from aiohttp import web
 from aiohttp.abc import AbstractStreamWriter
 
-from kubeforge.apiserver.storage.fanout import (
-    WRITE_BATCH,
-    Member,
-    WatchHub,
-    WatchRequest,
-    line,
-    transition,
-)
+from kubeforge.apiserver.storage.fanout import WatchHub, WatchRequest, line, transition
 from kubeforge.apiserver.storage.sqlite import ExpiredError, Storage
+from kubeforge.apiserver.storage.watch_log import WRITE_BATCH, Member
 from kubeforge.core.status import failure
 
 __all__ = ["MIN_REQUEST_TIMEOUT", "WatchHub", "WatchRequest", "stream_watch"]

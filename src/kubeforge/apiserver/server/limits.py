@@ -40,7 +40,7 @@ from aiohttp import web
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.meta.queryparams import query_bool
-from kubeforge.apiserver.storage.fanout import DEFAULT_BACKLOG_BYTES
+from kubeforge.apiserver.storage.watch_log import DEFAULT_BACKLOG_BYTES
 from kubeforge.core.status import failure
 
 __all__ = [
