@@ -30,7 +30,8 @@ from typing import Any
 
 from kubeforge.apiserver.admission.escalation import ROLE_KINDS, check_escalation
 from kubeforge.apiserver.admission.policies import ValidatingPolicies
-from kubeforge.apiserver.admission.webhooks import AdmissionRequest, Webhooks
+from kubeforge.apiserver.admission.request import AdmissionRequest
+from kubeforge.apiserver.admission.webhooks import Webhooks
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.authz.rbac import RBAC, Authorizer
 from kubeforge.apiserver.registry.engine import Engine

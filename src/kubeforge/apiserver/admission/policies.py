@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kubeforge.apiserver.admission.webhooks import AdmissionRequest, rule_matches
+from kubeforge.apiserver.admission.request import AdmissionRequest, rule_matches
 from kubeforge.apiserver.cel.policy_compile import CompiledPolicy
 from kubeforge.apiserver.cel.policy_dispatch import Hook, ParamError, dispatch
 from kubeforge.apiserver.failures import StatusError

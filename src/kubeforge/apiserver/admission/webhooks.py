@@ -21,40 +21,28 @@ true, and an error is
 handled by the ``failurePolicy``. Writes to webhook configurations themselves are never
 sent to webhooks.
 
-Entry point: ``Webhooks`` (``mutate``, ``validate``, ``may_match``).
+Entry point: ``Webhooks`` (``mutate``, ``validate``, ``may_match``); the request they
+see is ``request``'s, the HTTPS exchange ``webhook_client``'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import logging
-import ssl
-import uuid
-from dataclasses import dataclass, field
 from typing import Any
 
-import aiohttp
-import orjson
-
 from kubeforge.apiserver import failures
+from kubeforge.apiserver.admission.request import AdmissionRequest, rule_matches
+from kubeforge.apiserver.admission.webhook_client import Hook, WebhookClient, denied, patched
 from kubeforge.apiserver.cel.admission_env import activation
 from kubeforge.apiserver.cel.lib_authz import Authorize, Authorizer
 from kubeforge.apiserver.cel.policy_compile import match_condition
 from kubeforge.apiserver.cel.values import EvalError
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.meta.labelselector import selector_matches
-from kubeforge.apiserver.patch.formats import (
-    JSON_PATCH,
-    PatchApplyError,
-    PatchDecodeError,
-    apply_patch,
-)
 from kubeforge.apiserver.storage.sqlite import Event, Storage
-from kubeforge.core.status import failure
 
-__all__ = ["AdmissionRequest", "Webhooks", "rule_matches"]
+__all__ = ["Webhooks"]
 
 log = logging.getLogger("kubeforge.apiserver.webhooks")
 
@@ -64,97 +52,6 @@ _VALIDATING = (_GROUP, "validatingwebhookconfigurations")
 _EXEMPT = frozenset({"mutatingwebhookconfigurations", "validatingwebhookconfigurations"})
 # RuntimeCELCostBudgetMatchConditions (k8s.io/apiserver pkg/apis/cel/config.go).
 _MATCH_BUDGET = 2_500_000
-_OPTIONS_KIND = {"CREATE": "CreateOptions", "UPDATE": "UpdateOptions", "DELETE": "DeleteOptions"}
-
-
-@dataclass(frozen=True)
-class AdmissionRequest:
-    """One request as admission sees it (the fields of ``AdmissionReview.request``)."""
-
-    operation: str  # CREATE UPDATE DELETE
-    group: str
-    version: str
-    kind: str
-    resource: str
-    subresource: str
-    namespace: str
-    name: str
-    namespaced: bool
-    user: dict[str, Any]
-    dry_run: bool = False
-    uid: str = field(default_factory=lambda: str(uuid.uuid4()))
-    object_kind: tuple[str, str, str] | None = None
-    """(group, version, kind) of the object when it is not the resource's own kind: a
-    ``pods/eviction`` request carries a ``policy/v1`` Eviction."""
-
-    def review(
-        self, obj: dict[str, Any] | None, old: dict[str, Any] | None, version: str
-    ) -> dict[str, Any]:
-        group, api_version, name = self.object_kind or (self.group, self.version, self.kind)
-        kind = {"group": group, "version": api_version, "kind": name}
-        resource = {"group": self.group, "version": self.version, "resource": self.resource}
-        request: dict[str, Any] = {
-            "uid": self.uid,
-            "kind": kind,
-            "resource": resource,
-            "requestKind": kind,
-            "requestResource": resource,
-            "name": self.name,
-            "operation": self.operation,
-            "userInfo": self.user,
-            "object": obj,
-            "oldObject": old,
-            "dryRun": self.dry_run,
-            "options": {"kind": _OPTIONS_KIND[self.operation], "apiVersion": "meta.k8s.io/v1"},
-        }
-        if self.subresource:
-            request["subResource"] = self.subresource
-            request["requestSubResource"] = self.subresource
-        if self.namespace:
-            request["namespace"] = self.namespace
-        return {
-            "apiVersion": f"admission.k8s.io/{version}",
-            "kind": "AdmissionReview",
-            "request": request,
-        }
-
-
-@dataclass(frozen=True)
-class _Hook:
-    name: str
-    configuration: str
-    spec: dict[str, Any]
-
-
-def rule_matches(rule: dict[str, Any], req: AdmissionRequest, exact: bool) -> bool:
-    operations = rule.get("operations") or []
-    if "*" not in operations and req.operation not in operations:
-        return False
-    groups = rule.get("apiGroups") or []
-    if "*" not in groups and req.group not in groups:
-        return False
-    # Equivalent (the default) matches the same resource at any version it is served at.
-    versions = rule.get("apiVersions") or []
-    if exact and "*" not in versions and req.version not in versions:
-        return False
-    scope = rule.get("scope") or "*"
-    if (scope == "Cluster" and req.namespaced) or (scope == "Namespaced" and not req.namespaced):
-        return False
-    wanted = f"{req.resource}/{req.subresource}" if req.subresource else req.resource
-    for resource in rule.get("resources") or []:
-        if resource == wanted or resource == "*/*":
-            return True
-        base, _, sub = resource.partition("/")
-        if not req.subresource and resource == "*":
-            return True
-        if (
-            req.subresource
-            and sub
-            and (base in ("*", req.resource))
-            and sub in ("*", req.subresource)
-        ):
-            return True
-    return False
 
 
 class Webhooks:
@@ -163,22 +60,22 @@ class Webhooks:
     def __init__(self, storage: Storage, authorize: Authorize | None = None) -> None:
         self._storage = storage
         self._authorize = authorize
-        self._hooks: dict[tuple[str, str], list[_Hook]] | None = None
-        self._session: aiohttp.ClientSession | None = None
+        self._hooks: dict[tuple[str, str], list[Hook]] | None = None
+        self._client = WebhookClient()
         storage.subscribe(self._on_event)
 
     def _on_event(self, event: Event) -> None:
         if event.resource in (_MUTATING, _VALIDATING):
             self._hooks = None
 
-    def _all(self, key: tuple[str, str]) -> list[_Hook]:
+    def _all(self, key: tuple[str, str]) -> list[Hook]:
         if self._hooks is None:
             self._hooks = {}
             for resource in (_MUTATING, _VALIDATING):
                 hooks = []
                 for config in self._storage.objects(resource):  # sorted by name already
                     for spec in config.get("webhooks") or []:
-                        hooks.append(_Hook(spec.get("name", ""), config["metadata"]["name"], spec))
+                        hooks.append(Hook(spec.get("name", ""), config["metadata"]["name"], spec))
                 self._hooks[resource] = hooks
         return self._hooks[key]
 
@@ -196,13 +93,13 @@ class Webhooks:
         )
 
     @staticmethod
-    def _rules_match(hook: _Hook, req: AdmissionRequest) -> bool:
+    def _rules_match(hook: Hook, req: AdmissionRequest) -> bool:
         exact = hook.spec.get("matchPolicy") == "Exact"
         return any(rule_matches(r, req, exact) for r in hook.spec.get("rules") or [])
 
     def _selected(
         self, key: tuple[str, str], req: AdmissionRequest, objects: list[dict[str, Any]]
-    ) -> list[_Hook]:
+    ) -> list[Hook]:
         if req.group == _GROUP and req.resource in _EXEMPT:
             return []
         chosen = []
@@ -221,7 +118,7 @@ class Webhooks:
         return chosen
 
     def _namespace_matches(
-        self, hook: _Hook, req: AdmissionRequest, objects: list[dict[str, Any]]
+        self, hook: Hook, req: AdmissionRequest, objects: list[dict[str, Any]]
     ) -> bool:
         selector = hook.spec.get("namespaceSelector") or {}
         if not selector:
@@ -239,7 +136,7 @@ class Webhooks:
 
     def _conditions_hold(
         self,
-        hook: _Hook,
+        hook: Hook,
         req: AdmissionRequest,
         obj: dict[str, Any] | None,
         old: dict[str, Any] | None,
@@ -296,7 +193,7 @@ class Webhooks:
             response = await self._call(hook, req, obj, old, warnings)
             if response is None or obj is None or not response.get("patch"):
                 continue
-            obj = self._patched(hook, obj, response)
+            obj = patched(hook, obj, response)
         return obj
 
     async def validate(
@@ -319,25 +216,9 @@ class Webhooks:
             if isinstance(result, BaseException):
                 raise result
 
-    def _patched(
-        self, hook: _Hook, obj: dict[str, Any], response: dict[str, Any]
-    ) -> dict[str, Any]:
-        if response.get("patchType") != "JSONPatch":
-            raise _call_failed(hook, f'unsupported patch type "{response.get("patchType")}"')
-        try:
-            patch = orjson.loads(base64.b64decode(str(response["patch"])))
-            patched = apply_patch(JSON_PATCH, obj, patch)
-        except (binascii.Error, ValueError, PatchApplyError, PatchDecodeError) as error:
-            raise failures.internal_error(
-                f'failed calling webhook "{hook.name}": JSON patch failed: {error}'
-            ) from None
-        if not isinstance(patched, dict):
-            raise _call_failed(hook, "the patch did not produce an object")
-        return patched
-
     async def _call(
         self,
-        hook: _Hook,
+        hook: Hook,
         req: AdmissionRequest,
         obj: dict[str, Any] | None,
         old: dict[str, Any] | None,
@@ -347,7 +228,7 @@ class Webhooks:
         versions = hook.spec.get("admissionReviewVersions") or ["v1"]
         version = "v1" if "v1" in versions else "v1beta1"
         try:
-            response = await self._post(hook, req.review(obj, old, version), req.uid)
+            response = await self._client.post(hook, req.review(obj, old, version), req.uid)
         except StatusError:
             if hook.spec.get("failurePolicy") == "Ignore":
                 log.warning(
@@ -357,84 +238,8 @@ class Webhooks:
             raise
         warnings.extend(str(w) for w in response.get("warnings") or [])
         if not response.get("allowed"):
-            raise _denied(hook.name, response.get("status") or {})
+            raise denied(hook.name, response.get("status") or {})
         return response
-
-    async def _post(self, hook: _Hook, review: dict[str, Any], uid: str) -> dict[str, Any]:
-        config = hook.spec.get("clientConfig") or {}
-        timeout = int(hook.spec.get("timeoutSeconds") or 10)
-        url = _url(config)
-        address = f"{url}?timeout={timeout}s"
-        try:
-            context = _ssl_context(config.get("caBundle"))
-            session = self._client()
-            async with session.post(
-                address,
-                data=orjson.dumps(review),
-                headers={"Content-Type": "application/json", "Accept": "application/json"},
-                ssl=context,
-                timeout=aiohttp.ClientTimeout(total=timeout),
-            ) as answer:
-                if answer.status != 200:
-                    raise _call_failed(
-                        hook, f'Post "{address}": unexpected status code {answer.status}'
-                    )
-                body = orjson.loads(await answer.read())
-        except TimeoutError:
-            raise _call_failed(hook, f'Post "{address}": context deadline exceeded') from None
-        except (aiohttp.ClientError, ssl.SSLError, OSError, ValueError) as error:
-            raise _call_failed(hook, f'Post "{address}": {error}') from None
-        response = body.get("response") if isinstance(body, dict) else None
-        if not isinstance(response, dict):
-            raise _call_failed(hook, "the response is not an AdmissionReview with a response")
-        if response.get("uid") != uid:
-            raise _call_failed(
-                hook, f'expected response.uid="{uid}", got "{response.get("uid") or ""}"'
-            )
-        return response
-
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession()
-        return self._session
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-
-
-def _url(config: dict[str, Any]) -> str:
-    if config.get("url"):
-        return str(config["url"])
-    service = config.get("service") or {}
-    # What the real server would dial; outside a cluster this name does not resolve.
-    host = f"{service.get('name')}.{service.get('namespace')}.svc"
-    return f"https://{host}:{service.get('port') or 443}{service.get('path') or ''}"
-
-
-def _ssl_context(bundle: Any) -> ssl.SSLContext:
-    context = ssl.create_default_context()
-    if bundle:
-        context.load_verify_locations(cadata=base64.b64decode(str(bundle)).decode())
-    return context
-
-
-def _call_failed(hook: _Hook, detail: str) -> StatusError:
-    return failures.internal_error(
-        f'failed calling webhook "{hook.name}": failed to call webhook: {detail}'
-    )
-
-
-def _denied(name: str, status: dict[str, Any]) -> StatusError:
-    """``webhookerrors.ToStatusErr``: the webhook's own Status, made a proper failure."""
-    given = status.get("code")
-    code = given if isinstance(given, int) and given >= 400 else 400
-    denied = f'admission webhook "{name}" denied the request'
-    if status.get("message"):
-        message = f"{denied}: {status['message']}"
-    elif status.get("reason"):
-        message = f"{denied}: {status['reason']}"
-    else:
-        message = f"{denied} without explanation"
-    body = failure(code, str(status.get("reason") or ""), message, status.get("details") or None)
-    return StatusError(body)
+        await self._client.close()
