@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Iterator
 from typing import Any
 
 import orjson
@@ -39,14 +40,12 @@ def pod_path(index: int) -> str:
     return f"/api/v1/namespaces/{meta['namespace']}/pods/{meta['name']}"
 
 
-async def _bounded(jobs: Any, concurrency: int) -> None:
-    queue: asyncio.Queue[Any] = asyncio.Queue()
-    for job in jobs:
-        queue.put_nowait(job)
+async def _bounded(jobs: Iterator[Awaitable[Any]], concurrency: int) -> None:
+    """Await ``jobs``, at most ``concurrency`` at a time, taking each only when due."""
 
     async def worker() -> None:
-        while not queue.empty():
-            await queue.get_nowait()
+        for job in jobs:  # the one iterator is shared: each job is taken once
+            await job
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
 
@@ -58,15 +57,14 @@ async def load_pods(client: Client, count: int) -> float:
         await client.request("POST", "/api/v1/namespaces", body=namespace)
     started = time.perf_counter()
 
-    def creates() -> Any:
-        for index in range(count):
-            path, body = _creatable(index)
-            yield client.request("POST", path, body=body)
-            if index and index % 10_000 == 0:
-                rate = index / (time.perf_counter() - started)
-                print(f"  {index:,} pods created ({rate:,.0f}/s)", flush=True)
+    async def create(index: int) -> None:
+        path, body = _creatable(index)
+        await client.request("POST", path, body=body)
+        if index and index % 10_000 == 0:
+            rate = index / (time.perf_counter() - started)
+            print(f"  {index:,} pods created ({rate:,.0f}/s)", flush=True)
 
-    await _bounded(creates(), _CONCURRENCY)
+    await _bounded((create(index) for index in range(count)), _CONCURRENCY)
     return count / (time.perf_counter() - started)
 
 
