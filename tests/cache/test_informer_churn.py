@@ -33,8 +33,11 @@ class GatedApi:
         self.streaming_lists = 0
 
     async def list(self, **kwargs: Any) -> Any:
+        raise AssertionError("the watcher lists lazily when the Api can")
+
+    async def list_lazily(self, **kwargs: Any) -> Any:
         self.lists += not kwargs.get("continue_")  # a list, not one of its later pages
-        return await self.api.list(**kwargs)
+        return await self.api.list_lazily(**kwargs)
 
     async def watch(self, **kwargs: Any) -> AsyncIterator[Any]:
         await self.open.wait()

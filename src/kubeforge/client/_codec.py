@@ -17,7 +17,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import msgspec
 import orjson
 
-from kubeforge.client.wire import ObjectList, WatchEvent
+from kubeforge.client.wire import LazyPage, ObjectList, WatchEvent
 from kubeforge.core import meta
 from kubeforge.core.errors import ApiError
 from kubeforge.core.meta import ListMeta, ObjectMeta, zero_object
@@ -50,10 +50,16 @@ def _without_gc(decode: Callable[[bytes], T], data: bytes) -> T:
         gc.enable()
 
 
+def _same(item: T) -> T:
+    return item
+
+
 class Codec(Protocol[T]):
     def decode(self, data: bytes) -> T: ...
 
     def decode_list(self, data: bytes) -> ObjectList[T]: ...
+
+    def decode_page_lazily(self, data: bytes) -> LazyPage[T]: ...
 
     def decode_event(self, line: bytes) -> WatchEvent[T]: ...
 
@@ -74,6 +80,7 @@ class TypedCodec(Generic[R]):
         self._list_type: Any = ObjectList[cls]  # type: ignore[valid-type]
         self._event_type: Any = WatchEvent[cls]  # type: ignore[valid-type]
         self._list = msgspec.json.Decoder(self._list_type)
+        self._raw_list = msgspec.json.Decoder(ObjectList[msgspec.Raw])
         self._event = msgspec.json.Decoder(self._event_type)
 
     def decode(self, data: bytes) -> R:
@@ -89,6 +96,15 @@ class TypedCodec(Generic[R]):
         # object compares equal to the same object from a get or a watch only with them.
         fill_type_meta(page.items, self.cls.info)
         return page
+
+    def decode_page_lazily(self, data: bytes) -> LazyPage[R]:
+        page: ObjectList[msgspec.Raw] = self._raw_list.decode(data)
+        return LazyPage(page.items, self._decode_item, page.metadata)
+
+    def _decode_item(self, raw: msgspec.Raw) -> R:
+        obj = meta.decode(bytes(raw), self.cls, self._object)
+        fill_type_meta([obj], self.cls.info)
+        return obj
 
     def decode_event(self, line: bytes) -> WatchEvent[R]:
         try:
@@ -156,6 +172,11 @@ class DictCodec:
                 remaining_item_count=list_meta.get("remainingItemCount"),
             ),
         )
+
+    def decode_page_lazily(self, data: bytes) -> LazyPage[dict[str, Any]]:
+        """Decoded at once (plain dicts cannot be decoded in parts), handed out one by one."""
+        page = self.decode_list(data)
+        return LazyPage(page.items, _same, page.metadata)
 
     def decode_event(self, line: bytes) -> WatchEvent[dict[str, Any]]:
         event = self.decode(line)

@@ -34,7 +34,7 @@ from kubeforge.client._options import (
 from kubeforge.client._paths import collection_path, object_path
 from kubeforge.client._scale import ScaleVerbs
 from kubeforge.client.requester import ParamValue, Requester
-from kubeforge.client.wire import ObjectList, WatchEvent
+from kubeforge.client.wire import LazyPage, ObjectList, WatchEvent
 from kubeforge.core.objects import name_of, namespace_of
 from kubeforge.core.resource import Resource, ResourceInfo
 
@@ -111,6 +111,35 @@ class Api(ScaleVerbs, Generic[T]):
     ) -> ObjectList[T]:
         """One page. Follow ``page.continue_`` (passing it back as ``continue_``) for the next,
         or use ``iterate()``."""
+        body = await self._list_body(
+            label_selector, field_selector, resource_version, limit, continue_
+        )
+        return self._codec.decode_list(body)
+
+    async def list_lazily(
+        self,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        resource_version: str | None = None,
+        limit: int | None = None,
+        continue_: str | None = None,
+    ) -> LazyPage[T]:
+        """One page as ``list()`` reads it, its items decoded one by one as they are iterated
+        (once): what a cache filling from large lists wants (see ``LazyPage``)."""
+        body = await self._list_body(
+            label_selector, field_selector, resource_version, limit, continue_
+        )
+        return self._codec.decode_page_lazily(body)
+
+    async def _list_body(
+        self,
+        label_selector: str | None,
+        field_selector: str | None,
+        resource_version: str | None,
+        limit: int | None,
+        continue_: str | None,
+    ) -> bytes:
         params: dict[str, ParamValue] = {}
         if label_selector:
             params["labelSelector"] = label_selector
@@ -124,7 +153,7 @@ class Api(ScaleVerbs, Generic[T]):
             params["continue"] = continue_
         path = collection_path(self.info, self.namespace)
         accept = self._accept.list if self._accept else None
-        return self._codec.decode_list(await self._send("GET", path, params, accept))
+        return await self._send("GET", path, params, accept)
 
     async def iterate(
         self,

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
+
 from kubeforge.client._codec import TypedCodec
 from kubeforge.client.api import AcceptHeaders
 from kubeforge.client.wire import ObjectList, WatchEvent
@@ -105,6 +107,9 @@ class MetadataCodec(TypedCodec[PartialObjectMetadata]):
         for item in page.items:
             self._restore(item)
         return page
+
+    def _decode_item(self, raw: msgspec.Raw) -> PartialObjectMetadata:
+        return self._restore(super()._decode_item(raw))
 
     def decode_event(self, line: bytes) -> WatchEvent[PartialObjectMetadata]:
         event = super().decode_event(line)

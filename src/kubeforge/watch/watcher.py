@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar, cast
+from typing import Any, Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from kubeforge.core import errors
 from kubeforge.core.clock import Clock, MonotonicClock
@@ -27,7 +27,7 @@ from kubeforge.core.resource import Resource, ResourceInfo
 from kubeforge.watch.backoff import Backoff, ExponentialBackoff
 from kubeforge.watch.events import Apply, Delete, Event, Init, InitApply, InitDone, T
 
-__all__ = ["ListWatch", "StreamingListWatch", "WatcherConfig", "watcher"]
+__all__ = ["LazyListWatch", "ListWatch", "StreamingListWatch", "WatcherConfig", "watcher"]
 
 log = logging.getLogger("kubeforge.watch")
 
@@ -60,10 +60,10 @@ _RETRY_WATCH: tuple[type[Exception], ...] = (
 
 
 class ObjectPage(Protocol[_T_co]):
-    """One page of a list response (``client.ObjectList`` satisfies it)."""
+    """One page of a list response (``client.ObjectList`` and ``client.LazyPage`` satisfy it)."""
 
     @property
-    def items(self) -> Sequence[_T_co]: ...
+    def items(self) -> Iterable[_T_co]: ...
 
     @property
     def resource_version(self) -> str | None: ...
@@ -107,6 +107,22 @@ class ListWatch(Protocol[_K_co]):
         label_selector: str | None = None,
         field_selector: str | None = None,
     ) -> AsyncIterator[WatchEvent[_K_co]]: ...
+
+
+@runtime_checkable
+class LazyListWatch(ListWatch[_K_co], Protocol[_K_co]):
+    """A ``ListWatch`` that can decode a page one item at a time (``Api[T]`` can): the
+    watcher then lists with ``list_lazily``, which keeps a cache's memory compact."""
+
+    async def list_lazily(
+        self,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        resource_version: str | None = None,
+        limit: int | None = None,
+        continue_: str | None = None,
+    ) -> ObjectPage[_K_co]: ...
 
 
 class StreamingListWatch(ListWatch[_K_co], Protocol[_K_co]):
@@ -298,9 +314,10 @@ async def _listed_state(
     api: ListWatch[T], config: WatcherConfig, list_rv: str
 ) -> AsyncGenerator[Event[T], None]:
     """``InitApply`` for every object of a paged list at ``list_rv``, then ``InitDone``."""
+    lister = api.list_lazily if isinstance(api, LazyListWatch) else api.list
     token: str | None = None
     while True:
-        page = await api.list(
+        page = await lister(
             label_selector=config.label_selector,
             field_selector=config.field_selector,
             # A continued page must not name a version: the token carries it.
@@ -311,17 +328,25 @@ async def _listed_state(
             continue_=token,
         )
         token, listed_rv = page.continue_ or None, page.resource_version or ""
-        # Hand objects over one by one and keep no reference: a consumer that
-        # stores them compactly frees each decoded object as it goes, instead
-        # of the whole page staying alive in this frame while watching.
-        items = list(page.items)
+        objects = _one_by_one(page.items)
         del page
-        items.reverse()
-        while items:
-            yield InitApply(items.pop())
+        for item in objects:
+            yield InitApply(item)
         if token is None:
             yield InitDone(resource_version=listed_rv)
             return
+
+
+def _one_by_one(items: Iterable[T]) -> Iterator[T]:
+    """``items`` (a page's, which nothing else holds), keeping no reference to those
+    already handed over: a consumer that stores them compactly frees each decoded
+    object as it goes, instead of the whole page staying alive while watching."""
+    if not isinstance(items, list):
+        yield from items
+        return
+    items.reverse()
+    while items:
+        yield items.pop()
 
 
 async def _streamed_state(
