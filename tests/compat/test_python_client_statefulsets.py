@@ -133,3 +133,17 @@ def test_a_refused_pod_is_a_failed_create_event(api_client: Any, namespace: str)
     account = k8s.V1ServiceAccount(metadata=k8s.V1ObjectMeta(name="ghost"))
     core.create_namespaced_service_account(namespace, account)
     _ready(apps, "nosa", namespace, 1)
+
+
+def test_max_unavailable_is_dropped_with_its_feature_gate_off(
+    api_client: Any, namespace: str
+) -> None:
+    apps = k8s.AppsV1Api(api_client)
+    rolling = k8s.V1RollingUpdateStatefulSetStrategy(max_unavailable=2)
+    strategy = k8s.V1StatefulSetUpdateStrategy(type="RollingUpdate", rolling_update=rolling)
+    created = apps.create_namespaced_stateful_set(
+        namespace, _stateful_set("gated", 0, update_strategy=strategy)
+    )
+    # MaxUnavailableStatefulSet is alpha, off by default in 1.32: the server drops the field
+    assert created.spec.update_strategy.rolling_update.max_unavailable is None
+    assert created.spec.update_strategy.rolling_update.partition == 0

@@ -32,6 +32,14 @@ class StatefulSetStrategy(WorkloadStrategy):
     scale_paths = SCALE
     empty_status: ClassVar[dict[str, Any]] = {"replicas": 0, "availableReplicas": 0}
 
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        _drop_max_unavailable(obj, None)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        _drop_max_unavailable(new, old)
+
     def default_spec(self, spec: dict[str, Any]) -> None:
         spec.setdefault("podManagementPolicy", "OrderedReady")
         update = spec.get("updateStrategy")
@@ -143,3 +151,17 @@ class DaemonSetStrategy(WorkloadStrategy):
                 )
             )
         return errors
+
+
+def _rolling_update(obj: dict[str, Any] | None) -> dict[str, Any]:
+    spec = (obj or {}).get("spec")
+    update = spec.get("updateStrategy") if isinstance(spec, dict) else None
+    rolling = update.get("rollingUpdate") if isinstance(update, dict) else None
+    return rolling if isinstance(rolling, dict) else {}
+
+
+def _drop_max_unavailable(new: dict[str, Any], old: dict[str, Any] | None) -> None:
+    """``dropStatefulSetDisabledFields``: the MaxUnavailableStatefulSet gate is alpha and off
+    in 1.32, so ``maxUnavailable`` goes unless the stored object already uses it."""
+    if _rolling_update(old).get("maxUnavailable") is None:
+        _rolling_update(new).pop("maxUnavailable", None)
