@@ -153,3 +153,27 @@ def test_a_silent_kubelet_makes_its_node_unknown_and_its_pods_not_ready(quick: K
     )
     assert _condition(back, "Ready")["reason"] == "KubeletReady"
     quick.until(("pods",), lambda b: "brief" not in {p["metadata"]["name"] for p in b["items"]})
+
+
+def test_a_node_no_kubelet_ever_posted_for_turns_unknown(
+    kube_apiserver_factory: Any, tmp_path: Path
+) -> None:
+    server = kube_apiserver_factory(data_dir=None, extra_args=["--node-startup-grace-period=1"])
+    kubectl = Kubectl(server.kubeconfig, tmp_path / "cache", "default")
+    manifest = json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "bare"}})
+    kubectl.run("create", "-f", "-", stdin=manifest, namespaced=False)
+    node = kubectl.until(
+        ("node", "bare"), lambda n: len((n.get("status") or {}).get("conditions") or []) == 4
+    )
+    created = node["metadata"]["creationTimestamp"]
+    for kind in ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure"):
+        condition = _condition(node, kind)
+        assert condition["status"] == "Unknown"
+        assert condition["reason"] == "NodeStatusNeverUpdated"
+        assert condition["message"] == "Kubelet never posted node status."
+        assert condition["lastHeartbeatTime"] == created
+    tainted = kubectl.until(("node", "bare"), lambda n: len(n["spec"].get("taints") or []) == 2)
+    assert {t["key"] for t in tainted["spec"]["taints"]} == {"node.kubernetes.io/unreachable"}
+    # Tainted because it turned Unknown, not before (a node without Ready is left alone).
+    (no_execute,) = [t for t in tainted["spec"]["taints"] if t["effect"] == "NoExecute"]
+    assert no_execute["timeAdded"] >= _condition(node, "Ready")["lastTransitionTime"]

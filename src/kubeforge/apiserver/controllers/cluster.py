@@ -133,8 +133,10 @@ class Cluster:
         host: str = "",
         field_path: str = "",
         action: str = "",
+        count: int = 1,
     ) -> None:
-        """One Event about ``obj``, as the component's recorder writes it."""
+        """One Event about ``obj``, as the component's recorder writes it; ``count`` for
+        one the recorder's correlator folded ``count`` identical occurrences into."""
         meta = obj["metadata"]
         namespace = meta.get("namespace") or "default"
         involved = {
@@ -157,7 +159,7 @@ class Cluster:
             "source": {"component": component, **({"host": host} if host else {})},
             "firstTimestamp": now,
             "lastTimestamp": now,
-            "count": 1,
+            "count": count,
             "type": event_type,
             "reportingComponent": component,
             "reportingInstance": host,

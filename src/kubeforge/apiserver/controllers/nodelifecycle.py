@@ -45,10 +45,12 @@ def _sooner(a: float | None, b: float | None) -> float | None:
 
 
 def _ready(node: dict[str, Any]) -> str:
+    """The ``Ready`` condition's status; "" for a node that never posted one, which is
+    left untainted until its startup grace period makes it ``Unknown``."""
     for condition in (node.get("status") or {}).get("conditions") or []:
         if condition.get("type") == "Ready":
             return str(condition.get("status"))
-    return "Unknown"
+    return ""
 
 
 def eviction_delay(pod: dict[str, Any], taints: list[dict[str, Any]]) -> float | None:

@@ -227,8 +227,9 @@ class PodWorker:
     def _liveness_kill(self, pod: dict[str, Any], run: ContainerRun) -> None:
         probe = run.spec["livenessProbe"]
         ip = str((pod.get("status") or {}).get("podIP") or "")
-        for _ in range(failure_threshold(probe)):
-            self._event(pod, run, "Warning", "Unhealthy", probe_failure("Liveness", probe, ip))
+        # One failure a period; the event recorder folds the identical ones into a count.
+        failed = probe_failure("Liveness", probe, ip)
+        self._event(pod, run, "Warning", "Unhealthy", failed, count=failure_threshold(probe))
         message = f"Container {run.name} failed liveness probe, will be restarted"
         self._event(pod, run, "Normal", "Killing", message)
 
@@ -282,7 +283,13 @@ class PodWorker:
         self.host.write(pod, _phase(self.runs), self.runs, sandbox=sandbox)
 
     def _event(
-        self, pod: dict[str, Any], run: ContainerRun, kind: str, reason: str, message: str
+        self,
+        pod: dict[str, Any],
+        run: ContainerRun,
+        kind: str,
+        reason: str,
+        message: str,
+        count: int = 1,
     ) -> None:
         field = "initContainers" if run.kind != "app" else "containers"
         self.cluster.record(
@@ -293,6 +300,7 @@ class PodWorker:
             component="kubelet",
             host=str(pod["spec"].get("nodeName")),
             field_path=f"spec.{field}{{{run.name}}}",
+            count=count,
         )
 
 

@@ -5,7 +5,8 @@ checked ``PlaneOptions``) and ``heartbeat_options`` (a click decorator: the comm
 receives one ``heartbeats: HeartbeatTiming`` argument, the timing of the kubelets'
 heartbeats and of the node lifecycle controller's patience with them).
 
-``--node-monitor-grace-period`` is kube-controller-manager's flag;
+``--node-monitor-grace-period`` and ``--node-startup-grace-period`` are
+kube-controller-manager's flags;
 ``--node-heartbeat-interval`` (how often a kubelet renews its Lease, 10 s on a cluster)
 and ``--node-status-report-frequency`` (the kubelet's ``nodeStatusReportFrequency``) are
 the kubelet's settings. Durations are Go's (``40s``, ``1m0s``) or plain seconds; tests
@@ -55,6 +56,13 @@ _OPTIONS = (
         show_default=True,
         help="How long a node may go without a heartbeat before it is marked Unknown.",
     ),
+    click.option(
+        "--node-startup-grace-period",
+        type=Duration(),
+        default=f"{_DEFAULTS.startup_grace_period:g}s",
+        show_default=True,
+        help="How long a node that never posted Ready may go before it is marked Unknown.",
+    ),
 )
 
 
@@ -67,6 +75,7 @@ def heartbeat_options(command: Callable[..., Any]) -> Callable[..., Any]:
             lease_renew_interval=kwargs.pop("node_heartbeat_interval"),
             status_report_frequency=kwargs.pop("node_status_report_frequency"),
             monitor_grace_period=kwargs.pop("node_monitor_grace_period"),
+            startup_grace_period=kwargs.pop("node_startup_grace_period"),
         )
         return command(heartbeats=timing, **kwargs)
 
