@@ -165,3 +165,6 @@ def test_drain_without_eviction_deletes_with_protobuf_delete_options(kubectl: Ku
     )
     assert _get(kubectl, "node", "drain-me")["spec"]["unschedulable"] is True
     assert "NotFound" in kubectl.fails("get", "pod", "bare")
+    # The node has no kubelet: gone, it cannot draw later tests' DaemonSet pods while it
+    # is still within its startup grace period (untainted, as on a cluster).
+    kubectl.run("delete", "node", "drain-me", namespaced=False)
