@@ -133,10 +133,8 @@ class Cluster:
         host: str = "",
         field_path: str = "",
         action: str = "",
-        count: int = 1,
     ) -> None:
-        """One Event about ``obj``, as the component's recorder writes it; ``count`` for
-        one the recorder's correlator folded ``count`` identical occurrences into."""
+        """One Event about ``obj``, as the component's recorder writes it."""
         meta = obj["metadata"]
         namespace = meta.get("namespace") or "default"
         involved = {
@@ -159,7 +157,7 @@ class Cluster:
             "source": {"component": component, **({"host": host} if host else {})},
             "firstTimestamp": now,
             "lastTimestamp": now,
-            "count": count,
+            "count": 1,
             "type": event_type,
             "reportingComponent": component,
             "reportingInstance": host,

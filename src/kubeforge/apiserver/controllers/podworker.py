@@ -227,9 +227,8 @@ class PodWorker:
     def _liveness_kill(self, pod: dict[str, Any], run: ContainerRun) -> None:
         probe = run.spec["livenessProbe"]
         ip = str((pod.get("status") or {}).get("podIP") or "")
-        # One failure a period; the event recorder folds the identical ones into a count.
-        failed = probe_failure("Liveness", probe, ip)
-        self._event(pod, run, "Warning", "Unhealthy", failed, count=failure_threshold(probe))
+        for _ in range(failure_threshold(probe)):  # one a period; the recorder counts them
+            self._event(pod, run, "Warning", "Unhealthy", probe_failure("Liveness", probe, ip))
         message = f"Container {run.name} failed liveness probe, will be restarted"
         self._event(pod, run, "Normal", "Killing", message)
 
@@ -283,13 +282,7 @@ class PodWorker:
         self.host.write(pod, _phase(self.runs), self.runs, sandbox=sandbox)
 
     def _event(
-        self,
-        pod: dict[str, Any],
-        run: ContainerRun,
-        kind: str,
-        reason: str,
-        message: str,
-        count: int = 1,
+        self, pod: dict[str, Any], run: ContainerRun, kind: str, reason: str, message: str
     ) -> None:
         field = "initContainers" if run.kind != "app" else "containers"
         self.cluster.record(
@@ -300,7 +293,6 @@ class PodWorker:
             component="kubelet",
             host=str(pod["spec"].get("nodeName")),
             field_path=f"spec.{field}{{{run.name}}}",
-            count=count,
         )
 
 
