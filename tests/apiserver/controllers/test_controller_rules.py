@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from kubeforge.apiserver.controllers import job_rules, rollout
-from kubeforge.apiserver.controllers.cron import Schedule
+from kubeforge.apiserver.controllers.cron import Schedule, most_recent
 from kubeforge.apiserver.controllers.scheduling import Verdict, failure_message
 
 
@@ -134,3 +134,17 @@ def test_the_failed_scheduling_message_sorts_count_and_reason_together() -> None
         "2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not "
         "helpful for scheduling, 2 No preemption victims found for incoming pod."
     )
+
+
+def test_missed_start_times_are_estimated_as_the_cronjob_controller_does() -> None:
+    every_minute = Schedule.parse("* * * * *")
+    latest, missed = most_recent(every_minute, _at("2024-01-01T00:00"), _at("2024-01-01T03:00:30"))
+    assert (latest, missed) == (_at("2024-01-01T03:00"), 180)
+    assert most_recent(every_minute, _at("2024-01-01T00:00"), _at("2024-01-01T00:00:30")) == (
+        None,
+        0,
+    )
+    with pytest.raises(ValueError, match="less than 1 second"):
+        most_recent(
+            Schedule.parse("59 23 31 2 *"), _at("2024-01-01T00:00"), _at("2024-03-01T00:00")
+        )

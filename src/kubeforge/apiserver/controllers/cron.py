@@ -151,10 +151,12 @@ def most_recent(
     between the first two starts), so a start decades ago costs no more than a recent one.
     Raises ``ValueError`` for a schedule whose starts are under a second apart."""
     first = schedule.next_after(earliest)
-    if first is None or now < first:
+    second = schedule.next_after(first) if first is not None else None
+    if first is None or second is None:  # robfig's zero time: Go finds no interval either
+        raise ValueError("time difference between two schedules is less than 1 second")
+    if now < first:
         return None, 0
-    second = schedule.next_after(first)
-    if second is None or now < second:
+    if now < second:
         return first, 1
     interval = round((second - first).total_seconds())
     if interval < 1:

@@ -11,13 +11,15 @@ missed start times warn ``TooManyMissedTimes``. ``status.active`` lists the Jobs
 started that still run, ``lastScheduleTime`` and ``lastSuccessfulTime`` follow them, and
 finished Jobs beyond ``successfulJobsHistoryLimit``/``failedJobsHistoryLimit`` are
 deleted. Events: ``SuccessfulCreate`` (``Created job <name>``), ``SawCompletedJob``,
-``SuccessfulDelete``, ``UnexpectedJob``, ``MissingJob``, ``UnparseableSchedule``.
+``SuccessfulDelete``, ``UnexpectedJob``, ``MissingJob``, ``UnparseableSchedule``,
+``InvalidSchedule`` (a schedule that never fires, such as February 31st).
 
 Entry point: ``CronJobController(cluster)``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
@@ -174,7 +176,7 @@ class CronJobController(ControllerLoop):
                 cronjob,
                 "Warning",
                 "UnparseableSchedule",
-                f"unparseable schedule: {spec.get('schedule')!r} : {error}",
+                f"unparseable schedule: {json.dumps(spec.get('schedule'))} : {error}",  # Go's %q
             )
             return None
         if spec.get("suspend"):
@@ -188,7 +190,8 @@ class CronJobController(ControllerLoop):
         try:
             due, missed = most_recent(schedule, since, now)
         except ValueError as error:
-            self._event(cronjob, "Warning", "InvalidSchedule", f"invalid schedule: {error}")
+            message = f"invalid schedule: {spec.get('schedule')} : {error}"
+            self._event(cronjob, "Warning", "InvalidSchedule", message)
             return None
         if missed > _MAX_MISSED:
             self._event(cronjob, "Warning", "TooManyMissedTimes", _TOO_MANY)
