@@ -85,3 +85,13 @@ async def test_resize_policy_is_dropped_as_its_alpha_gate_is_off(api: Api, names
     policy = [{"resourceName": "cpu", "restartPolicy": "NotRequired"}]
     stored = await created(api, namespace, pod("resize", {"resizePolicy": policy}))
     assert "resizePolicy" not in stored["spec"]["containers"][0]
+
+
+async def test_resource_claims_are_dropped_as_dynamic_resource_allocation_is_off(
+    api: Api, namespace: str
+) -> None:
+    claims = [{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]
+    body = pod("claims", {"resources": {"claims": [{"name": "gpu"}]}}, resourceClaims=claims)
+    stored = await created(api, namespace, body)
+    assert "resourceClaims" not in stored["spec"]
+    assert stored["spec"]["containers"][0]["resources"] == {}

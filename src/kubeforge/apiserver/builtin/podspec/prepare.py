@@ -4,10 +4,12 @@
   stored object already used them (``dropDisabledFields`` for pods, and
   ``DropDisabledTemplateFields`` for templates): ``hostUsers`` (UserNamespacesSupport),
   ``securityContext.supplementalGroupsPolicy`` (SupplementalGroupsPolicy),
-  ``securityContext.seLinuxChangePolicy`` (SELinuxChangePolicy) and the pod-level
+  ``securityContext.seLinuxChangePolicy`` (SELinuxChangePolicy), the pod-level
   ``resources`` (PodLevelResources), the containers' ``resizePolicy``
-  (InPlacePodVerticalScaling); a container's ``procMount`` becomes ``Default``
-  (ProcMountType: the field was once always set, so it is reset rather than dropped).
+  (InPlacePodVerticalScaling), ``resourceClaims`` and the containers' resource
+  ``claims`` (DynamicResourceAllocation, beta but off); a container's ``procMount``
+  becomes ``Default`` (ProcMountType: the field was once always set, so it is reset
+  rather than dropped).
 * A pod on the host network gets each unset host port set to its container port
   (``SetDefaults_Pod``; templates have kept theirs unset since 1.28).
 * A new pod's ``matchLabelKeys`` / ``mismatchLabelKeys`` are merged into its affinity
@@ -58,6 +60,13 @@ def drop_disabled(spec: Any, old_spec: Any) -> None:
         for key in _CONTEXT_GATED:
             if old_context.get(key) is None:
                 context.pop(key, None)
+    if not old.get("resourceClaims") and not any(
+        (c.get("resources") or {}).get("claims") for c in _containers(old, _CONTAINER_KEYS)
+    ):
+        spec.pop("resourceClaims", None)
+        for container in _containers(spec, _CONTAINER_KEYS):
+            if isinstance(container.get("resources"), dict):
+                container["resources"].pop("claims", None)
     if not any(c.get("resizePolicy") for c in _containers(old, _CONTAINER_KEYS)):
         for container in _containers(spec, _CONTAINER_KEYS):
             container.pop("resizePolicy", None)
