@@ -152,6 +152,9 @@ def test_a_silent_kubelet_makes_its_node_unknown_and_its_pods_not_ready(quick: K
         lambda n: _condition(n, "Ready")["status"] == "True" and not n["spec"].get("taints"),
     )
     assert _condition(back, "Ready")["reason"] == "KubeletReady"
+    assert ("NodeReady", f"Node {NODE} status is now: NodeReady") in [
+        (e["reason"], e["message"]) for e in quick.events("Node", NODE)
+    ]
     quick.until(("pods",), lambda b: "brief" not in {p["metadata"]["name"] for p in b["items"]})
 
 

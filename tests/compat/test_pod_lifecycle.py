@@ -186,3 +186,30 @@ def test_a_failing_liveness_probe_kills_and_restarts_the_container(
     )
     waiting = restarted["status"]["containerStatuses"][0]["state"]["waiting"]
     assert waiting["reason"] == "CrashLoopBackOff"
+
+
+def test_a_failing_init_container_fails_or_crash_loops_the_pod(kubectl: Kubectl) -> None:
+    spec = {"initContainers": [_c("migrate")], "containers": [_c("main")]}
+    never = {**spec, "restartPolicy": "Never"}
+    kubectl.run("create", "-f", "-", stdin=_pod("once", never, **{"init-exit-code": "2"}))
+    failed = kubectl.until(("pod", "once"), lambda p: p["status"].get("phase") == "Failed")
+    (migrate,) = failed["status"]["initContainerStatuses"]
+    assert (migrate["state"]["terminated"]["exitCode"], migrate["ready"]) == (2, False)
+    assert _condition(failed, "Initialized")["reason"] == "ContainersNotInitialized"
+    assert _condition(failed, "Ready")["reason"] == "PodFailed"
+    assert kubectl.run("get", "pod", "once", "--no-headers").split()[2] == "Init:Error"
+    kubectl.run("create", "-f", "-", stdin=_pod("again", spec, **{"init-exit-code": "1"}))
+    looping = kubectl.until(
+        ("pod", "again"),
+        lambda p: "CrashLoopBackOff" in json.dumps(p["status"].get("initContainerStatuses") or []),
+    )
+    (migrate,) = looping["status"]["initContainerStatuses"]
+    assert migrate["restartCount"] >= 1
+    assert migrate["lastState"]["terminated"]["exitCode"] == 1
+    assert looping["status"]["phase"] == "Pending"
+    (main,) = looping["status"]["containerStatuses"]
+    assert main["state"] == {"waiting": {"reason": "PodInitializing"}}
+    until(
+        lambda: kubectl.run("get", "pod", "again", "--no-headers").split()[2],
+        lambda status: status == "Init:CrashLoopBackOff",
+    )

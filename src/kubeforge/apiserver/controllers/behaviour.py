@@ -13,6 +13,9 @@
 ``kubeforge.dev/liveness-fails-after:    each container's liveness probe (if it has one)
 "1.5"``                                  fails from that many seconds after each start:
                                          ``Unhealthy``, ``Killing``, a restart
+``kubeforge.dev/init-exit-code: "1"``    init containers exit with that code: the pod is
+                                         ``Init:Error`` (``restartPolicy: Never``) or
+                                         ``Init:CrashLoopBackOff``
 ==================================  ===================================================
 
 A pod a Job owns exits 0 after the server's ``--job-pod-run-time`` unless told otherwise;
@@ -41,6 +44,7 @@ class Behaviour:
     never_ready: bool = False
     image_pull_fails: bool = False
     liveness_fails_after: float | None = None
+    init_exit_code: int = 0
 
     @property
     def exit_reason(self) -> str:
@@ -53,7 +57,8 @@ def behaviour_of(pod: dict[str, Any], job_run_time: float) -> Behaviour:
     chosen = _chosen(pod, job_run_time)
     annotations = pod["metadata"].get("annotations") or {}
     failing = _seconds(annotations.get(PREFIX + "liveness-fails-after"))
-    return replace(chosen, liveness_fails_after=failing) if failing is not None else chosen
+    init_code = _integer(annotations.get(PREFIX + "init-exit-code")) or 0
+    return replace(chosen, liveness_fails_after=failing, init_exit_code=init_code)
 
 
 def _chosen(pod: dict[str, Any], job_run_time: float) -> Behaviour:

@@ -11,7 +11,8 @@ What a simulated kubelet reports is what its node's conditions say: a condition 
 wrote by hand (``kubectl patch node --subresource=status``) is reported as written, as
 a kubelet whose runtime really is down keeps reporting it; a condition the node
 lifecycle controller turned ``Unknown`` is reported healthy again, as a kubelet that is
-back does. A node annotated ``kubeforge.dev/kubelet: stopped`` has a kubelet that posts
+back does (with the ``NodeReady`` Event: ``Node <name> status is now: NodeReady``).
+A node annotated ``kubeforge.dev/kubelet: stopped`` has a kubelet that posts
 nothing at all, so the node lifecycle controller marks it ``Unknown`` after its grace
 period; removing the annotation brings the kubelet back.
 
@@ -126,6 +127,13 @@ class KubeletHeartbeats:
         body = copy(node)
         body["status"]["conditions"] = wanted
         self._cluster.update_status(_NODES, body)
+        now_ready = next(c for c in wanted if c["type"] == "Ready")["status"] == "True"
+        if now_ready and ready.get("status") != "True":
+            name = node["metadata"]["name"]
+            message = f"Node {name} status is now: NodeReady"
+            self._cluster.record(
+                node, "Normal", "NodeReady", message, component="kubelet", host=name
+            )
 
 
 def _reported(conditions: list[dict[str, Any]], now: str) -> list[dict[str, Any]]:

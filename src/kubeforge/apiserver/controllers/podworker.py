@@ -65,6 +65,7 @@ class PodWorker:
         self.batch = 0
         self.stage = "new"
         self.due = 0.0
+        self.failed = False  # an init container failed and will not be restarted
 
     @property
     def cluster(self) -> Cluster:
@@ -171,9 +172,19 @@ class PodWorker:
         self._write(pod, sandbox=True)
 
     def _initialized(self, pod: dict[str, Any], now: float) -> float | None:
-        """The current init container completed (or the sidecar started): the next batch."""
+        """The current init container completed (or the sidecar started): the next batch.
+        An init container the behaviour fails exits instead, and is restarted or fails the
+        pod as ``restartPolicy`` says."""
         (run,) = self.batches[self.batch]
         if run.kind == "init":
+            if run.restart_due is not None:  # its back-off is over: it runs again
+                run.restarts += 1
+                self._already_present(pod, run)
+                self._start(pod, run, now)
+                return self._init_running(pod, now)
+            code = self.behaviour.init_exit_code
+            if code:
+                return self._init_failed(pod, run, now, code)
             stamp = self.cluster.now()
             cid = podstatus.container_id(pod, run.name, run.restarts)
             exited = podstatus.exit_state(cid, run.started_at, stamp, 0, "Completed")
@@ -183,6 +194,27 @@ class PodWorker:
         self.batch += 1
         self._write(pod, sandbox=True)
         return self._pull(pod, now)
+
+    def _init_running(self, pod: dict[str, Any], now: float) -> float:
+        self.due = now + _INIT_RUN
+        self._write(pod, sandbox=True)
+        return self.due - now
+
+    def _init_failed(
+        self, pod: dict[str, Any], run: ContainerRun, now: float, code: int
+    ) -> float | None:
+        exited = self._exit(pod, run, code, "Error")
+        if pod["spec"].get("restartPolicy", "Always") == "Never":
+            run.state, self.failed = {"terminated": exited}, True
+            self._finished(pod)
+            return None
+        run.last = {"terminated": exited}
+        self._restart(pod, run, now)
+        if run.running:
+            return self._init_running(pod, now)
+        self.due = run.restart_due or now
+        self._write(pod, sandbox=True)
+        return self.due - now
 
     def _start(self, pod: dict[str, Any], run: ContainerRun, now: float) -> None:
         self._event(pod, run, "Normal", "Created", f"Created container: {run.name}")
@@ -236,15 +268,23 @@ class PodWorker:
         self, pod: dict[str, Any], run: ContainerRun, now: float, code: int, why: str
     ) -> None:
         """The container exited with ``code``: restarted, backed off, or left terminated."""
-        cid = podstatus.container_id(pod, run.name, run.restarts)
-        exited = podstatus.exit_state(cid, run.started_at, self.cluster.now(), code, why)
+        exited = self._exit(pod, run, code, why)
         run.kill_due = run.exit_due = run.started_due = run.ready_due = None
         policy = pod["spec"].get("restartPolicy", "Always")
         if run.kind == "app" and (policy == "Never" or (policy == "OnFailure" and code == 0)):
             run.state = {"terminated": exited}
             return
         run.last = {"terminated": exited}
-        if run.restarts == 0:  # the first restart is immediate
+        self._restart(pod, run, now)
+
+    def _exit(self, pod: dict[str, Any], run: ContainerRun, code: int, why: str) -> dict[str, Any]:
+        cid = podstatus.container_id(pod, run.name, run.restarts)
+        return podstatus.exit_state(cid, run.started_at, self.cluster.now(), code, why)
+
+    def _restart(self, pod: dict[str, Any], run: ContainerRun, now: float) -> None:
+        """Start the exited container again: at once the first time, later after a
+        back-off in ``CrashLoopBackOff`` (``restart_due``)."""
+        if run.restarts == 0:
             run.restarts = 1
             self._already_present(pod, run)
             self._start(pod, run, now)
@@ -279,7 +319,8 @@ class PodWorker:
         return max(min(dues) - now, 0.0) if dues else None
 
     def _write(self, pod: dict[str, Any], *, sandbox: bool) -> None:
-        self.host.write(pod, _phase(self.runs), self.runs, sandbox=sandbox)
+        phase = "Failed" if self.failed else _phase(self.runs)
+        self.host.write(pod, phase, self.runs, sandbox=sandbox)
 
     def _event(
         self, pod: dict[str, Any], run: ContainerRun, kind: str, reason: str, message: str
