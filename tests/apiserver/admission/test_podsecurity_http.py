@@ -239,3 +239,24 @@ async def test_the_audit_level_goes_to_the_server_log(api: Api) -> None:
     while line not in api.server.log():
         assert time.monotonic() < deadline, api.server.log()[-2000:]
         await asyncio.sleep(0.05)
+
+
+async def test_a_refused_pod_is_named_as_the_phase_that_refused_it_saw_it(api: Api) -> None:
+    # Names are generated between mutating and validating admission (rest.BeforeCreate):
+    # a mutating plugin's refusal names the generateName (apiserver's extractResourceName),
+    # a validating one's, PodSecurity's, the generated name.
+    ns = await _namespace(api, enforce="restricted")
+    pod = _pod("")
+    pod["metadata"] = {"generateName": "web-"}
+    reply = await api.post(f"/api/v1/namespaces/{ns}/pods", pod)
+    assert reply.status == 403
+    name = reply.body["details"]["name"]
+    assert name.startswith("web-") and len(name) == len("web-") + 5
+    assert reply.body["message"].startswith(f'pods "{name}" is forbidden: violates PodSecurity')
+    pod["spec"]["serviceAccountName"] = "nope"
+    reply = await api.post(f"/api/v1/namespaces/{ns}/pods", pod)
+    assert reply.status == 403
+    assert reply.body["message"] == (
+        f'pods "web-" is forbidden: error looking up service account {ns}/nope: '
+        'serviceaccount "nope" not found'
+    )

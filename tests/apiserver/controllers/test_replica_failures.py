@@ -48,9 +48,8 @@ async def test_a_refused_pod_create_is_a_replica_failure_until_it_succeeds(
     name = rs["metadata"]["name"]
     rs_failure = condition(rs, "ReplicaFailure")
     refused = rs_failure["message"]  # the ServiceAccount admission plugin's refusal
-    assert refused.startswith("pods ")
-    assert refused.endswith(
-        f"is forbidden: error looking up service account {namespace}/robot: "
+    assert refused == (  # named by the generateName: the name comes after mutating admission
+        f'pods "{name}-" is forbidden: error looking up service account {namespace}/robot: '
         'serviceaccount "robot" not found'
     )
     assert (rs_failure["status"], rs_failure["reason"]) == ("True", "FailedCreate")

@@ -47,5 +47,11 @@ def object_name(obj: dict[str, Any]) -> str:
 
 
 def forbid(attempt: Attempt, detail: str) -> StatusError:
-    """``admission.NewForbidden``: 403 ``<resource> "<name>" is forbidden: <detail>``."""
-    return failures.forbidden(attempt.served.info, object_name(attempt.obj), detail)
+    """``admission.NewForbidden``: 403 ``<resource> "<name>" is forbidden: <detail>``.
+
+    An object not yet named is called by its ``generateName`` (or ``Unknown``), as
+    apiserver's ``extractResourceName`` does: names are generated after admission.
+    """
+    metadata = attempt.obj.get("metadata") or {}
+    name = metadata.get("name") or metadata.get("generateName") or "Unknown"
+    return failures.forbidden(attempt.served.info, str(name), detail)
