@@ -198,3 +198,28 @@ def test_a_higher_priority_pod_preempts_and_a_never_pod_waits(
     assert failed[0] == "0/1 nodes are available: 1 Insufficient cpu."
     # The room the eviction made is the nominated pod's: the waiter still does not fit.
     assert kubectl.json("pod", "waiter")["spec"].get("nodeName") is None
+
+
+def test_preemption_spares_the_pod_a_disruption_budget_protects(
+    kube_apiserver_factory: Any, tmp_path: Path
+) -> None:
+    kubectl = _server(kube_apiserver_factory, tmp_path, ONE_SMALL_NODE)
+    for name, value in (("low", 10), ("high", 1000)):
+        kubectl.run("create", "-f", "-", stdin=_priority_class(name, value), namespaced=False)
+    # "free" starts first, so without the budget it would be the one kept (more important).
+    for name in ("free", "guarded"):
+        kubectl.run("create", "-f", "-", stdin=_asking(name, "1", "low"))
+        kubectl.run("wait", "--for=condition=Ready", f"pod/{name}", "--timeout=60s")
+    kubectl.run("create", "pdb", "guard", "--selector=app=guarded", "--min-available=1")
+    kubectl.until(
+        ("pdb", "guard"),
+        lambda b: (
+            (b.get("status") or {}).get("currentHealthy") == 1
+            and "disruptionsAllowed" in b["status"]
+        ),
+    )
+    kubectl.run("create", "-f", "-", stdin=_asking("vip", "1", "high"))
+    kubectl.until(("pod", "vip"), lambda p: p["spec"].get("nodeName") == "small")
+    names = {p["metadata"]["name"] for p in kubectl.json("pods")["items"]}
+    assert names == {"guarded", "vip"}
+    assert [e["reason"] for e in kubectl.events("Pod", "free") if e["reason"] == "Preempted"]

@@ -6,11 +6,13 @@ preemptionPolicy=Never.``) or a lower-priority pod is still terminating on the n
 was already nominated to (``not eligible due to a terminating pod on the nominated
 node.``). Each node the filters rejected for a reason evictions could change is tried
 as ``SelectVictimsOnNode`` does: without every lower-priority pod the pod must fit;
-then the victims are given back one by one, most important first (higher priority,
-then the longer running), as long as it still fits. Of the nodes with victims, the
-one whose most important victim has the lowest priority wins, then the lowest sum of
-offset priorities (in effect the fewest victims, then the lowest priorities), then the
-name (``pickOneNodeForPreemption``, without PodDisruptionBudgets).
+then the victims are given back one by one, those a PodDisruptionBudget protects first
+(their eviction would take a matching budget's ``disruptionsAllowed`` below zero), each
+group most important first (higher priority, then the longer running), as long as it
+still fits. Of the nodes with victims, the one with the fewest protected victims wins,
+then the one whose most important victim has the lowest priority, then the lowest sum
+of offset priorities (in effect the fewest victims, then the lowest priorities), then
+the name (``pickOneNodeForPreemption``).
 
 Entry points: ``ineligible(pod, placed)``, ``find_candidate(pod, nodes, placed,
 verdicts)`` -> ``Candidate`` or None.
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubeforge.apiserver.controllers.scheduling import Placement, Verdict, filter_node
+from kubeforge.apiserver.meta.labelselector import selector_matches
 
 __all__ = ["Candidate", "find_candidate", "ineligible", "priority"]
 
@@ -32,6 +35,8 @@ class Candidate:
 
     node: str
     victims: list[dict[str, Any]]
+    violations: int = 0
+    """Victims whose eviction a PodDisruptionBudget does not allow."""
 
 
 def priority(pod: dict[str, Any]) -> int:
@@ -59,16 +64,18 @@ def find_candidate(
     nodes: list[dict[str, Any]],
     placed: list[dict[str, Any]],
     verdicts: dict[str, Verdict],
+    budgets: list[dict[str, Any]],
 ) -> Candidate | None:
-    """The best node to preempt on and its victims, or None if evictions cannot help."""
+    """The best node to preempt on and its victims, or None if evictions cannot help;
+    ``budgets`` are the PodDisruptionBudgets, whose allowed disruptions victims use up."""
     candidates = []
     for node in nodes:
         verdict = verdicts[node["metadata"]["name"]]
         if verdict.fits or not verdict.resolvable:
             continue
-        victims = _victims(pod, node, nodes, placed)
-        if victims:
-            candidates.append(Candidate(node["metadata"]["name"], victims))
+        found = _victims(pod, node, nodes, placed, budgets)
+        if found is not None and found[0]:
+            candidates.append(Candidate(node["metadata"]["name"], *found))
     if not candidates:
         return None
     return min(candidates, key=_cost)
@@ -79,26 +86,57 @@ def _victims(
     node: dict[str, Any],
     nodes: list[dict[str, Any]],
     placed: list[dict[str, Any]],
-) -> list[dict[str, Any]]:
+    budgets: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], int] | None:
+    """``SelectVictimsOnNode``: the victims and how many of them a budget protects."""
     name = node["metadata"]["name"]
     lower = [
         p
         for p in placed
         if (p.get("spec") or {}).get("nodeName") == name and priority(p) < priority(pod)
     ]
-    if not lower:
-        return []
     ids = {id(p) for p in lower}
     remaining = [p for p in placed if id(p) not in ids]
-    if not filter_node(pod, node, Placement.of(nodes, remaining)).fits:
-        return []
-    victims = []
-    for candidate in sorted(lower, key=_importance):
+    if not lower or not filter_node(pod, node, Placement.of(nodes, remaining)).fits:
+        return None
+    violating, free = _split_by_budget(sorted(lower, key=_importance), budgets)
+    victims, violations = [], 0
+    # The pods a budget protects are given back first, so that fewer of them go.
+    for candidate in [*violating, *free]:
         remaining.append(candidate)
         if not filter_node(pod, node, Placement.of(nodes, remaining)).fits:
             remaining.pop()
             victims.append(candidate)
-    return victims
+            violations += 1 if any(candidate is v for v in violating) else 0
+    return victims, violations
+
+
+def _split_by_budget(
+    pods: list[dict[str, Any]], budgets: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``filterPodsWithPDBViolation``: the pods whose eviction would take a matching
+    budget below zero allowed disruptions, and the others (order kept)."""
+    allowed = [int((b.get("status") or {}).get("disruptionsAllowed") or 0) for b in budgets]
+    violating: list[dict[str, Any]] = []
+    free: list[dict[str, Any]] = []
+    for pod in pods:
+        labels = pod["metadata"].get("labels") or {}
+        violated = False
+        for index, budget in enumerate(budgets):
+            selector = (budget.get("spec") or {}).get("selector") or {}
+            if (
+                not labels
+                or budget["metadata"].get("namespace") != pod["metadata"].get("namespace")
+                or not (selector.get("matchLabels") or selector.get("matchExpressions"))
+                or not selector_matches(selector, labels)
+                or pod["metadata"]["name"]
+                in ((budget.get("status") or {}).get("disruptedPods") or {})
+            ):
+                continue
+            allowed[index] -= 1
+            violated = violated or allowed[index] < 0
+        (violating if violated else free).append(pod)
+    return violating, free
 
 
 def _importance(pod: dict[str, Any]) -> tuple[int, str]:
@@ -107,9 +145,9 @@ def _importance(pod: dict[str, Any]) -> tuple[int, str]:
     return -priority(pod), started
 
 
-def _cost(candidate: Candidate) -> tuple[int, int, int, str]:
+def _cost(candidate: Candidate) -> tuple[int, int, int, int, str]:
     priorities = [priority(v) for v in candidate.victims]
     # Each priority is offset by 2**31 as the scheduler sums them, so fewer victims weigh
     # more than their priorities.
     total = sum(p + 2**31 for p in priorities)
-    return max(priorities), total, len(priorities), candidate.node
+    return candidate.violations, max(priorities), total, len(priorities), candidate.node

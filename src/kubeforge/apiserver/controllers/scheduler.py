@@ -118,7 +118,8 @@ class Scheduler(ControllerLoop):
         if why_not is not None:
             self._unschedulable(pod, failure_message(said, len(nodes), why_not))
             return
-        candidate = find_candidate(pod, nodes, placed, verdicts)
+        budgets = self.cluster.list(("policy", "poddisruptionbudgets"))
+        candidate = find_candidate(pod, nodes, placed, verdicts, budgets)
         if candidate is None:
             self._unschedulable(pod, failure_message(said, len(nodes)))
             return
