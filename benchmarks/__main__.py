@@ -27,7 +27,7 @@ KNOWN = {
     "podtoip-profile": "PodToIp: where kubeforge's controller spends its CPU (py-spy)",
     "startup": "Controller startup: import time and process start to first reconcile",
     "server_peers": "Local API server vs kmock's emulator",
-    "apiserver": "Local API server: writes/s, list 10k, watch fan-out",
+    "apiserver": "Local API server: writes/s, pod creates/s, lists, watch fan-out",
     "client": "Client decoding: lists and watch streams vs the Python clients",
     "informer": "Informer throughput, watch to handler",
     "cache": "Informer cache: memory per object and read cost",
@@ -37,6 +37,8 @@ KNOWN = {
 }
 _SKIP = {"label", "notes", "all_rounds", "problems", "imports"}
 _MAX_COLUMNS = 13
+# Nested objects that are context, not results.
+_NOT_TABLES = {"machine", "versions", "workload"}
 # Top-level fields already shown in the "Ran on" and "Reproduce" lines.
 _CONTEXT = {"python", "machine", "platform", "cpus", "command", "date", "git_commit", "benchmark"}
 
@@ -108,6 +110,10 @@ def section(name: str, data: dict[str, Any]) -> list[str]:
         for key, value in data.items():
             if isinstance(value, list) and value and isinstance(value[0], dict):
                 lines += ["", f"{key}:", "", *_table(value)]
+    for key, value in data.items():
+        flat = isinstance(value, dict) and value and key not in _NOT_TABLES
+        if flat and not any(isinstance(v, dict | list) for v in value.values()):
+            lines += ["", f"{key.replace('_', ' ')}:", "", *_table([value])]
     for key, value in data.items():
         pairs = isinstance(value, list) and all(isinstance(v, list) and len(v) == 2 for v in value)
         if key.endswith("_percent") and pairs:

@@ -145,10 +145,20 @@ def results_path(name: str, *, quick: bool = False, suffix: str = ".json") -> Pa
 
 
 def write_results(name: str, payload: Mapping[str, Any], *, quick: bool = False) -> Path:
-    """Write ``payload`` as indented JSON and return the path."""
+    """Write ``payload`` as indented JSON and return the path.
+
+    A full run is also kept as ``results/history/<name>-<date>-<commit>.json``, so runs
+    on different commits can be compared; the report reads only the latest.
+    """
     path = results_path(name, quick=quick)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(payload, indent=2, sort_keys=False) + "\n")
+    text = json.dumps(payload, indent=2, sort_keys=False) + "\n"
+    path.write_text(text)
+    if not quick:
+        day = str(payload.get("date", "undated"))[:10]
+        kept = RESULTS / "history" / f"{name}-{day}-{payload.get('git_commit', 'unknown')}.json"
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text(text)
     return path
 
 
