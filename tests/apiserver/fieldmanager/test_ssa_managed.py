@@ -9,7 +9,9 @@ import orjson
 import pytest
 
 from kubeforge.apiserver.fieldmanager import managed
+from kubeforge.apiserver.fieldmanager.conflicts import ApplyConflict
 from kubeforge.apiserver.fieldmanager.entries import decode, encode, keep_timestamps
+from kubeforge.apiserver.fieldmanager.last_applied import LAST_APPLIED
 from kubeforge.apiserver.smd.fieldpath import FieldSet, field_element
 from kubeforge.apiserver.smd.schema import builtin_root
 
@@ -179,14 +181,14 @@ def test_status_applies_ignore_everything_but_status_fields() -> None:
 def test_kubectl_takes_over_fields_its_client_side_apply_set() -> None:
     annotation = orjson.dumps(cm(a="1")).decode()
     live = cm(a="1")
-    live["metadata"]["annotations"] = {managed.LAST_APPLIED: annotation}
+    live["metadata"]["annotations"] = {LAST_APPLIED: annotation}
     csa = update(None, live, "kubectl-client-side-apply")
     live = with_fields(live, csa)
-    with pytest.raises(managed.ApplyConflict):
+    with pytest.raises(ApplyConflict):
         apply(live, cm(a="2"), "someone-else")
     result = apply(live, cm(a="2"), "kubectl")
     assert result.object["data"] == {"a": "2"}
-    synced = orjson.loads(result.object["metadata"]["annotations"][managed.LAST_APPLIED])
+    synced = orjson.loads(result.object["metadata"]["annotations"][LAST_APPLIED])
     assert synced["data"] == {"a": "2"}
     owners = {e["manager"]: e["fieldsV1"] for e in result.managed_fields}
     assert owners["kubectl"] == {"f:data": {"f:a": {}}}
@@ -197,7 +199,7 @@ def test_a_conflict_message_names_every_manager_and_path() -> None:
     live = with_fields(first.object, first.managed_fields)
     second = apply(live, cm(c="1"), "bob")
     live = with_fields(second.object, second.managed_fields)
-    with pytest.raises(managed.ApplyConflict) as conflict:
+    with pytest.raises(ApplyConflict) as conflict:
         apply(live, cm(a="2", c="2"), "carol")
     assert conflict.value.message == (
         'Apply failed with 2 conflicts: conflicts with "alice":\n- .data.a\n'

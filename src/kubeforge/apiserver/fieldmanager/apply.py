@@ -27,6 +27,7 @@ from aiohttp import web
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.failures import FieldError, StatusError
 from kubeforge.apiserver.fieldmanager import managed
+from kubeforge.apiserver.fieldmanager.conflicts import ApplyConflict
 from kubeforge.apiserver.meta.fieldvalidation import yaml_duplicates
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.options import WriteOptions
@@ -234,26 +235,10 @@ def server_side_apply(
         raise failures.conflict(info, name)
     atom = root_atom(served)
     strategy = engine.strategy(served)
-    try:
-        result = managed.apply(
-            live=live,
-            config=config,
-            empty={"apiVersion": info.api_version, "kind": info.kind},
-            manager=options.field_manager,
-            force=options.force,
-            subresource=subresource,
-            api_version=info.api_version,
-            atom=atom,
-            ignored=_ignored(strategy.status_subresource, subresource, live, config),
-            now=engine.now(),
-        )
-    except TypedError as error:
-        where = f"{namespace}/{name}" if info.namespaced else f"/{name}"
-        message = f"failed to create typed patch object ({where}; {_gvk(served)}): {error}"
-        raise StatusError(failure(500, "", message)) from None
-    except managed.ApplyConflict as conflict:
-        status = failure(409, "Conflict", conflict.message, {"causes": conflict.causes()})
-        raise StatusError(status) from None
+    ignored = _ignored(strategy.status_subresource, subresource, live, config)
+    result = _applied(
+        served, namespace, name, live, config, options, subresource, atom, ignored, engine.now()
+    )
     _strict_yaml(raw, options)
     body = result.object
     fields = ManagedFieldsTracker(
@@ -273,3 +258,40 @@ def server_side_apply(
         served, namespace, name, body, replace(options, fields=fields), subresource=subresource
     )
     return obj, False
+
+
+def _applied(
+    served: ServedResource,
+    namespace: str,
+    name: str,
+    live: dict[str, Any],
+    config: dict[str, Any],
+    options: WriteOptions,
+    subresource: str,
+    atom: Atom,
+    ignored: FieldSet,
+    now: str,
+) -> managed.Applied:
+    """``managed.apply`` with its failures as the real server answers them: a
+    configuration that does not fit the type is a 500, a conflict a 409 with causes."""
+    info = served.info
+    try:
+        return managed.apply(
+            live=live,
+            config=config,
+            empty={"apiVersion": info.api_version, "kind": info.kind},
+            manager=options.field_manager,
+            force=options.force,
+            subresource=subresource,
+            api_version=info.api_version,
+            atom=atom,
+            ignored=ignored,
+            now=now,
+        )
+    except TypedError as error:
+        where = f"{namespace}/{name}" if info.namespaced else f"/{name}"
+        message = f"failed to create typed patch object ({where}; {_gvk(served)}): {error}"
+        raise StatusError(failure(500, "", message)) from None
+    except ApplyConflict as conflict:
+        status = failure(409, "Conflict", conflict.message, {"causes": conflict.causes()})
+        raise StatusError(status) from None

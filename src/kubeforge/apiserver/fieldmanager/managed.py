@@ -18,7 +18,8 @@ The behaviours mirror the real server's field manager (apimachinery
 ``ancient-changes``); an object whose managedFields were cleared is not tracked again
 until its next apply, which first records ``before-first-apply`` as owner of what is
 already there; ``kubectl``'s apply keeps the ``last-applied-configuration`` annotation
-in step and may take over fields from its client-side predecessor without conflicts.
+in step and may take over fields from its client-side predecessor without conflicts
+(``last_applied``). A refused apply is ``conflicts.ApplyConflict``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from kubeforge.apiserver.fieldmanager.conflicts import ApplyConflict
 from kubeforge.apiserver.fieldmanager.entries import (
     STRIP,
     Entry,
@@ -40,10 +42,14 @@ from kubeforge.apiserver.fieldmanager.entries import (
     keep_timestamps,
     without_managed,
 )
-from kubeforge.apiserver.smd.fieldpath import FieldSet, Path, path_string
+from kubeforge.apiserver.fieldmanager.last_applied import (
+    allowed_by_last_applied,
+    has_last_applied,
+    sync_last_applied,
+)
+from kubeforge.apiserver.smd.fieldpath import FieldSet, Path
 from kubeforge.apiserver.smd.schema import Atom
 from kubeforge.apiserver.smd.typed import (
-    TypedError,
     compare,
     merge,
     remove_items,
@@ -52,8 +58,6 @@ from kubeforge.apiserver.smd.typed import (
 from kubeforge.apiserver.smd.value import json_equal
 
 __all__ = [
-    "LAST_APPLIED",
-    "ApplyConflict",
     "Entry",
     "ManagerId",
     "apply",
@@ -63,7 +67,6 @@ __all__ = [
     "update",
 ]
 
-LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _MAX_UPDATE_MANAGERS = 10
 _ANCIENT = "ancient-changes"
 _BEFORE_FIRST_APPLY = "before-first-apply"
@@ -216,42 +219,6 @@ def _stamped(known: bytes, now: str) -> list[dict[str, Any]] | None:
 # --- Apply ----------------------------------------------------------------------------
 
 
-class ApplyConflict(Exception):
-    """Applying would change fields other managers own (HTTP 409 with causes)."""
-
-    def __init__(self, conflicts: list[tuple[ManagerId, Path]]) -> None:
-        self.conflicts = sorted(conflicts, key=lambda c: (c[0].manager, c[0], path_string(c[1])))
-        super().__init__(self.message)
-
-    @property
-    def message(self) -> str:
-        if len(self.conflicts) == 1:
-            identity, path = self.conflicts[0]
-            return (
-                f"Apply failed with 1 conflict: conflict with {identity.describe()}: "
-                f"{path_string(path)}"
-            )
-        lines: list[str] = []
-        seen: list[ManagerId] = []
-        for identity, _ in self.conflicts:
-            if identity not in seen:
-                seen.append(identity)
-        for identity in seen:
-            lines.append(f"conflicts with {identity.describe()}:")
-            lines += [f"- {path_string(p)}" for m, p in self.conflicts if m == identity]
-        return f"Apply failed with {len(self.conflicts)} conflicts: " + "\n".join(lines)
-
-    def causes(self) -> list[dict[str, str]]:
-        return [
-            {
-                "reason": "FieldManagerConflict",
-                "message": f"conflict with {identity.describe()}",
-                "field": path_string(path),
-            }
-            for identity, path in self.conflicts
-        ]
-
-
 @dataclass
 class Applied:
     """The outcome of an apply: the object to store (without managedFields) and its owners."""
@@ -295,7 +262,7 @@ def apply(
     except ApplyConflict as conflict:
         if manager != "kubectl" or force:
             raise
-        allowed = _allowed_by_last_applied(live_obj, atom, api_version)
+        allowed = allowed_by_last_applied(live_obj, atom, api_version)
         remaining = [(m, p) for m, p in conflict.conflicts if not allowed.has(p)]
         if remaining:
             raise ApplyConflict(remaining) from None
@@ -341,8 +308,8 @@ def _apply(
         # the time moves only when the object changes (an unchanged apply is a no-op)
         time = now if is_changed else (last.time if last is not None else None)
         result[identity] = Entry(mine, _version_of(config), time)
-    if identity.manager == "kubectl" and _has_last_applied(live):
-        merged = _sync_last_applied(merged, config)
+    if identity.manager == "kubectl" and has_last_applied(live):
+        merged = sync_last_applied(merged, config)
         is_changed = not json_equal(live, merged)
     return Applied(merged if is_changed else live, encode(result), is_changed)
 
@@ -367,47 +334,3 @@ def _prune(
         return merged
     result: dict[str, Any] = remove_items(merged, removable, atom)
     return result
-
-
-def _has_last_applied(obj: dict[str, Any]) -> bool:
-    annotations = (obj.get("metadata") or {}).get("annotations") or {}
-    return bool(annotations.get(LAST_APPLIED))
-
-
-def _sync_last_applied(merged: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
-    """kubectl's server-side apply refreshes the client-side apply annotation."""
-    meta = dict(config.get("metadata") or {})
-    annotations = {k: v for k, v in (meta.get("annotations") or {}).items() if k != LAST_APPLIED}
-    if annotations:
-        meta["annotations"] = annotations
-    else:
-        meta.pop("annotations", None)
-    text = orjson.dumps({**config, "metadata": meta}, option=orjson.OPT_SORT_KEYS).decode()
-    result = {**merged, "metadata": dict(merged.get("metadata") or {})}
-    result["metadata"]["annotations"] = {
-        **(result["metadata"].get("annotations") or {}),
-        LAST_APPLIED: text,
-    }
-    return result
-
-
-def _allowed_by_last_applied(live: dict[str, Any], atom: Atom, api_version: str) -> FieldSet:
-    """Fields kubectl may take over from its client-side apply: those the annotation
-    still describes exactly as they are."""
-    annotations = (live.get("metadata") or {}).get("annotations") or {}
-    try:
-        last = orjson.loads(annotations.get(LAST_APPLIED) or "null")
-    except orjson.JSONDecodeError:
-        return FieldSet()
-    if not isinstance(last, dict) or last.get("apiVersion") != api_version:
-        return FieldSet()
-    try:
-        fields = to_field_set(last, atom)
-    except TypedError:
-        return FieldSet()
-    differences = compare(last, live, atom)
-    return (
-        fields.difference(differences.modified)
-        .difference(differences.added)
-        .difference(differences.removed)
-    )
