@@ -245,10 +245,6 @@ def _binding_row(obj: dict[str, Any], now: datetime) -> list[Any]:
     ]
 
 
-_ROLE_PRINTER = Printer(
-    (NAME_COLUMN, column("Created At", "date", "When the object was created.")),
-    lambda obj, now: [name_of(obj), dict_at(obj, "metadata").get("creationTimestamp")],
-)
 _BINDING_PRINTER = Printer(
     (
         NAME_COLUMN,
@@ -278,7 +274,6 @@ KINDS = (
         "clusterroles",
         namespaced=False,
         strategy=ClusterRoleStrategy,
-        printer=_ROLE_PRINTER,
     ),
     Kind(
         RBAC_GROUP,
@@ -294,7 +289,6 @@ KINDS = (
         "Role",
         "roles",
         strategy=RoleStrategy,
-        printer=_ROLE_PRINTER,
     ),
 )
 """The rbac.authorization.k8s.io/v1 kinds."""
