@@ -41,6 +41,7 @@ from benchmarks._report import clean_exit_on_sigterm, environment, write_results
 from benchmarks.apiserver._pods import (
     ListBlocking,
     PodCreates,
+    bounded,
     measure_list_blocking,
     measure_pod_creates,
 )
@@ -183,20 +184,6 @@ class _Connection:
         self.writer.close()
 
 
-async def _bounded(count: int, concurrency: int, job: Any) -> None:
-    """Run ``job(i)`` for i in range(count), ``concurrency`` at a time."""
-    next_index = 0
-
-    async def worker() -> None:
-        nonlocal next_index
-        while next_index < count:
-            index = next_index
-            next_index += 1
-            await job(index)
-
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-
-
 async def measure_writes(client: Client, args: argparse.Namespace, report: Report) -> None:
     await client.namespace("bench-writes")
     cpu, own = _server_cpu(client.server), _own_cpu()
@@ -205,7 +192,7 @@ async def measure_writes(client: Client, args: argparse.Namespace, report: Repor
     async def create(index: int) -> None:
         await client.create("bench-writes", f"w-{index:06d}")
 
-    await _bounded(args.objects, args.concurrency, create)
+    await bounded(args.objects, args.concurrency, create)
     elapsed = time.perf_counter() - start
     busy = _server_cpu(client.server) - cpu
     report.writes_per_second = args.objects / elapsed
@@ -327,7 +314,7 @@ async def measure_fan_out(
         sent[index] = time.perf_counter()
         await client.create(namespace, f"ev-{index}")
 
-    await _bounded(count, concurrency, create)
+    await bounded(count, concurrency, create)
     write_seconds = time.perf_counter() - start
     await asyncio.wait_for(asyncio.gather(*tasks), timeout=120)
     busy = _server_cpu(client.server) - cpu
@@ -407,9 +394,7 @@ async def _list_blocking(client: Client, args: argparse.Namespace, nodes: int) -
     return await measure_list_blocking(client, "bench-list", args.list_pods)
 
 
-def _print(report: Report) -> None:
-    before, after = report.load_average
-    print(f"machine: {report.cpus} CPUs, load average {before:.1f} before, {after:.1f} after")
+def _print_writes(report: Report) -> None:
     print(f"writes/s (creates, durable): {report.writes_per_second:,.0f}")
     print(
         f"  server CPU {report.server_cpu_us_per_write:.0f} us per write; busy "
@@ -419,6 +404,13 @@ def _print(report: Report) -> None:
         f"list of {report.list_objects:,}: {report.list_ms:.0f} ms ({report.list_mib:.1f} MiB); "
         f"in pages of 500: {report.list_paged_ms:.0f} ms"
     )
+
+
+def _print(report: Report) -> None:
+    before, after = report.load_average
+    print(f"machine: {report.cpus} CPUs, load average {before:.1f} before, {after:.1f} after")
+    if report.writes_per_second:
+        _print_writes(report)
     if report.pod_creates is not None:
         pods = report.pod_creates
         print(

@@ -45,6 +45,20 @@ class ListBlocking:
     probes_during_list: int
 
 
+async def bounded(count: int, concurrency: int, job: Any) -> None:
+    """Run ``job(i)`` for i in range(count), ``concurrency`` at a time."""
+    next_index = 0
+
+    async def worker() -> None:
+        nonlocal next_index
+        while next_index < count:
+            index = next_index
+            next_index += 1
+            await job(index)
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+
+
 def pod_body(name: str) -> dict[str, Any]:
     """A pod as a Deployment would make it: labels, an owner, resources, a probe."""
     return {
@@ -78,16 +92,11 @@ async def measure_pod_creates(
     await client.namespace(namespace)
     cpu = server_cpu(client.server)
     start = time.perf_counter()
-    next_index = 0
 
-    async def worker() -> None:
-        nonlocal next_index
-        while next_index < count:
-            index = next_index
-            next_index += 1
-            await client.create_raw(namespace, "pods", pod_body(f"p-{index:06d}"))
+    async def create(index: int) -> None:
+        await client.create_raw(namespace, "pods", pod_body(f"p-{index:06d}"))
 
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    await bounded(count, concurrency, create)
     elapsed = time.perf_counter() - start
     busy = server_cpu(client.server) - cpu
     listed = json.loads(
