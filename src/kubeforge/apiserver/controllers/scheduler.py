@@ -45,11 +45,12 @@ _CLAIMS = ("", "persistentvolumeclaims")
 _COMPONENT = "default-scheduler"
 
 
-def live_pods(cluster: Cluster) -> list[dict[str, Any]]:
-    """Pods bound to a node that still hold its resources (not Succeeded or Failed)."""
+def live_pods(cluster: Cluster, pods: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Pods bound to a node that still hold its resources (not Succeeded or Failed);
+    ``pods``: the cluster's pods, when the caller listed them already."""
     return [
         p
-        for p in cluster.list(_PODS)
+        for p in (cluster.list(_PODS) if pods is None else pods)
         if (p.get("spec") or {}).get("nodeName")
         and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
     ]
@@ -81,7 +82,9 @@ class Scheduler(ControllerLoop):
             self._unschedulable(pod, claims)
             return None
         nodes = [n for n in self.cluster.list(_NODES) if not n["metadata"].get("deletionTimestamp")]
-        view = Placement.of(nodes, [*live_pods(self.cluster), *self._nominated(pod)])
+        # One listing of every pod per attempt serves both views (each costs a sort).
+        pods = self.cluster.list(_PODS)
+        view = Placement.of(nodes, [*live_pods(self.cluster, pods), *self._nominated(pod, pods)])
         verdicts = {n["metadata"]["name"]: filter_node(pod, n, view) for n in nodes}
         feasible = [n for n in nodes if verdicts[n["metadata"]["name"]].fits]
         if feasible:
@@ -92,15 +95,18 @@ class Scheduler(ControllerLoop):
             self._preempt_or_wait(pod, nodes, view.placed, verdicts)
         return None
 
-    def _nominated(self, pod: dict[str, Any]) -> list[dict[str, Any]]:
+    def _nominated(self, pod: dict[str, Any], pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Waiting pods nominated to a node with at least this pod's priority, as if placed
         there: the room preemption made for them is theirs (``addNominatedPods``)."""
         uid = pod["metadata"].get("uid")
+        own_priority = priority(pod)
         out = []
-        for other in self.cluster.list(_PODS):
+        for other in pods:
             node = (other.get("status") or {}).get("nominatedNodeName")
+            if not node:
+                continue
             mine = other["metadata"].get("uid") == uid
-            if node and _waiting(other) and not mine and priority(other) >= priority(pod):
+            if _waiting(other) and not mine and priority(other) >= own_priority:
                 out.append({**other, "spec": {**other["spec"], "nodeName": node}})
         return out
 
