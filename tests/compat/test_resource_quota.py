@@ -168,3 +168,17 @@ def test_kubectl_create_quota_with_a_scope_that_does_not_fit(kubectl: Kubectl) -
         'error: failed to create quota: ResourceQuota "bad" is invalid: spec.scopes: Invalid '
         'value: []core.ResourceQuotaScope{"BestEffort"}: unsupported scope applied to resource'
     )
+
+
+def test_pods_get_the_qos_class_quota_scopes_go_by(kubectl: Kubectl) -> None:
+    capped = json.loads(_pod("capped"))
+    capped["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "1", "memory": "64Mi"}}
+    kubectl.run("create", "-f", "-", stdin=json.dumps(capped))
+    kubectl.run("create", "-f", "-", stdin=_pod("asking", {"cpu": "100m"}))
+    kubectl.run("create", "-f", "-", stdin=_pod("bare"))
+    classes = {
+        pod["metadata"]["name"]: pod["status"]["qosClass"] for pod in kubectl.json("pods")["items"]
+    }
+    assert classes == {"asking": "Burstable", "bare": "BestEffort", "capped": "Guaranteed"}
+    requests = kubectl.json("pod", "capped")["spec"]["containers"][0]["resources"]["requests"]
+    assert requests == {"cpu": "1", "memory": "64Mi"}  # defaulted from the limits

@@ -21,6 +21,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from kubeforge.apiserver.builtin.core.qos import pod_qos_class
 from kubeforge.apiserver.quota.quantity import ONE, ResourceList, add, parse_list
 
 __all__ = [
@@ -168,16 +169,6 @@ def missing_resources(required: list[str], pod: dict[str, Any]) -> str | None:
     return "must specify " + "; ".join(parts)
 
 
-def _best_effort(spec: dict[str, Any]) -> bool:
-    """``qos.GetPodQOS(pod) == BestEffort``: no container asks for or caps cpu or memory."""
-    for container in _containers(spec, "containers") + _containers(spec, "initContainers"):
-        for field in ("requests", "limits"):
-            stated = _resources(container, field)
-            if any(stated[n].value > 0 for n in ("cpu", "memory") if n in stated):
-                return False
-    return True
-
-
 def _cross_namespace(spec: dict[str, Any]) -> bool:
     affinity = spec.get("affinity") or {}
     for kind in ("podAffinity", "podAntiAffinity"):
@@ -213,7 +204,7 @@ def pod_matches_scope(selector: dict[str, Any], pod: dict[str, Any]) -> bool:
     if scope in ("Terminating", "NotTerminating"):
         return terminating == (scope == "Terminating")
     if scope in ("BestEffort", "NotBestEffort"):
-        return _best_effort(spec) == (scope == "BestEffort")
+        return (pod_qos_class(spec) == "BestEffort") == (scope == "BestEffort")
     if scope == "PriorityClass":
         name = str(spec.get("priorityClassName") or "")
         if selector.get("operator") == "Exists":

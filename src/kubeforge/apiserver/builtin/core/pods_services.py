@@ -12,6 +12,7 @@ import ipaddress
 from collections.abc import Callable
 from typing import Any
 
+from kubeforge.apiserver.builtin.core.qos import pod_qos_class
 from kubeforge.apiserver.builtin.podspec import validate_pod_spec
 from kubeforge.apiserver.builtin.podspec.env import default_env
 from kubeforge.apiserver.builtin.podspec.ephemeral import ephemeral_containers, ephemeral_update
@@ -128,6 +129,7 @@ class PodStrategy(Strategy):
         # priority and preemptionPolicy are the Priority admission plugin's to set.
         _default_pod_spec(spec)
         _requests_from_limits(spec)
+        obj["status"]["qosClass"] = pod_qos_class(spec)
         drop_disabled(spec, None)
         merge_label_keys(obj)
 
