@@ -223,3 +223,21 @@ async def test_the_flags_switch_the_plugin_and_the_controller(
 
     controller_off = kube_apiserver_factory(controllers="*,-resourcequota")
     await _server_api(controller_off, never_counted_limits_nothing)
+
+
+async def test_a_pod_held_past_its_grace_period_is_no_longer_charged(
+    api: Api, namespace: str
+) -> None:
+    pods = f"/api/v1/namespaces/{namespace}/pods"
+    quota_path = f"/api/v1/namespaces/{namespace}/resourcequotas/q"
+    await _counted(api, namespace, "q", pods="1", **{"count/pods": "5"})
+    held = pod("held")
+    held["metadata"]["finalizers"] = ["example.com/hold"]
+    held["spec"]["nodeSelector"] = {"kubeforge.dev/no-such-node": "x"}  # never scheduled
+    assert (await api.post(pods, held)).status == 201
+    assert (await api.delete(f"{pods}/held")).status == 200
+    # Still stored (the finalizer holds it), so still counted, but no longer a running pod.
+    await until(api, quota_path, lambda q: _used(q) == {"count/pods": "1", "pods": "0"})
+    assert (await api.post(pods, pod("next"))).status == 201
+    release = {"metadata": {"finalizers": None}}
+    await api.patch(f"{pods}/held", release, "application/merge-patch+json")

@@ -3,9 +3,10 @@ each ResourceQuota's ``status.hard`` equal to its ``spec.hard`` and its ``status
 equal to what its namespace holds, which ``kubectl describe quota`` and the
 ``ResourceQuota`` admission plugin read.
 
-A quota is recalculated when it is created or its spec changes, and when an object it
-could count is created, deleted or changed in a way that changes its cost (a pod that
-finishes stops being charged); the status is written only when it differs.
+A quota is recalculated when it is created or its spec changes, when an object it could
+count is created, deleted or changed in a way that changes its cost (a pod that finishes
+stops being charged), and when a terminating pod passes its grace period (one stuck on a
+lost node stops being charged); the status is written only when it differs.
 
 Entry point: ``ResourceQuotaController(cluster)`` with ``start()``/``stop()``.
 """
@@ -18,6 +19,7 @@ from typing import Any
 from kubeforge.apiserver.controllers.cluster import copy
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.quota.evaluators import evaluator_for, evaluators_for
+from kubeforge.apiserver.quota.pods import release_time
 from kubeforge.apiserver.quota.quantity import equals
 from kubeforge.apiserver.quota.usage import quota_status
 from kubeforge.apiserver.storage.sqlite import Event
@@ -26,6 +28,7 @@ __all__ = ["RESOURCE_QUOTA_CONTROLLER", "ResourceQuotaController"]
 
 RESOURCE_QUOTA_CONTROLLER = "resourcequota-controller"
 _QUOTAS = ("", "resourcequotas")
+_PAST = 0.5  # seconds after a grace period ends to look again: the pod is then past it
 
 
 class ResourceQuotaController(ControllerLoop):
@@ -53,6 +56,8 @@ class ResourceQuotaController(ControllerLoop):
             return False
         if event.type != "MODIFIED" or event.previous is None:
             return True
+        if release_time(event.object) != release_time(event.previous):
+            return True  # its deletion started: it stops costing at the end of the grace
         now = 0.0  # a cost that changes with time alone is left to the next recalculation
         return not equals(evaluator.usage(event.object, now), evaluator.usage(event.previous, now))
 
@@ -79,7 +84,21 @@ class ResourceQuotaController(ControllerLoop):
             body = copy(quota)
             body["status"] = status
             self.cluster.update_status(_QUOTAS, body)
-        return None
+        return self._next_release(key[0], hard)
+
+    def _next_release(self, namespace: str, hard: Iterable[str]) -> float | None:
+        """Seconds until a terminating pod passes its grace period and stops being charged
+        (no event says so; kube-controller-manager's periodic resync catches it)."""
+        pods = evaluator_for("", "pods")
+        if pods is None or not pods.matching_resources(hard):
+            return None
+        now = self.cluster.wall_time()
+        pending = [
+            when - now
+            for pod in self.cluster.list(("", "pods"), namespace)
+            if (when := release_time(pod)) is not None and when >= now
+        ]
+        return min(pending) + _PAST if pending else None
 
 
 def _status_only(event: Event) -> bool:

@@ -9,7 +9,7 @@ containers) or the largest need of an init container, whichever is larger, plus
 ``spec.overhead``; its limits likewise, the overhead added to limits that are set.
 
 Entry points: ``pod_usage(pod, now)``, ``pod_matches_scope(selector, pod)``,
-``missing_resources(required, pod)``, ``POD_RESOURCES``.
+``missing_resources(required, pod)``, ``release_time(pod)``, ``POD_RESOURCES``.
 
 >>> pod = {"spec": {"containers": [{"name": "a", "resources": {"requests": {"cpu": "250m"}}}]}}
 >>> sorted(str(q) for q in pod_usage(pod, 0.0).values())
@@ -31,6 +31,7 @@ __all__ = [
     "missing_resources",
     "pod_matches_scope",
     "pod_usage",
+    "release_time",
 ]
 
 POD_RESOURCES = frozenset(
@@ -132,16 +133,25 @@ def _timestamp(text: Any) -> float | None:
         return None
 
 
-def _charged(pod: dict[str, Any], now: float) -> bool:
-    """``QuotaV1Pod``: not terminal, and not stuck past its deletion grace period."""
-    if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
-        return False
+def release_time(pod: dict[str, Any]) -> float | None:
+    """When a terminating pod stops being charged: the end of its deletion grace period
+    (None for a pod not being deleted)."""
     meta = pod.get("metadata") or {}
     deleted, grace = (
         _timestamp(meta.get("deletionTimestamp")),
         meta.get("deletionGracePeriodSeconds"),
     )
-    return deleted is None or not isinstance(grace, int) or now <= deleted + grace
+    if deleted is None or not isinstance(grace, int):
+        return None
+    return deleted + grace
+
+
+def _charged(pod: dict[str, Any], now: float) -> bool:
+    """``QuotaV1Pod``: not terminal, and not stuck past its deletion grace period."""
+    if (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+        return False
+    released = release_time(pod)
+    return released is None or now <= released
 
 
 def pod_usage(pod: dict[str, Any], now: float) -> ResourceList:
