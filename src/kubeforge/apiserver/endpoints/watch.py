@@ -59,27 +59,9 @@ async def stream_watch(
     hub.attach(storage)
     encode = hub.encoder(watch)
 
-    # --- snapshot + subscribe in one synchronous step --------------------------------------
-    initial: list[bytes] = []
-    expired: ExpiredError | None = None
+    # Snapshot and subscribe in one synchronous step: no change can fall between them.
+    initial, start_revision, expired = _initial_lines(storage, watch, encode)
     rv = watch.resource_version
-    start_revision = storage.revision
-    if rv in ("", "0") or (watch.send_initial_events and rv):
-        for obj in storage.objects(watch.resource):
-            if watch.matches(obj):
-                initial.append(encode("ADDED", obj))
-        if rv not in ("", "0"):
-            start_revision = max(start_revision, int(rv))
-    else:
-        try:
-            for event in storage.events_after(int(rv)):
-                if event.resource != watch.resource:
-                    continue  # the history holds every resource's events
-                type_ = transition(event, watch.matches)
-                if type_ is not None:
-                    initial.append(encode(type_, event.object))
-        except ExpiredError as error:
-            expired = error
     member: Member | None = None
     leave: Callable[[], None] = lambda: None  # noqa: E731
     if expired is None:
@@ -114,6 +96,35 @@ async def stream_watch(
             member.sink = member.abort = None
         leave()
     return response
+
+
+def _initial_lines(
+    storage: Storage, watch: WatchRequest, encode: Callable[[str, dict[str, Any]], bytes]
+) -> tuple[list[bytes], int, ExpiredError | None]:
+    """What the stream starts with: ``(lines, revision they reach, expired)``. Synthetic
+    ADDED lines for every matching object (``resourceVersion`` unset, ``"0"``, or with
+    ``sendInitialEvents``), else every change after the resourceVersion from the kept
+    history (``expired`` once it left the history)."""
+    initial: list[bytes] = []
+    rv = watch.resource_version
+    start_revision = storage.revision
+    if rv in ("", "0") or (watch.send_initial_events and rv):
+        for obj in storage.objects(watch.resource):
+            if watch.matches(obj):
+                initial.append(encode("ADDED", obj))
+        if rv not in ("", "0"):
+            start_revision = max(start_revision, int(rv))
+        return initial, start_revision, None
+    try:
+        for event in storage.events_after(int(rv)):
+            if event.resource != watch.resource:
+                continue  # the history holds every resource's events
+            type_ = transition(event, watch.matches)
+            if type_ is not None:
+                initial.append(encode(type_, event.object))
+    except ExpiredError as error:
+        return initial, start_revision, error
+    return initial, start_revision, None
 
 
 def _sink(request: web.Request) -> Callable[[bytes], bool]:
