@@ -34,36 +34,34 @@ __all__ = ["heartbeat_options", "plane_options"]
 
 _DEFAULTS = HeartbeatTiming()
 
-_OPTIONS = (
-    click.option(
+_FLAGS = (
+    # flag, HeartbeatTiming field, help
+    (
         "--node-heartbeat-interval",
-        type=Duration(),
-        default=f"{_DEFAULTS.lease_renew_interval:g}s",
-        show_default=True,
-        help="How often each simulated kubelet renews its Lease in kube-node-lease.",
+        "lease_renew_interval",
+        "How often each simulated kubelet renews its Lease in kube-node-lease.",
     ),
-    click.option(
+    (
         "--node-status-report-frequency",
-        type=Duration(),
-        default="5m0s",
-        show_default=True,
-        help="How often a simulated kubelet posts an unchanged node status (lastHeartbeatTime).",
+        "status_report_frequency",
+        "How often a simulated kubelet posts an unchanged node status (lastHeartbeatTime).",
     ),
-    click.option(
+    (
         "--node-monitor-grace-period",
-        type=Duration(),
-        default=f"{_DEFAULTS.monitor_grace_period:g}s",
-        show_default=True,
-        help="How long a node may go without a heartbeat before it is marked Unknown.",
+        "monitor_grace_period",
+        "How long a node may go without a heartbeat before it is marked Unknown.",
     ),
-    click.option(
+    (
         "--node-startup-grace-period",
-        type=Duration(),
-        default=f"{_DEFAULTS.startup_grace_period:g}s",
-        show_default=True,
-        help="How long a node that never posted Ready may go before it is marked Unknown.",
+        "startup_grace_period",
+        "How long a node that never posted Ready may go before it is marked Unknown.",
     ),
 )
+
+
+def _go_duration(seconds: float) -> str:
+    minutes, rest = divmod(seconds, 60)
+    return f"{int(minutes)}m{rest:g}s" if minutes else f"{rest:g}s"
 
 
 def heartbeat_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -71,15 +69,12 @@ def heartbeat_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(command)
     def with_heartbeats(**kwargs: Any) -> Any:
-        timing = HeartbeatTiming(
-            lease_renew_interval=kwargs.pop("node_heartbeat_interval"),
-            status_report_frequency=kwargs.pop("node_status_report_frequency"),
-            monitor_grace_period=kwargs.pop("node_monitor_grace_period"),
-            startup_grace_period=kwargs.pop("node_startup_grace_period"),
-        )
-        return command(heartbeats=timing, **kwargs)
+        values = {field: kwargs.pop(flag[2:].replace("-", "_")) for flag, field, _ in _FLAGS}
+        return command(heartbeats=HeartbeatTiming(**values), **kwargs)
 
-    for option in reversed(_OPTIONS):
+    for flag, field, text in reversed(_FLAGS):
+        default = _go_duration(getattr(_DEFAULTS, field))
+        option = click.option(flag, type=Duration(), default=default, show_default=True, help=text)
         with_heartbeats = option(with_heartbeats)
     return with_heartbeats
 
