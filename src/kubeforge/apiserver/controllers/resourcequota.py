@@ -28,11 +28,21 @@ __all__ = ["RESOURCE_QUOTA_CONTROLLER", "ResourceQuotaController"]
 
 RESOURCE_QUOTA_CONTROLLER = "resourcequota-controller"
 _QUOTAS = ("", "resourcequotas")
+_RECOUNT_AFTER = 0.2
+"""Seconds a recount waits for more writes. Admission has charged every create already
+(kube-controller-manager does not recount on creates at all, only on its 5-minute
+resync), so the wait shows only where admission did not run or a write failed."""
 _PAST = 0.5  # seconds after a grace period ends to look again: the pod is then past it
 
 
 class ResourceQuotaController(ControllerLoop):
     resource = _QUOTAS
+
+    def _on_event(self, event: Event) -> None:
+        # A recount lists the namespace: one per burst of writes, not one per write.
+        delay = 0.0 if event.resource == _QUOTAS else _RECOUNT_AFTER
+        for key in self.keys_for(event):
+            self.enqueue(key, delay)
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         storage = self._engine.storage
