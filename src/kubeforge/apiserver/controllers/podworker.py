@@ -11,7 +11,9 @@ readiness and startup as its probes say; a liveness probe the behaviour makes fa
 restarted``); an exit follows ``restartPolicy``. A restarted container has its
 ``restartCount`` raised and its ``lastState.terminated``; its first restart is
 immediate, later ones wait in ``CrashLoopBackOff``. Once no app container will run
-again the pod is ``Succeeded`` or ``Failed`` and its sidecars are stopped.
+again the pod is ``Succeeded`` or ``Failed`` and its sidecars are stopped. An init
+container the behaviour fails (``init_exit_code``) is restarted the same way, or, with
+``restartPolicy: Never``, fails the pod.
 
 Entry point: ``PodWorker(host, pod, behaviour).step(pod, now)``, called by ``Kubelets``.
 """
@@ -103,6 +105,7 @@ class PodWorker:
             run.last = dict(before.get("lastState") or {})
             run.started_at = str((run.state.get("running") or {}).get("startedAt") or "")
             run.since = now
+            run.never_ready = run.kind == "app" and self.behaviour.never_ready
         self.stage, self.batch = "running", len(self.batches) - 1
 
     def stop_events(self, pod: dict[str, Any]) -> None:
