@@ -17,7 +17,8 @@ import dataclasses
 import re
 from typing import Any, ClassVar
 
-from kubeforge.apiserver.builtin.core.pods_services import PodStrategy, default_container
+from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
+from kubeforge.apiserver.builtin.podspec.defaults import default_pod_spec
 from kubeforge.apiserver.builtin.podspec.prepare import drop_disabled
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import selector_matches, validate_selector
@@ -45,15 +46,7 @@ def default_pod_template(template: Any) -> None:
     spec = template.get("spec")
     if not isinstance(spec, dict):
         return
-    spec.setdefault("restartPolicy", "Always")
-    spec.setdefault("terminationGracePeriodSeconds", 30)
-    spec.setdefault("dnsPolicy", "ClusterFirst")
-    spec.setdefault("securityContext", {})
-    spec.setdefault("schedulerName", "default-scheduler")
-    for key in ("containers", "initContainers"):
-        for container in spec.get(key) or []:
-            if isinstance(container, dict):
-                default_container(container)
+    default_pod_spec(spec)
     drop_disabled(spec, None)  # DropDisabledTemplateFields: 1.32's gated-off fields
 
 

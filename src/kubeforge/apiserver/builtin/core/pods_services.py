@@ -14,7 +14,7 @@ from typing import Any
 
 from kubeforge.apiserver.builtin.core.qos import pod_qos_class
 from kubeforge.apiserver.builtin.podspec import validate_pod_spec
-from kubeforge.apiserver.builtin.podspec.env import default_env
+from kubeforge.apiserver.builtin.podspec.defaults import default_pod_spec
 from kubeforge.apiserver.builtin.podspec.ephemeral import ephemeral_containers, ephemeral_update
 from kubeforge.apiserver.builtin.podspec.podonly import pod_create_only, pod_only, template_only
 from kubeforge.apiserver.builtin.podspec.prepare import (
@@ -22,7 +22,6 @@ from kubeforge.apiserver.builtin.podspec.prepare import (
     drop_disabled,
     merge_label_keys,
 )
-from kubeforge.apiserver.builtin.podspec.probes import PROBE_DEFAULTS
 from kubeforge.apiserver.builtin.podspec.update import pod_spec_update
 from kubeforge.apiserver.builtin.podspec.volumes import pod_volumes
 from kubeforge.apiserver.failures import FieldError
@@ -30,7 +29,7 @@ from kubeforge.apiserver.meta.validation import dns1035_label
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy, nested_str
 
-__all__ = ["PodStrategy", "ServiceStrategy", "default_container"]
+__all__ = ["PodStrategy", "ServiceStrategy"]
 
 _POD_FIELDS = (
     "spec.nodeName",
@@ -45,49 +44,11 @@ _POD_FIELDS = (
 )
 
 
-def default_container(container: dict[str, Any]) -> None:
-    """Defaults of one container (pods and pod templates alike)."""
-    image = str(container.get("image") or "")
-    tag = image.rsplit("/", 1)[-1]
-    if "imagePullPolicy" not in container:
-        latest = "@" not in tag and (":" not in tag or tag.endswith(":latest"))
-        container["imagePullPolicy"] = "Always" if latest else "IfNotPresent"
-    container.setdefault("terminationMessagePath", "/dev/termination-log")
-    container.setdefault("terminationMessagePolicy", "File")
-    container.setdefault("resources", {})
-    default_env(container)
-    for port in container.get("ports") or []:
-        if isinstance(port, dict):
-            port.setdefault("protocol", "TCP")
-    for key in ("livenessProbe", "readinessProbe", "startupProbe"):
-        probe = container.get(key)
-        if isinstance(probe, dict):
-            _default_probe(probe)
-
-
-def _default_probe(probe: dict[str, Any]) -> None:
-    """``SetDefaults_Probe`` and ``SetDefaults_HTTPGetAction``."""
-    for counter, value in PROBE_DEFAULTS.items():
-        probe.setdefault(counter, value)
-    http = probe.get("httpGet")
-    if isinstance(http, dict):
-        http.setdefault("path", "/")
-        http.setdefault("scheme", "HTTP")
-
-
 def _default_pod_spec(spec: dict[str, Any]) -> None:
-    """``SetDefaults_PodSpec`` and the containers' defaults."""
-    spec.setdefault("restartPolicy", "Always")
-    spec.setdefault("terminationGracePeriodSeconds", 30)
-    spec.setdefault("dnsPolicy", "ClusterFirst")
-    spec.setdefault("securityContext", {})
-    spec.setdefault("schedulerName", "default-scheduler")
+    """``SetDefaults_PodSpec`` and the pod-only part of ``SetDefaults_Pod``."""
+    default_pod_spec(spec)
     spec.setdefault("enableServiceLinks", True)
     default_host_ports(spec)
-    for key in ("containers", "initContainers"):
-        for container in spec.get(key) or []:
-            if isinstance(container, dict):
-                default_container(container)
 
 
 def _requests_from_limits(spec: dict[str, Any]) -> None:

@@ -12,9 +12,9 @@ from typing import Any
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.core.names import dns1123_label
 
-__all__ = ["pod_volumes"]
+__all__ = ["VOLUME_SOURCES", "pod_volumes"]
 
-_SOURCES = (
+VOLUME_SOURCES = (
     "hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret",
     "nfs", "iscsi", "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder",
     "cephfs", "flocker", "downwardAPI", "fc", "azureFile", "configMap", "vsphereVolume",
@@ -34,7 +34,7 @@ _REQUIRED_NAME = {
 def _source(volume: dict[str, Any], path: str) -> list[FieldError]:
     errors: list[FieldError] = []
     found = 0
-    for kind in _SOURCES:
+    for kind in VOLUME_SOURCES:
         source = volume.get(kind)
         if source is None:
             continue
