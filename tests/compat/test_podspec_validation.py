@@ -83,12 +83,14 @@ def test_ports_and_probes_are_checked_field_by_field(kubectl: Kubectl) -> None:
 def test_names_env_and_policies(kubectl: Kubectl) -> None:
     pod = _pod("names", env=[{"name": "A=B", "value": "x"}])
     pod["spec"]["containers"].append({"name": "app", "image": "busybox"})
-    pod["spec"]["volumes"] = [{"name": "Bad_Name", "emptyDir": {}}, {"name": "empty"}]
+    # A volume naming no source is an emptyDir (SetDefaults_Volume); two sources are refused.
+    two = {"name": "two", "hostPath": {"path": "/srv"}, "emptyDir": {}}
+    pod["spec"]["volumes"] = [{"name": "Bad_Name", "emptyDir": {}}, two, {"name": "empty"}]
     pod["spec"]["dnsPolicy"] = "Cluster"
     error = _create_fails(kubectl, pod)
     for expected in (
         'spec.volumes[0].name: Invalid value: "Bad_Name": a lowercase RFC 1123 label',
-        "spec.volumes[1]: Required value: must specify a volume type",
+        "spec.volumes[1].emptyDir: Forbidden: may not specify more than 1 volume type",
         'spec.containers[0].env[0].name: Invalid value: "A=B": a valid environment variable '
         "name must consist only of printable ASCII characters other than '='",
         'spec.containers[1].name: Duplicate value: "app"',
@@ -96,6 +98,7 @@ def test_names_env_and_policies(kubectl: Kubectl) -> None:
         '"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"',
     ):
         assert expected in error
+    assert "spec.volumes[2]" not in error
 
 
 def test_the_official_client_gets_the_causes_of_a_refused_pod_template(
