@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubeforge.apiserver.builtin.core.qos import pod_qos_class
 from kubeforge.apiserver.controllers import podstatus
 from kubeforge.apiserver.controllers.behaviour import behaviour_of
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
@@ -154,5 +155,5 @@ class Kubelets(ControllerLoop):
         status["containerStatuses"] = [
             podstatus.container_status(current, r) for r in runs if r.kind == "app"
         ]
-        status["qosClass"] = status.get("qosClass") or podstatus.qos_class(current)
+        status["qosClass"] = status.get("qosClass") or pod_qos_class(current.get("spec") or {})
         self.cluster.update_status(_PODS, body)

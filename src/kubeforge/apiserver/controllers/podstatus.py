@@ -9,7 +9,7 @@ first, then app containers, in spec order), ``ReadinessGatesNotReady``, or
 does.
 
 Entry points: ``conditions(pod, now, phase, runs, sandbox=...)``,
-``container_status(pod, run)``, ``image_ref(image)``, ``qos_class(pod)``.
+``container_status(pod, run)``, ``image_ref(image)``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ __all__ = [
     "container_status",
     "exit_state",
     "image_ref",
-    "qos_class",
 ]
 
 
@@ -160,19 +159,3 @@ def _readiness_gates(pod: dict[str, Any]) -> _Said | None:
                 f'the status of pod readiness gate "{kind}" is not "True", but {present[kind]}'
             )
     return ("False", "ReadinessGatesNotReady", ", ".join(problems)) if problems else None
-
-
-def qos_class(pod: dict[str, Any]) -> str:
-    """``Guaranteed`` (every container's cpu and memory limited, requests equal to limits),
-    ``BestEffort`` (nothing asked) or ``Burstable``, as ``v1qos.GetPodQOS`` classifies."""
-    containers = [c for c in (pod.get("spec") or {}).get("containers") or [] if isinstance(c, dict)]
-    resources = [c.get("resources") or {} for c in containers]
-    if not any(r.get("requests") or r.get("limits") for r in resources):
-        return "BestEffort"
-    for r in resources:
-        limits, requests = r.get("limits") or {}, r.get("requests") or {}
-        if not all(k in limits for k in ("cpu", "memory")):
-            return "Burstable"
-        if any(requests.get(k, limits[k]) != limits[k] for k in ("cpu", "memory")):
-            return "Burstable"
-    return "Guaranteed"
