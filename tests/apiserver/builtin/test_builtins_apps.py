@@ -265,3 +265,30 @@ async def test_apps_resources_are_discoverable_with_short_names_and_scale(api: A
     assert resources["deployments/scale"]["group"] == "autoscaling"
     assert "daemonsets/scale" not in resources
     assert resources["statefulsets"]["shortNames"] == ["sts"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "plural", "strategy"),
+    [
+        ("Deployment", "deployments", "strategy"),
+        ("DaemonSet", "daemonsets", "updateStrategy"),
+    ],
+)
+async def test_a_rolling_update_may_not_have_both_bounds_zero(
+    api: Api, namespace: str, kind: str, plural: str, strategy: str
+) -> None:
+    # ValidateRollingUpdateDeployment / ValidateRollingUpdateDaemonSet, 1.32.
+    rolling = {"maxUnavailable": 0, "maxSurge": "0%"}
+    body = workload(
+        kind, "stuck", **{strategy: {"type": "RollingUpdate", "rollingUpdate": rolling}}
+    )
+    reply = await api.post(path(namespace, plural), body)
+    assert reply.status == 422, reply.body
+    field = f"spec.{strategy}.rollingUpdate.maxUnavailable"
+    assert reply.body["details"]["causes"] == [
+        {
+            "reason": "FieldValueInvalid",
+            "message": "Invalid value: 0: may not be 0 when `maxSurge` is 0",
+            "field": field,
+        }
+    ]

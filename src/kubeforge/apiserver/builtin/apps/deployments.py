@@ -11,8 +11,7 @@ from kubeforge.apiserver.builtin.apps.workload import (
     SCALE,
     WorkloadStrategy,
     int_field,
-    int_or_percent,
-    is_zero,
+    rolling_update_errors,
 )
 from kubeforge.apiserver.failures import FieldError
 
@@ -52,19 +51,7 @@ class DeploymentStrategy(WorkloadStrategy):
                 )
         elif kind == "RollingUpdate":
             rolling = strategy.get("rollingUpdate") or {}
-            unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
-            path = "spec.strategy.rollingUpdate"
-            errors += int_or_percent(unavailable, f"{path}.maxUnavailable")
-            errors += int_or_percent(surge, f"{path}.maxSurge")
-            if is_zero(unavailable) and is_zero(surge):
-                errors.append(
-                    FieldError(
-                        "Invalid",
-                        f"{path}.maxUnavailable",
-                        "may not be 0 when `maxSurge` is 0",
-                        unavailable,
-                    )
-                )
+            errors += rolling_update_errors(rolling, "spec.strategy.rollingUpdate")
         else:
             errors.append(
                 FieldError.not_supported("spec.strategy.type", kind, ("Recreate", "RollingUpdate"))

@@ -10,8 +10,7 @@ from typing import Any, ClassVar
 from kubeforge.apiserver.builtin.apps.workload import (
     SCALE,
     WorkloadStrategy,
-    int_or_percent,
-    is_zero,
+    rolling_update_errors,
 )
 from kubeforge.apiserver.failures import FieldError
 
@@ -137,20 +136,7 @@ class DaemonSetStrategy(WorkloadStrategy):
         if kind != "RollingUpdate":
             return []
         rolling = update.get("rollingUpdate") or {}
-        path = "spec.updateStrategy.rollingUpdate"
-        unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
-        errors = int_or_percent(unavailable, f"{path}.maxUnavailable")
-        errors += int_or_percent(surge, f"{path}.maxSurge")
-        if is_zero(unavailable) and is_zero(surge):
-            errors.append(
-                FieldError(
-                    "Invalid",
-                    f"{path}.maxUnavailable",
-                    "may not be 0 when `maxSurge` is 0",
-                    unavailable,
-                )
-            )
-        return errors
+        return rolling_update_errors(rolling, "spec.updateStrategy.rollingUpdate")
 
 
 def _rolling_update(obj: dict[str, Any] | None) -> dict[str, Any]:

@@ -33,6 +33,7 @@ __all__ = [
     "int_field",
     "int_or_percent",
     "is_zero",
+    "rolling_update_errors",
 ]
 
 _PERCENT = re.compile(r"[0-9]+%")
@@ -58,6 +59,18 @@ def int_field(value: Any, field: str, *, minimum: int = 0) -> list[FieldError]:
     if value < minimum:
         return [FieldError("Invalid", field, f"must be greater than or equal to {minimum}", value)]
     return []
+
+
+def rolling_update_errors(rolling: dict[str, Any], path: str) -> list[FieldError]:
+    """``maxUnavailable``/``maxSurge`` of a rolling update (Deployments and DaemonSets):
+    each an integer or a percentage, and not both zero."""
+    unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
+    errors = int_or_percent(unavailable, f"{path}.maxUnavailable")
+    errors += int_or_percent(surge, f"{path}.maxSurge")
+    if is_zero(unavailable) and is_zero(surge):
+        message = "may not be 0 when `maxSurge` is 0"
+        errors.append(FieldError("Invalid", f"{path}.maxUnavailable", message, unavailable))
+    return errors
 
 
 def int_or_percent(value: Any, field: str) -> list[FieldError]:
