@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from kubeforge.apiserver.builtin.apps.workload import (
     SCALE,
     WorkloadStrategy,
+    default_rolling_update,
     int_field,
     rolling_update_errors,
 )
@@ -23,16 +24,7 @@ class DeploymentStrategy(WorkloadStrategy):
 
     def default_spec(self, spec: dict[str, Any]) -> None:
         spec.setdefault("replicas", 1)
-        strategy = spec.get("strategy")
-        if not isinstance(strategy, dict):
-            strategy = spec["strategy"] = {}
-        strategy.setdefault("type", "RollingUpdate")
-        if strategy["type"] == "RollingUpdate":
-            rolling = strategy.get("rollingUpdate")
-            if not isinstance(rolling, dict):
-                rolling = strategy["rollingUpdate"] = {}
-            rolling.setdefault("maxUnavailable", "25%")
-            rolling.setdefault("maxSurge", "25%")
+        default_rolling_update(spec, "strategy", {"maxUnavailable": "25%", "maxSurge": "25%"})
         spec.setdefault("revisionHistoryLimit", 10)
         spec.setdefault("progressDeadlineSeconds", 600)
 

@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from kubeforge.apiserver.builtin.apps.workload import (
     SCALE,
     WorkloadStrategy,
+    default_rolling_update,
     rolling_update_errors,
 )
 from kubeforge.apiserver.failures import FieldError
@@ -41,15 +42,7 @@ class StatefulSetStrategy(WorkloadStrategy):
 
     def default_spec(self, spec: dict[str, Any]) -> None:
         spec.setdefault("podManagementPolicy", "OrderedReady")
-        update = spec.get("updateStrategy")
-        if not isinstance(update, dict):
-            update = spec["updateStrategy"] = {}
-        update.setdefault("type", "RollingUpdate")
-        if update["type"] == "RollingUpdate":
-            rolling = update.get("rollingUpdate")
-            if not isinstance(rolling, dict):
-                rolling = update["rollingUpdate"] = {}
-            rolling.setdefault("partition", 0)
+        default_rolling_update(spec, "updateStrategy", {"partition": 0})
         policy = spec.get("persistentVolumeClaimRetentionPolicy")
         if not isinstance(policy, dict):
             policy = spec["persistentVolumeClaimRetentionPolicy"] = {}
@@ -112,16 +105,7 @@ class DaemonSetStrategy(WorkloadStrategy):
     }
 
     def default_spec(self, spec: dict[str, Any]) -> None:
-        update = spec.get("updateStrategy")
-        if not isinstance(update, dict):
-            update = spec["updateStrategy"] = {}
-        update.setdefault("type", "RollingUpdate")
-        if update["type"] == "RollingUpdate":
-            rolling = update.get("rollingUpdate")
-            if not isinstance(rolling, dict):
-                rolling = update["rollingUpdate"] = {}
-            rolling.setdefault("maxUnavailable", 1)
-            rolling.setdefault("maxSurge", 0)
+        default_rolling_update(spec, "updateStrategy", {"maxUnavailable": 1, "maxSurge": 0})
         spec.setdefault("revisionHistoryLimit", 10)
 
     def validate_spec(self, spec: dict[str, Any]) -> list[FieldError]:

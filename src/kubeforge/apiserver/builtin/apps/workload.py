@@ -30,6 +30,7 @@ __all__ = [
     "SCALE",
     "WorkloadStrategy",
     "default_pod_template",
+    "default_rolling_update",
     "int_field",
     "int_or_percent",
     "is_zero",
@@ -59,6 +60,21 @@ def int_field(value: Any, field: str, *, minimum: int = 0) -> list[FieldError]:
     if value < minimum:
         return [FieldError("Invalid", field, f"must be greater than or equal to {minimum}", value)]
     return []
+
+
+def default_rolling_update(spec: dict[str, Any], field: str, defaults: dict[str, Any]) -> None:
+    """``spec[field]`` defaulted to a ``RollingUpdate`` with ``defaults`` in its
+    ``rollingUpdate`` (Deployments' ``strategy``, the sets' ``updateStrategy``)."""
+    strategy = spec.get(field)
+    if not isinstance(strategy, dict):
+        strategy = spec[field] = {}
+    strategy.setdefault("type", "RollingUpdate")
+    if strategy["type"] == "RollingUpdate":
+        rolling = strategy.get("rollingUpdate")
+        if not isinstance(rolling, dict):
+            rolling = strategy["rollingUpdate"] = {}
+        for key, value in defaults.items():
+            rolling.setdefault(key, value)
 
 
 def rolling_update_errors(rolling: dict[str, Any], path: str) -> list[FieldError]:
