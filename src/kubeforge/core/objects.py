@@ -6,6 +6,7 @@ these accessors are the one place that knows how to look inside each.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, TypeAlias
 
 from kubeforge.core.meta import OwnerReference, convert
@@ -48,7 +49,8 @@ def namespace_of(obj: KubeObject) -> str:
 
 
 def key_of(obj: KubeObject) -> ObjectKey:
-    return ObjectKey(namespace_of(obj), name_of(obj))
+    # Interned: every key of a namespace shares one string (a cache keeps 100,000s of keys).
+    return ObjectKey(sys.intern(namespace_of(obj)), name_of(obj))
 
 
 def uid_of(obj: KubeObject) -> str:
