@@ -7,9 +7,10 @@ real one words it) and ``/readyz/etcd`` says why. Once space returns, writes wor
 again without a restart, the watch carries on with them, and every write that was
 acknowledged is still there after a restart; the refused ones never appear.
 
-Two ways to fill the disk: a real tmpfs of a few MiB under a server process (needs
-the right to mount; skipped without it) and, everywhere, SQLite's own page quota
-under a server running in the test's event loop (an injected fault on the same path).
+Two ways to fill the disk: a real tmpfs of a few MiB under a server process (mounted
+directly, or in an unprivileged mount namespace reached through ``/proc``) and SQLite's
+own page quota under a server running in the test's event loop (an injected fault on
+the same path).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shlex
 import ssl
 import subprocess
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -149,19 +151,49 @@ async def _names(cluster: Cluster) -> list[str]:
 
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """An 8 MiB tmpfs: mounted here when this process may mount, else in a mount namespace
+    of its own (``unshare``, no privilege needed) and reached through that namespace's
+    root in ``/proc``, which the test and the server process both can."""
     mount_point = tmp_path / "disk"
     mount_point.mkdir()
-    command = ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount_point)]
+    mount = ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount_point)]
+    if _succeeds(mount):
+        try:
+            yield mount_point
+        finally:
+            subprocess.run(["umount", "-l", str(mount_point)], capture_output=True, timeout=30)
+        return
+    holder = _namespaced_tmpfs(mount)
+    if holder is None:
+        pytest.skip("neither mount nor unshare -rm can make a tmpfs here")
     try:
-        mounted = subprocess.run(command, capture_output=True, timeout=30).returncode == 0
-    except OSError:
-        mounted = False
-    if not mounted:
-        pytest.skip("cannot mount a tmpfs here (the page-quota test covers the same path)")
-    try:
-        yield mount_point
+        yield Path(f"/proc/{holder.pid}/root{mount_point}")
     finally:
-        subprocess.run(["umount", "-l", str(mount_point)], capture_output=True, timeout=30)
+        holder.kill()
+        holder.wait(timeout=30)
+
+
+def _succeeds(command: list[str]) -> bool:
+    try:
+        return subprocess.run(command, capture_output=True, timeout=30).returncode == 0
+    except OSError:
+        return False
+
+
+def _namespaced_tmpfs(mount: list[str]) -> subprocess.Popen[str] | None:
+    """A process holding ``mount`` in a new user and mount namespace, or None."""
+    script = f"{shlex.join(mount)} && echo mounted && exec sleep 3600"
+    try:
+        holder = subprocess.Popen(
+            ["unshare", "-rm", "sh", "-c", script], stdout=subprocess.PIPE, text=True
+        )
+    except OSError:
+        return None
+    assert holder.stdout is not None
+    if holder.stdout.readline().strip() == "mounted":
+        return holder
+    holder.wait(timeout=30)
+    return None
 
 
 def _fill_up(path: Path) -> None:
