@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-from typing import Any
-
 import pytest
 
-from kubeforge.client import Client
-from kubeforge.config import load_config
 from kubeforge.controller import (
     Builder,
     LabelSelectorPredicate,
@@ -20,39 +14,9 @@ from kubeforge.controller import (
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models.core_v1 import ConfigMap, Secret
 from kubeforge.reconcile import Request
-from kubeforge.runtime import Manager
 from watch.kf_server import configmap, eventually, fresh_namespace
 
 pytestmark = pytest.mark.live
-
-
-@pytest.fixture
-async def client(kube_apiserver: Any) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
-
-
-class Running:
-    """A manager whose ``run()`` goes to a background task on ``start()``."""
-
-    def __init__(self, kubeconfig: Any) -> None:
-        self.mgr = Manager(load_config(kubeconfig))
-        self.task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self.task = asyncio.create_task(self.mgr.run())
-
-    async def stop(self) -> None:
-        self.mgr.stop()
-        if self.task is not None:
-            await self.task
-
-
-@pytest.fixture
-async def running(kube_apiserver: Any) -> AsyncIterator[Running]:
-    running = Running(kube_apiserver.kubeconfig)
-    yield running
-    await running.stop()
 
 
 def secret(name: str, namespace: str, **labels: str) -> Secret:

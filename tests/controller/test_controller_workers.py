@@ -4,79 +4,45 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
-from kubeforge.client import Client
-from kubeforge.config import load_config
 from kubeforge.controller import Builder, Controller
 from kubeforge.core.meta import ObjectMeta, OwnerReference
 from kubeforge.models.core_v1 import ConfigMap, Secret
 from kubeforge.reconcile import Request, Result
-from kubeforge.runtime import Manager
 from watch.kf_server import ROOT_CA, configmap, eventually, fresh_namespace
 
 pytestmark = pytest.mark.live
 
 
-@pytest.fixture
-async def client(kube_apiserver: Any) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
-
-
-class Running:
-    """A manager whose ``run()`` goes to a background task on ``start()``."""
-
-    def __init__(self, kubeconfig: Any) -> None:
-        self.mgr = Manager(load_config(kubeconfig))
-        self.task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self.task = asyncio.create_task(self.mgr.run())
-
-    async def stop(self) -> None:
-        self.mgr.stop()
-        if self.task is not None:
-            await self.task
-
-
-@pytest.fixture
-async def manager(kube_apiserver: Any) -> AsyncIterator[Running]:
-    running = Running(kube_apiserver.kubeconfig)
-    yield running
-    await running.stop()
-
-
-async def test_two_workers_reconcile_every_key_and_never_one_key_twice_at_once(client, manager):
+async def test_two_workers_reconcile_every_key_and_never_one_key_twice_at_once(client, running):
     namespace = await fresh_namespace(client, "ctrl-workers")
-    running: set[Request] = set()
+    in_flight: set[Request] = set()
     overlaps: list[Request] = []
     peak = 0
     runs: Counter[str] = Counter()
 
     async def reconcile(request: Request) -> None:
         nonlocal peak
-        if request in running:
+        if request in in_flight:
             overlaps.append(request)
-        running.add(request)
-        peak = max(peak, len(running))
+        in_flight.add(request)
+        peak = max(peak, len(in_flight))
         try:
             await asyncio.sleep(0.01)  # hold the key so events for it pile up meanwhile
             runs[request.name] += 1
         finally:
-            running.discard(request)
+            in_flight.discard(request)
 
     controller: Controller = (
-        Builder(manager.mgr)
+        Builder(running.mgr)
         .named("workers")
         .for_(ConfigMap, namespace=namespace)
         .with_options(max_concurrent_reconciles=2)
         .complete(reconcile)
     )
-    manager.start()
+    running.start()
     api = client.api(ConfigMap, namespace=namespace)
     names = [f"cm-{i}" for i in range(20)]
     await asyncio.gather(*(api.create(configmap(name, namespace)) for name in names))
@@ -84,12 +50,12 @@ async def test_two_workers_reconcile_every_key_and_never_one_key_twice_at_once(c
         for name in names[:5]:
             await api.patch(name, {"data": {"round": str(round_)}})
     await eventually(lambda: set(runs) - {ROOT_CA} == set(names))
-    await eventually(lambda: not running and len(controller.queue) == 0)
+    await eventually(lambda: not in_flight and len(controller.queue) == 0)
     assert overlaps == []
     assert peak == 2
 
 
-async def test_failures_are_retried_and_requeue_after_runs_again(client, manager):
+async def test_failures_are_retried_and_requeue_after_runs_again(client, running):
     namespace = await fresh_namespace(client, "ctrl-requeue")
     attempts: Counter[str] = Counter()
 
@@ -103,15 +69,15 @@ async def test_failures_are_retried_and_requeue_after_runs_again(client, manager
             return Result(requeue=True)
         return Result()
 
-    Builder(manager.mgr).named("requeue").for_(ConfigMap, namespace=namespace).complete(reconcile)
-    manager.start()
+    Builder(running.mgr).named("requeue").for_(ConfigMap, namespace=namespace).complete(reconcile)
+    running.start()
     await client.api(ConfigMap, namespace=namespace).create(configmap("a", namespace))
     await eventually(lambda: attempts["a"] >= 4)
     await asyncio.sleep(0.2)
     assert attempts["a"] == 4  # success: not run again without a new event
 
 
-async def test_owns_maps_a_dependent_to_its_controlling_owner(client, manager):
+async def test_owns_maps_a_dependent_to_its_controlling_owner(client, running):
     namespace = await fresh_namespace(client, "ctrl-owns")
     seen: list[Request] = []
 
@@ -119,13 +85,13 @@ async def test_owns_maps_a_dependent_to_its_controlling_owner(client, manager):
         seen.append(request)
 
     (
-        Builder(manager.mgr)
+        Builder(running.mgr)
         .named("owns")
         .for_(ConfigMap, namespace=namespace)
         .owns(Secret, namespace=namespace)
         .complete(reconcile)
     )
-    manager.start()
+    running.start()
     owner = await client.api(ConfigMap, namespace=namespace).create(configmap("owner", namespace))
     await eventually(lambda: Request(namespace, "owner") in seen)
     seen.clear()
