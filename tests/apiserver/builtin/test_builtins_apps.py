@@ -6,6 +6,8 @@ Storage alone is under test, so the server runs no workload controller
 
 from __future__ import annotations
 
+import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -134,6 +136,47 @@ async def test_scale_put_with_a_stale_resource_version_is_409(api: Api, namespac
         "spec": {"replicas": 3},
     }
     reply = await api.put(path(namespace, "statefulsets", "db", "scale"), stale)
+    assert reply.status == 409
+    assert reply.reason == "Conflict"
+
+
+async def test_a_scale_patch_applies_to_the_object_as_it_is_when_the_body_arrives(
+    api: Api, namespace: str
+) -> None:
+    # A PATCH names no resourceVersion: a write that lands while its body is on the
+    # way (here a controller's /status write) must not make it a 409.
+    await api.post(path(namespace, "deployments"), workload("Deployment", "web"))
+    body = json.dumps({"spec": {"replicas": 3}}).encode()
+    reader, writer = await asyncio.open_connection(
+        "127.0.0.1", api.server.port, ssl=api.server.ssl_context()
+    )
+    head = (
+        f"PATCH {path(namespace, 'deployments', 'web', 'scale')} HTTP/1.1\r\n"
+        f"Host: 127.0.0.1\r\nAuthorization: Bearer {api.server.token}\r\n"
+        f"Content-Type: {MERGE}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    writer.write(head.encode())
+    await writer.drain()
+    await asyncio.sleep(0.3)  # the server has the request's headers and waits for its body
+    status = {"status": {"observedGeneration": 1}}
+    written = await api.patch(path(namespace, "deployments", "web", "status"), status, MERGE)
+    assert written.status == 200
+    writer.write(body)
+    answer = await reader.read()
+    writer.close()
+    status_line, _, rest = answer.partition(b"\r\n")
+    assert status_line == b"HTTP/1.1 200 OK", answer
+    assert json.loads(rest.partition(b"\r\n\r\n")[2])["spec"]["replicas"] == 3
+
+
+async def test_a_scale_patch_naming_a_stale_resource_version_is_409(
+    api: Api, namespace: str
+) -> None:
+    created = await api.post(path(namespace, "deployments"), workload("Deployment", "web"))
+    rv = created.body["metadata"]["resourceVersion"]
+    await api.patch(path(namespace, "deployments", "web"), {"spec": {"paused": True}}, MERGE)
+    patch = {"metadata": {"resourceVersion": rv}, "spec": {"replicas": 3}}
+    reply = await api.patch(path(namespace, "deployments", "web", "scale"), patch, MERGE)
     assert reply.status == 409
     assert reply.reason == "Conflict"
 
