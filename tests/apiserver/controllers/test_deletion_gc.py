@@ -94,6 +94,19 @@ async def test_invalid_delete_options_are_422_for_kind_delete_options(
     assert both.body["details"]["kind"] == "DeleteOptions"
     assert both.body["details"]["group"] == "meta.k8s.io"
     assert both.body["details"]["causes"][0]["field"] == "propagationPolicy"
+    # ValidateDeleteOptions reports each rule that fails, in its order.
+    both_wrong = await api.delete(
+        f"{path}/opts", {"orphanDependents": False, "propagationPolicy": "X"}
+    )
+    assert both_wrong.status == 422
+    causes = both_wrong.body["details"]["causes"]
+    assert [(c["reason"], c["field"]) for c in causes] == [
+        ("FieldValueInvalid", "propagationPolicy"),
+        ("FieldValueNotSupported", "propagationPolicy"),
+    ]
+    assert causes[1]["message"] == (
+        'Unsupported value: "X": supported values: "Foreground", "Background", "Orphan", "nil"'
+    )
     dry_run = await api.delete(f"{path}/opts", {"dryRun": ["Some"]})
     assert dry_run.status == 422
     assert dry_run.body["details"]["causes"][0]["reason"] == "FieldValueNotSupported"
