@@ -14,7 +14,7 @@ then the one whose most important victim has the lowest priority, then the lowes
 of offset priorities (in effect the fewest victims, then the lowest priorities), then
 the name (``pickOneNodeForPreemption``).
 
-Entry points: ``ineligible(pod, placed)``, ``find_candidate(pod, nodes, placed,
+Entry points: ``ineligible(pod, view)``, ``find_candidate(pod, nodes, placed,
 verdicts)`` -> ``Candidate`` or None.
 """
 
@@ -44,16 +44,14 @@ def priority(pod: dict[str, Any]) -> int:
     return value if isinstance(value, int) else 0
 
 
-def ineligible(pod: dict[str, Any], placed: list[dict[str, Any]]) -> str | None:
+def ineligible(pod: dict[str, Any], view: Placement) -> str | None:
     """Why ``pod`` may not preempt (``PodEligibleToPreemptOthers``), or None if it may."""
     if (pod.get("spec") or {}).get("preemptionPolicy") == "Never":
         return "not eligible due to preemptionPolicy=Never."
     nominated = (pod.get("status") or {}).get("nominatedNodeName")
     if nominated and any(
-        (p.get("spec") or {}).get("nodeName") == nominated
-        and p["metadata"].get("deletionTimestamp")
-        and priority(p) < priority(pod)
-        for p in placed
+        p["metadata"].get("deletionTimestamp") and priority(p) < priority(pod)
+        for p in view.pods_on(str(nominated))
     ):
         return "not eligible due to a terminating pod on the nominated node."
     return None

@@ -2,8 +2,9 @@
 pods to make room, or says why neither works.
 
 A pod with no ``spec.nodeName``, no scheduling gates and ``schedulerName:
-default-scheduler`` is filtered against every node (``scheduling.filter_node``), with
-the pods nominated to a node (of at least its priority) counted there. Of the nodes that
+default-scheduler`` is filtered against every node (``scheduling.filter_node``) given the
+pods bound to each, which ``nodeinfo.PodIndex`` keeps from the pod events (as
+kube-scheduler's cache does, so an attempt never walks every pod), with the pods nominated to a node (of at least its priority) counted there. Of the nodes that
 fit, the best scored wins: ``ScheduleAnyway`` topology spread (weight 2) plus the
 least-allocated resources score (weight 1), then fewer pods, then the name. Binding
 sets ``spec.nodeName`` and the ``PodScheduled`` condition and records ``Scheduled``
@@ -25,19 +26,20 @@ from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.nodeinfo import PodIndex, is_waiting
 from kubeforge.apiserver.controllers.nodes import quantity
-from kubeforge.apiserver.controllers.preemption import find_candidate, ineligible, priority
+from kubeforge.apiserver.controllers.placement import Placement
+from kubeforge.apiserver.controllers.preemption import find_candidate, ineligible
 from kubeforge.apiserver.controllers.scheduling import (
-    Placement,
     Verdict,
     failure_message,
     filter_node,
     is_domain,
 )
-from kubeforge.apiserver.controllers.topologyspread import spread_scores
+from kubeforge.apiserver.controllers.topologyspread import spread_counts, spread_scores
 from kubeforge.apiserver.storage.sqlite import Event
 
-__all__ = ["Scheduler", "live_pods"]
+__all__ = ["Scheduler"]
 
 _PODS = ("", "pods")
 _NODES = ("", "nodes")
@@ -45,87 +47,66 @@ _CLAIMS = ("", "persistentvolumeclaims")
 _COMPONENT = "default-scheduler"
 
 
-def live_pods(cluster: Cluster, pods: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """Pods bound to a node that still hold its resources (not Succeeded or Failed);
-    ``pods``: the cluster's pods, when the caller listed them already."""
-    return [
-        p
-        for p in (cluster.list(_PODS) if pods is None else pods)
-        if (p.get("spec") or {}).get("nodeName")
-        and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
-    ]
-
-
 class Scheduler(ControllerLoop):
     resource = _PODS
 
+    def __init__(self, cluster: Cluster) -> None:
+        super().__init__(cluster)
+        self._index = PodIndex()
+
+    def start(self) -> None:
+        # Loaded before subscribing, with no await between: no event is missed or seen twice.
+        self._index.load(self.cluster.list(_PODS))
+        super().start()
+
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _PODS:
-            if event.type != "DELETED" and _waiting(event.object):
+            self._index.observe(event)
+            if event.type != "DELETED" and is_waiting(event.object):
                 return (key_of(event.object),)
             if event.type == "DELETED" or _finished(event.object):
-                return self._waiting_keys()  # room was made
+                return self._index.waiting_keys()  # room was made
             return ()
         if event.resource in (_NODES, _CLAIMS):
-            return self._waiting_keys()
+            return self._index.waiting_keys()
         return ()
-
-    def _waiting_keys(self) -> list[Key]:
-        return [key_of(p) for p in self.cluster.list(_PODS) if _waiting(p)]
 
     def sync(self, key: Key) -> float | None:
         pod = self.cluster.get(_PODS, *key)
-        if pod is None or not _waiting(pod):
+        if pod is None or not is_waiting(pod):
             return None
         claims = self._claims_problem(pod)
         if claims is not None:
             self._unschedulable(pod, claims)
             return None
         nodes = [n for n in self.cluster.list(_NODES) if not n["metadata"].get("deletionTimestamp")]
-        # One listing of every pod per attempt serves both views (each costs a sort).
-        pods = self.cluster.list(_PODS)
-        view = Placement.of(nodes, [*live_pods(self.cluster, pods), *self._nominated(pod, pods)])
+        view = self._index.placement(nodes, pod)
         verdicts = {n["metadata"]["name"]: filter_node(pod, n, view) for n in nodes}
         feasible = [n for n in nodes if verdicts[n["metadata"]["name"]].fits]
         if feasible:
-            spread = spread_scores(pod, feasible, nodes, view.placed, is_domain)
+            spread = spread_scores(feasible, spread_counts(pod, "ScheduleAnyway", view, is_domain))
             best = min(feasible, key=lambda n: _rank(n, view, spread[n["metadata"]["name"]]))
             self._bind(pod, best["metadata"]["name"])
         else:
-            self._preempt_or_wait(pod, nodes, view.placed, verdicts)
+            self._preempt_or_wait(pod, nodes, view, verdicts)
         return None
-
-    def _nominated(self, pod: dict[str, Any], pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Waiting pods nominated to a node with at least this pod's priority, as if placed
-        there: the room preemption made for them is theirs (``addNominatedPods``)."""
-        uid = pod["metadata"].get("uid")
-        own_priority = priority(pod)
-        out = []
-        for other in pods:
-            node = (other.get("status") or {}).get("nominatedNodeName")
-            if not node:
-                continue
-            mine = other["metadata"].get("uid") == uid
-            if _waiting(other) and not mine and priority(other) >= own_priority:
-                out.append({**other, "spec": {**other["spec"], "nodeName": node}})
-        return out
 
     def _preempt_or_wait(
         self,
         pod: dict[str, Any],
         nodes: list[dict[str, Any]],
-        placed: list[dict[str, Any]],
+        view: Placement,
         verdicts: dict[str, Verdict],
     ) -> None:
         """No node fits: nominate one where evicting lower-priority pods makes room (and
         evict them), or say why none does."""
         said = list(verdicts.values())
-        why_not = ineligible(pod, placed)
+        why_not = ineligible(pod, view)
         if why_not is not None:
             self._unschedulable(pod, failure_message(said, len(nodes), why_not))
             return
         budgets = self.cluster.list(("policy", "poddisruptionbudgets"))
-        candidate = find_candidate(pod, nodes, placed, verdicts, budgets)
+        candidate = find_candidate(pod, nodes, view.placed, verdicts, budgets)
         if candidate is None:
             self._unschedulable(pod, failure_message(said, len(nodes)))
             return
@@ -255,16 +236,6 @@ class Scheduler(ControllerLoop):
         )
 
 
-def _waiting(pod: dict[str, Any]) -> bool:
-    spec = pod.get("spec") or {}
-    return (
-        not spec.get("nodeName")
-        and not spec.get("schedulingGates")
-        and not pod["metadata"].get("deletionTimestamp")
-        and spec.get("schedulerName", "default-scheduler") == "default-scheduler"
-    )
-
-
 def _finished(pod: dict[str, Any]) -> bool:
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
@@ -275,7 +246,6 @@ def _rank(node: dict[str, Any], view: Placement, spread: float) -> tuple[Fractio
     the name."""
     name = node["metadata"]["name"]
     allocatable = (node.get("status") or {}).get("allocatable") or {}
-    mine = view.by_node.get(name, [])
     usage = view.usage(name)
     used = {r: usage.get(r, Fraction(0)) for r in ("cpu", "memory")}
     fractions = [
@@ -283,4 +253,4 @@ def _rank(node: dict[str, Any], view: Placement, spread: float) -> tuple[Fractio
     ]
     load = sum(fractions, Fraction(0)) / max(len(fractions), 1)
     total = 2 * Fraction(spread) + 100 * (1 - load)
-    return -total, len(mine), name
+    return -total, view.count(name), name

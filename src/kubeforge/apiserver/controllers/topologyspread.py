@@ -14,8 +14,12 @@ a node without the key is ``(missing required label)``, unresolvable.
 higher, each constraint weighted by ``log(domains + 2)``, normalized to 0..100 as the
 plugin's ``NormalizeScore`` does; nodes without every key score 0.
 
-Entry points: ``spread_filter(pod, node, placed, nodes)`` -> the failing reason or
-None; ``spread_scores(pod, nodes, placed)`` -> node name -> 0..100.
+The counts are made once per attempt (``spread_counts``), over the placed pods of the
+pod's namespace only, and then read for every node.
+
+Entry points: ``spread_counts(pod, when, view, admits)``; ``spread_filter(pod, node,
+counts)`` -> the failing reason or None; ``spread_scores(feasible, counts)`` -> node name
+-> 0..100.
 """
 
 from __future__ import annotations
@@ -25,9 +29,20 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from kubeforge.apiserver.controllers.placement import Placement
 from kubeforge.apiserver.meta.labelselector import selector_matches
 
-__all__ = ["SPREAD", "SPREAD_LABEL", "spread_filter", "spread_scores"]
+__all__ = [
+    "SPREAD",
+    "SPREAD_LABEL",
+    "SpreadCounts",
+    "spread_counts",
+    "spread_filter",
+    "spread_scores",
+]
+
+Admits = Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], bool]
+"""``admits(pod, node, constraint)``: whether ``node`` is a domain of the constraint."""
 
 SPREAD = "node(s) didn't match pod topology spread constraints"
 SPREAD_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
@@ -56,7 +71,7 @@ def _selector(pod: dict[str, Any], constraint: dict[str, Any]) -> dict[str, Any]
     return selector
 
 
-class _Counts:
+class SpreadCounts:
     """Matching pods per domain of one constraint, over the nodes that are domains."""
 
     def __init__(
@@ -65,7 +80,7 @@ class _Counts:
         constraint: dict[str, Any],
         nodes: list[dict[str, Any]],
         placed: list[dict[str, Any]],
-        admits: Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], bool],
+        admits: Admits,
     ) -> None:
         self.key = str(constraint.get("topologyKey", ""))
         self.selector = _selector(pod, constraint)
@@ -94,40 +109,41 @@ class _Counts:
         return min(self.counts.values()) if self.counts else 0
 
 
+def spread_counts(
+    pod: dict[str, Any], when: str, view: Placement, admits: Admits
+) -> list[SpreadCounts]:
+    """The counts of each of the pod's constraints with ``whenUnsatisfiable: when``."""
+    constraints = _constraints(pod, when)
+    if not constraints:
+        return []
+    placed = view.pods_in([pod["metadata"].get("namespace")])
+    return [SpreadCounts(pod, c, view.nodes, placed, admits) for c in constraints]
+
+
 def spread_filter(
-    pod: dict[str, Any],
-    node: dict[str, Any],
-    placed: list[dict[str, Any]],
-    nodes: list[dict[str, Any]],
-    admits: Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], bool],
+    pod: dict[str, Any], node: dict[str, Any], counts: list[SpreadCounts]
 ) -> tuple[str, bool] | None:
-    """``(reason, resolvable)`` when a ``DoNotSchedule`` constraint keeps the pod off
-    ``node``; ``admits(pod, node, constraint)`` says whether a node is a domain."""
+    """``(reason, resolvable)`` when a ``DoNotSchedule`` constraint (``counts``, from
+    ``spread_counts``) keeps the pod off ``node``."""
     labels = node["metadata"].get("labels") or {}
     own = pod["metadata"].get("labels") or {}
-    for constraint in _constraints(pod, "DoNotSchedule"):
-        counts = _Counts(pod, constraint, nodes, placed, admits)
-        if counts.key not in labels:
+    for count in counts:
+        if count.key not in labels:
             return SPREAD_LABEL, False
-        itself = 1 if selector_matches(counts.selector, own) else 0
-        skew = counts.counts[labels[counts.key]] + itself - counts.smallest()
-        if skew > counts.max_skew:
+        itself = 1 if selector_matches(count.selector, own) else 0
+        skew = count.counts[labels[count.key]] + itself - count.smallest()
+        if skew > count.max_skew:
             return SPREAD, True
     return None
 
 
 def spread_scores(
-    pod: dict[str, Any],
-    feasible: list[dict[str, Any]],
-    nodes: list[dict[str, Any]],
-    placed: list[dict[str, Any]],
-    admits: Callable[[dict[str, Any], dict[str, Any], dict[str, Any]], bool],
+    feasible: list[dict[str, Any]], all_counts: list[SpreadCounts]
 ) -> dict[str, float]:
-    """Each feasible node's ``ScheduleAnyway`` score, 0..100 (all 0 without constraints)."""
-    constraints = _constraints(pod, "ScheduleAnyway")
-    if not constraints:
+    """Each feasible node's ``ScheduleAnyway`` score, 0..100 (all 0 without constraints);
+    ``all_counts``: ``spread_counts(pod, "ScheduleAnyway", ...)``."""
+    if not all_counts:
         return {n["metadata"]["name"]: 0.0 for n in feasible}
-    all_counts = [_Counts(pod, c, nodes, placed, admits) for c in constraints]
     raw: dict[str, float] = {}
     for node in feasible:
         labels = node["metadata"].get("labels") or {}
