@@ -3,8 +3,9 @@
 Entry point: ``controlplane.build_control_plane`` (what runs, from ``--nodes``,
 ``--node-config`` and ``--controllers``). Nodes are registered by ``nodes``; ``scheduler``
 binds pods (its cache of bound pods in ``nodeinfo``, the view one attempt sees in
-``placement``, filters in ``scheduling``, ``topologyspread`` and ``interpod``); ``kubelet`` runs them (statuses in ``podstatus``,
-``kubeforge.dev/`` behaviours in ``behaviour``); kube-controller-manager's controllers
+``placement``, filters in ``scheduling``, ``topologyspread`` and ``interpod``);
+``kubelet`` runs them (statuses in ``podstatus``, ``kubeforge.dev/`` behaviours in
+``behaviour``); kube-controller-manager's controllers
 each have a module (``namespaces``, ``garbage``, ``serviceaccounts``, ...). Per-object
 loops share ``loop.KeyedLoop``; reads and writes go through ``cluster.Cluster``.
 

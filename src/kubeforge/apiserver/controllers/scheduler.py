@@ -4,8 +4,9 @@ pods to make room, or says why neither works.
 A pod with no ``spec.nodeName``, no scheduling gates and ``schedulerName:
 default-scheduler`` is filtered against every node (``scheduling.filter_node``) given the
 pods bound to each, which ``nodeinfo.PodIndex`` keeps from the pod events (as
-kube-scheduler's cache does, so an attempt never walks every pod), with the pods nominated to a node (of at least its priority) counted there. Of the nodes that
-fit, the best scored wins: ``ScheduleAnyway`` topology spread (weight 2) plus the
+kube-scheduler's cache does, so an attempt never walks every pod), with the pods
+nominated to a node (of at least its priority) counted there. Of the nodes that fit,
+the best scored wins: ``ScheduleAnyway`` topology spread (weight 2) plus the
 least-allocated resources score (weight 1), then fewer pods, then the name. Binding
 sets ``spec.nodeName`` and the ``PodScheduled`` condition and records ``Scheduled``
 (``Successfully assigned <ns>/<pod> to <node>``). When no node fits, preemption
