@@ -4,7 +4,6 @@ and reads outside the cache's scope failing loudly (controller-runtime's cache.O
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -25,12 +24,6 @@ from kubeforge.models.core_v1 import ConfigMap, Namespace
 from watch.kf_server import configmap, eventually, fresh_namespace, own
 
 pytestmark = pytest.mark.live
-
-
-@pytest.fixture
-async def client(kube_apiserver: Any) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
 
 
 async def three_namespaces(client: Client) -> tuple[str, str, str]:

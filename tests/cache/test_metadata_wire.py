@@ -47,12 +47,6 @@ class RecordingClient(Client):
 
 
 @pytest.fixture
-async def client(kube_apiserver: LocalApiServer) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
-
-
-@pytest.fixture
 async def recording(kube_apiserver: LocalApiServer) -> AsyncIterator[RecordingClient]:
     async with RecordingClient(load_config(kube_apiserver.kubeconfig)) as client:
         yield client

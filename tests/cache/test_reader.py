@@ -16,19 +16,12 @@ from kubeforge.cache import (
     PartialObjectMetadata,
 )
 from kubeforge.client import Client
-from kubeforge.config import load_config
 from kubeforge.core import errors
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models.core_v1 import ConfigMap
 from watch.kf_server import configmap, eventually, fresh_namespace, own
 
 pytestmark = pytest.mark.live
-
-
-@pytest.fixture
-async def client(kube_apiserver: Any) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
 
 
 @pytest.fixture

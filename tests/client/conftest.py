@@ -4,29 +4,20 @@ namespace per test, the Widget CRD, and TLS material generated on the fly."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 
 import pytest
 from kf_tls import TlsMaterial, make_tls_material
 from kf_widgets import GROUP, crd_manifest
 
 from kubeforge.client import Client
-from kubeforge.config import load_config
 from kubeforge.core.errors import AlreadyExists
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models import CustomResourceDefinition, Namespace
-from kubeforge.testing import LocalApiServer
 
 
 @pytest.fixture(scope="session")
 def tls_material() -> TlsMaterial:
     return make_tls_material()
-
-
-@pytest.fixture
-async def client(kube_apiserver: LocalApiServer) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
 
 
 @pytest.fixture

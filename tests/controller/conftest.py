@@ -9,15 +9,8 @@ from typing import Any
 
 import pytest
 
-from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.runtime import Manager
-
-
-@pytest.fixture
-async def client(kube_apiserver: Any) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
 
 
 class Running:

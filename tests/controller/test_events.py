@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from kubeforge.client import Client
-from kubeforge.config import load_config
 from kubeforge.controller import EventRecorder
 from kubeforge.controller.events import CorrelatorOptions
 from kubeforge.core.clock import FakeClock
@@ -20,12 +18,6 @@ from watch.kf_server import configmap, fresh_namespace
 pytestmark = pytest.mark.live
 
 NANOS = 1_736_500_000_000_000_000  # 2025-01-10T09:06:40Z
-
-
-@pytest.fixture
-async def client(kube_apiserver: Any) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
 
 
 def ticking() -> Any:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from kubeforge.client import Client
-from kubeforge.config import load_config
 from kubeforge.controller import add_finalizer, finalizer, has_finalizer, remove_finalizer
 from kubeforge.core import errors
 from kubeforge.core.meta import ObjectMeta
@@ -19,12 +16,6 @@ from watch.kf_server import configmap, fresh_namespace
 pytestmark = pytest.mark.live
 
 NAME = "example.com/cleanup"
-
-
-@pytest.fixture
-async def client(kube_apiserver: Any) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
 
 
 class Steps:

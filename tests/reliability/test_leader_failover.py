@@ -18,7 +18,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,6 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from kubeforge.client import Client
-from kubeforge.config import load_config
 from kubeforge.models.coordination_v1 import Lease, LeaseSpec
 from kubeforge.models.core_v1 import ConfigMap
 from watch.kf_server import configmap, fresh_namespace
@@ -168,12 +167,6 @@ def read_log(log: Path) -> list[Line]:
 
 def active(log: Path, replica: Replica) -> bool:
     return any(line.pid == replica.pid and line.event == "end" for line in read_log(log))
-
-
-@pytest.fixture
-async def client(kube_apiserver: Any) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
 
 
 @pytest.fixture

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.controller import Builder
 from kubeforge.core.errors import KubeforgeError
@@ -21,12 +19,6 @@ from watch.kf_server import configmap, eventually, fresh_namespace
 pytestmark = pytest.mark.live
 
 LEASE = "live-lock"
-
-
-@pytest.fixture
-async def client(kube_apiserver: Any) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
 
 
 def candidate(

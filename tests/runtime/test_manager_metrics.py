@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -12,7 +10,6 @@ import pytest
 from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
-from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.controller import Builder
 from kubeforge.models.core_v1 import ConfigMap
@@ -23,12 +20,6 @@ from watch.kf_server import ROOT_CA, configmap, eventually, fresh_namespace
 pytestmark = pytest.mark.live
 
 CONTROLLER = "observed"
-
-
-@pytest.fixture
-async def client(kube_apiserver: Any) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
 
 
 async def scrape(session: aiohttp.ClientSession, url: str) -> dict[str, Metric]:

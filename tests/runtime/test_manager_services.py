@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from typing import Any
-
-import pytest
 
 from kubeforge.cache.transforms import drop_managed_fields
 from kubeforge.client import Client
@@ -16,12 +13,6 @@ from kubeforge.core.meta import ObjectMeta
 from kubeforge.models.core_v1 import ConfigMap, Event
 from kubeforge.runtime import Manager, ManagerOptions
 from watch.kf_server import fresh_namespace, own
-
-
-@pytest.fixture
-async def client(kube_apiserver: Any) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
 
 
 async def _running(manager: Manager) -> asyncio.Task[None]:

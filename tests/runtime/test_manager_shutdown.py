@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
-from kubeforge.client import Client
 from kubeforge.config import load_config
 from kubeforge.controller import Builder
 from kubeforge.core import errors
@@ -21,12 +18,6 @@ from kubeforge.runtime import Manager, ManagerOptions
 from watch.kf_server import ROOT_CA, configmap, eventually_equal, fresh_namespace, own
 
 pytestmark = pytest.mark.live
-
-
-@pytest.fixture
-async def client(kube_apiserver: Any) -> AsyncIterator[Client]:
-    async with Client(load_config(kube_apiserver.kubeconfig)) as client:
-        yield client
 
 
 def mirror_controller(mgr: Manager, namespace: str) -> None:
