@@ -17,6 +17,7 @@ import click
 import pytest
 
 from kubeforge.cli.main import COMMANDS, cli
+from kubeforge.testing import LocalApiServer
 
 # Modules nothing but a running client, a served endpoint or one subcommand needs.
 HEAVY = (
@@ -50,15 +51,15 @@ def _loaded_after(statement: str) -> set[str]:
         ("import kubeforge.cli.main", {"click"}),
         ("from kubeforge.core import errors, meta", set()),
         # `kubeforge run` needs the runtime, not the CRD machinery (only --as-generated-rbac),
-        # nor aiohttp's server side or certificates until it serves something.
+        # nor aiohttp's server side or certificates until it serves something, nor aiohttp's
+        # client until its first watch (whole-body requests travel on Http1Pool).
         (
             "import kubeforge.cli.run",
-            {"aiohttp", "click", "kubeforge.runtime", "kubeforge.webhook", "prometheus_client"}
-            | {"yaml"},
+            {"click", "kubeforge.runtime", "kubeforge.webhook", "prometheus_client", "yaml"},
         ),
         (
             "import kubeforge.runtime",
-            {"aiohttp", "kubeforge.runtime", "kubeforge.webhook", "prometheus_client", "yaml"},
+            {"kubeforge.runtime", "kubeforge.webhook", "prometheus_client", "yaml"},
         ),
     ],
 )
@@ -68,7 +69,8 @@ def test_importing_loads_no_heavy_module_it_does_not_use(statement: str, allowed
 
 def test_a_name_of_the_package_loads_its_layer_on_first_use() -> None:
     loaded = _loaded_after("import kubeforge; kubeforge.Manager")
-    assert {"aiohttp", "kubeforge.runtime"} <= loaded
+    assert "kubeforge.runtime" in loaded
+    assert "aiohttp" not in loaded
 
 
 def test_the_top_level_help_loads_no_subcommand() -> None:
@@ -85,3 +87,35 @@ def test_the_help_line_of_a_lazy_command_is_its_own(name: str) -> None:
     ctx = click.Context(cli)
     assert cli.get_command(ctx, name) is command
     assert command.get_short_help_str(limit=500) == COMMANDS[name].short_help
+
+
+_REQUESTS_THEN_WATCH = """
+import asyncio, sys
+from kubeforge.client import Client
+from kubeforge.config import load_config
+from kubeforge.models.core_v1 import Namespace
+
+async def main():
+    async with Client(load_config(kubeconfig=sys.argv[1])) as client:
+        namespaces = client.api(Namespace)
+        page = await namespaces.list()
+        await namespaces.get("default")
+        print("aiohttp" in sys.modules)
+        async for _ in namespaces.watch(resource_version=page.resource_version, timeout_seconds=1):
+            break
+        print("aiohttp" in sys.modules)
+
+asyncio.run(main())
+"""
+
+
+def test_whole_body_requests_leave_aiohttp_unimported_until_the_first_watch(
+    kube_apiserver: LocalApiServer,
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _REQUESTS_THEN_WATCH, str(kube_apiserver.kubeconfig)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split() == ["False", "True"]

@@ -31,10 +31,14 @@ import urllib.parse
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiohttp
 from multidict import CIMultiDict, CIMultiDictProxy
+
+if TYPE_CHECKING:
+    # Imported only where one of its errors is raised: a process that has not watched yet
+    # has not paid for aiohttp (see Client._ensure_session).
+    import aiohttp
 
 __all__ = ["Http1Pool", "Server", "split_server"]
 
@@ -114,6 +118,8 @@ class _Connection(asyncio.Protocol):
             try:
                 self._parse()
             except ValueError as err:
+                import aiohttp
+
                 self._fail(aiohttp.ClientPayloadError(f"malformed answer: {err}"))
 
     def eof_received(self) -> bool | None:
@@ -250,7 +256,7 @@ class _Connection(asyncio.Protocol):
             self._buffer.clear()
             self._finish(answer)
         else:
-            self._fail(aiohttp.ServerDisconnectedError("the server closed the connection"))
+            self._fail(_server_disconnected()("the server closed the connection"))
 
 
 class Http1Pool:
@@ -291,7 +297,7 @@ class Http1Pool:
             try:
                 answer = await connection.exchange(request, method == "HEAD", remaining)
                 break
-            except aiohttp.ServerDisconnectedError:
+            except _server_disconnected():
                 # A kept-alive connection the server closed just as it was reused: aiohttp
                 # sends an idempotent request once more on a fresh one, and so does this.
                 if not (reused and retry):
@@ -350,6 +356,8 @@ class Http1Pool:
                     server_hostname=self._server_hostname,
                 )
         except TimeoutError as err:
+            import aiohttp
+
             raise aiohttp.ConnectionTimeoutError(
                 f"Connection timeout to host {server.host_header}"
             ) from err
@@ -366,8 +374,18 @@ class _Target:
         self.ssl = self.is_ssl = server.tls
 
 
+def _server_disconnected() -> type[aiohttp.ServerDisconnectedError]:
+    """The error of a connection the server closed (an ``except`` clause evaluates this
+    only once something was raised)."""
+    import aiohttp
+
+    return aiohttp.ServerDisconnectedError
+
+
 def _not_connected(server: Server, err: OSError) -> aiohttp.ClientConnectorError:
     """The aiohttp error of a connection that could not be made (TLS ones are never retried)."""
+    import aiohttp
+
     target: Any = _Target(server)
     if isinstance(err, ssl.SSLCertVerificationError):
         return aiohttp.ClientConnectorCertificateError(target, err)

@@ -19,12 +19,9 @@ The retry rules, and why:
 
 from __future__ import annotations
 
-import email.utils
 import random
 import time
 from collections.abc import Mapping
-
-import aiohttp
 
 from kubeforge.core.clock import Clock
 from kubeforge.core.errors import ApiError
@@ -91,6 +88,8 @@ class RetryPolicy:
 
     def after_failure(self, method: str, error: BaseException, attempt: int) -> float | None:
         """Seconds to wait before retrying after a connection failure, or ``None``."""
+        import aiohttp  # the error is aiohttp's (or a timeout): it is imported already
+
         if attempt > self.max_retries or isinstance(error, aiohttp.ClientSSLError):
             return None
         never_sent = isinstance(
@@ -113,6 +112,8 @@ def parse_retry_after(value: str | None) -> float | None:
     try:
         seconds = float(int(value))
     except ValueError:
+        import email.utils  # only a date needs it, and servers send seconds
+
         try:
             when = email.utils.parsedate_to_datetime(value)
         except (TypeError, ValueError):

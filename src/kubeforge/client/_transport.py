@@ -26,8 +26,8 @@ import warnings
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import aiohttp
 import orjson
 from multidict import CIMultiDict, CIMultiDictProxy
 
@@ -36,15 +36,23 @@ from kubeforge.config import ClientConfig
 from kubeforge.core.errors import ApiError, ConfigError, TransportError
 from kubeforge.core.status import failure
 
+if TYPE_CHECKING:
+    # Imported where a watch or a proxied request first needs it: whole-body requests
+    # travel on Http1Pool, so a controller pays for aiohttp (a third of what importing
+    # kubeforge costs) only once it watches.
+    import aiohttp
+
 __all__ = [
     "KubernetesWarning",
     "Proxied",
     "api_error",
+    "failures",
     "identity_headers",
     "lines",
     "proxy_for",
     "query_params",
     "ssl_context",
+    "stream_timeout",
     "transport_error",
     "warn",
     "warnings_of",
@@ -318,6 +326,8 @@ class Proxied:
         headers: CIMultiDict[str],
         seconds_allowed: float | None,
     ) -> Answer:
+        import aiohttp  # the session given is aiohttp's, so this only binds the name
+
         timeout = aiohttp.ClientTimeout(total=seconds_allowed, sock_connect=self.connect_timeout)
         async with session.request(
             method,
@@ -356,6 +366,24 @@ def query_params(params: Mapping[str, ParamValue] | None) -> list[tuple[str, str
         else:
             query.append((key, str(value)))
     return query
+
+
+def stream_timeout(connect_timeout: float | None) -> aiohttp.ClientTimeout:
+    """A watch's timeouts: it lasts as long as the server keeps it open (its
+    timeoutSeconds); only connecting is bounded here, and silence by the caller's
+    idle_timeout."""
+    import aiohttp  # called with a session open, so aiohttp is imported already
+
+    return aiohttp.ClientTimeout(total=None, sock_read=None, sock_connect=connect_timeout)
+
+
+def failures() -> tuple[type[Exception], ...]:
+    """What a request that got no answer raises: aiohttp's client errors (``Http1Pool``
+    raises them too) and timeouts. Called by an ``except`` clause, which evaluates it only
+    once something was raised, so aiohttp is imported by the first failure at the latest."""
+    import aiohttp
+
+    return (aiohttp.ClientError, TimeoutError)
 
 
 def transport_error(method: str, url: str, err: BaseException) -> TransportError:

@@ -29,9 +29,8 @@ import logging
 import time
 from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
-from typing import Any, Protocol, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
-import aiohttp
 import orjson
 from multidict import CIMultiDict
 
@@ -42,11 +41,13 @@ from kubeforge.client._transport import (
     KubernetesWarning,
     Proxied,
     api_error,
+    failures,
     identity_headers,
     lines,
     proxy_for,
     query_params,
     ssl_context,
+    stream_timeout,
     transport_error,
     warn,
     with_defaults,
@@ -66,6 +67,11 @@ from kubeforge.client.requester import Answer, ParamValue
 from kubeforge.config import ClientConfig
 from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.core.resource import Resource, ResourceInfo
+
+if TYPE_CHECKING:
+    import ssl
+
+    import aiohttp
 
 __all__ = ["Client", "KubernetesWarning", "RequestObserver"]
 
@@ -89,11 +95,13 @@ class RequestObserver(Protocol):
 class Client:
     """An async connection to one Kubernetes API server.
 
-    Create it anywhere; its ``aiohttp.ClientSession`` opens on first use inside the
-    running event loop. Close it with ``async with`` or ``await client.close()``.
-    ``auth`` replaces the credentials derived from ``config`` (see ``auth_for``);
-    ``observer`` is told about every request (see ``RequestObserver``); ``clock``
-    paces the rate limiter and retry backoff (tests inject a ``FakeClock``).
+    Create it anywhere; its connections open on first use inside the running event
+    loop (the ``aiohttp.ClientSession`` on the first watch or proxied request, so a
+    process that has not watched yet has not imported aiohttp). Close it with
+    ``async with`` or ``await client.close()``. ``auth`` replaces the credentials
+    derived from ``config`` (see ``auth_for``); ``observer`` is told about every
+    request (see ``RequestObserver``); ``clock`` paces the rate limiter and retry
+    backoff (tests inject a ``FakeClock``).
 
     Raises ``ConfigError`` at construction if the TLS material cannot be loaded.
     """
@@ -119,16 +127,9 @@ class Client:
         self._retry = RetryPolicy(config.max_retries)
         self._session: aiohttp.ClientSession | None = None
         self._pool: Http1Pool | None = None
-        self._session_cert: tuple[bytes, bytes] | None = None
+        # What the open connections were made with: None until the first request.
+        self._connections: tuple[ssl.SSLContext | None, tuple[bytes, bytes] | None] | None = None
         self._closed = False
-        self._timeout = aiohttp.ClientTimeout(
-            total=config.request_timeout, sock_connect=config.connect_timeout
-        )
-        # A watch lasts as long as the server keeps it open (its timeoutSeconds); only
-        # connecting is bounded here, and silence by the caller's idle_timeout.
-        self._stream_timeout = aiohttp.ClientTimeout(
-            total=None, sock_read=None, sock_connect=config.connect_timeout
-        )
 
     @property
     def default_namespace(self) -> str:
@@ -225,7 +226,7 @@ class Client:
             await session.close()
 
     async def __aenter__(self) -> Self:
-        await self._ensure_session()
+        await self._ensure_connections()
         return self
 
     async def __aexit__(
@@ -259,7 +260,7 @@ class Client:
             attempt += 1
             if self._limiter is not None:
                 await self._limiter.wait()
-            session = await self._ensure_session()
+            await self._ensure_connections()
             headers = await self._headers(content_type if data is not None else None, accept)
             began = time.perf_counter()
             status: int | None = None
@@ -275,10 +276,16 @@ class Client:
                         self._proxy, self.config.tls_server_name, self.config.connect_timeout
                     )
                     answer = await proxied.exchange(
-                        session, method, url, query, data, headers, seconds_allowed
+                        await self._ensure_session(),
+                        method,
+                        url,
+                        query,
+                        data,
+                        headers,
+                        seconds_allowed,
                     )
                     status = answer.status
-            except (aiohttp.ClientError, TimeoutError) as err:
+            except failures() as err:
                 delay = self._retry.after_failure(method, err, attempt)
                 if delay is None:
                     raise transport_error(method, url, err) from err
@@ -341,7 +348,7 @@ class Client:
                     url,
                     params=query,
                     headers=headers,
-                    timeout=self._stream_timeout,
+                    timeout=stream_timeout(self.config.connect_timeout),
                     proxy=self._proxy,
                     server_hostname=self.config.tls_server_name,
                 ) as response:
@@ -365,53 +372,66 @@ class Client:
                     async for line in lines(response.content, idle_timeout, url):
                         yield line
                     return
-            except (aiohttp.ClientError, TimeoutError) as err:
+            except failures() as err:
                 if self._observer is not None and not observed:
                     seconds = time.perf_counter() - began
                     self._observer.request_done("GET", self._host, None, seconds)
                 raise transport_error("GET", url, err) from err
 
-    async def _ensure_session(self) -> aiohttp.ClientSession:
+    async def _ensure_connections(self) -> None:
+        """Make ready what requests travel on; again when the credential's certificate changed."""
         if self._closed:
             raise RuntimeError("this Client is closed")
         certificate = None
         issue = getattr(self._auth, "client_certificate", None)
         if issue is not None:
             certificate = await issue()
-        if self._session is not None and certificate == self._session_cert:
-            return self._session
+        if self._connections is not None and certificate == self._connections[1]:
+            return
         if self._session is not None:
             # The exec plugin issued a new certificate: new connections must use it, and
             # old ones are closed (watches on them reconnect), as client-go does.
             old, self._session = self._session, None
             await old.close()
-        ssl = self._ssl if certificate is None else ssl_context(self.config, certificate)
-        connector = aiohttp.TCPConnector(
-            ssl=ssl if ssl is not None else True,
-            # Each watch pins a connection for minutes; a pool cap would queue ordinary
-            # requests behind them, so the pool is unbounded.
-            limit=0,
-        )
         if self._pool is not None:
             self._pool.close()
+        tls = self._ssl if certificate is None else ssl_context(self.config, certificate)
         # Whole-body exchanges go through Http1Pool (a fraction of aiohttp's CPU per
         # request); aiohttp keeps watches and anything sent through a proxy.
         self._pool = (
             Http1Pool(
                 split_server(self.config.server),
-                ssl=ssl,
+                ssl=tls,
                 server_hostname=self.config.tls_server_name,
                 connect_timeout=self.config.connect_timeout,
             )
             if self._proxy is None
             else None
         )
+        self._connections = (tls, certificate)
+
+    async def _ensure_session(self) -> aiohttp.ClientSession:
+        """The aiohttp session of watches and proxied requests, opened on the first one."""
+        await self._ensure_connections()
+        if self._session is not None:
+            return self._session
+        import aiohttp  # here, not at import: whole-body requests never need it
+
+        assert self._connections is not None
+        tls = self._connections[0]
+        connector = aiohttp.TCPConnector(
+            ssl=tls if tls is not None else True,
+            # Each watch pins a connection for minutes; a pool cap would queue ordinary
+            # requests behind them, so the pool is unbounded.
+            limit=0,
+        )
         self._session = aiohttp.ClientSession(
             connector=connector,
-            timeout=self._timeout,
+            timeout=aiohttp.ClientTimeout(
+                total=self.config.request_timeout, sock_connect=self.config.connect_timeout
+            ),
             headers={"User-Agent": self.config.user_agent, "Accept": "application/json"},
         )
-        self._session_cert = certificate
         return self._session
 
     async def _headers(self, content_type: str | None, accept: str | None) -> CIMultiDict[str]:
