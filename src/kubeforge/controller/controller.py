@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import uuid
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, TypeAlias
@@ -62,9 +62,28 @@ class ReconcileContext:
     """A fresh UUID per reconcile (controller-runtime's ``reconcileID``)."""
 
 
+# RFC 4122 version 4: the version nibble is 4 and the variant's two top bits are 10.
+_UUID4_MASK = ~((0xF << 76) | (0x3 << 62)) & ((1 << 128) - 1)
+_UUID4_BITS = (0x4 << 76) | (0x2 << 62)
+# A private generator, seeded from the OS: a program that seeds ``random`` for its own
+# reasons must not make every run hand out the same IDs.
+_getrandbits = random.Random().getrandbits
+
 _current: contextvars.ContextVar[ReconcileContext | None] = contextvars.ContextVar(
     "kubeforge_reconcile", default=None
 )
+
+
+def _new_reconcile_id() -> str:
+    """A random (version 4) UUID in its text form, as ``str(uuid.uuid4())`` gives.
+
+    A reconcile ID only has to be unique, not unpredictable: drawing it from
+    ``random`` and formatting it directly costs a fifth of ``uuid.uuid4()``'s
+    ``os.urandom`` call and ``UUID`` object, once per reconcile.
+    """
+    bits = _getrandbits(128) & _UUID4_MASK | _UUID4_BITS
+    text = f"{bits:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
 
 
 def current_reconcile() -> ReconcileContext | None:
@@ -293,7 +312,7 @@ class Controller:
                     metrics.active_workers(-1)
 
     async def _reconcile(self, request: Request) -> None:
-        context = ReconcileContext(self.name, request.namespace, request.name, str(uuid.uuid4()))
+        context = ReconcileContext(self.name, request.namespace, request.name, _new_reconcile_id())
         token = _current.set(context)
         started = self._clock.now()
         try:

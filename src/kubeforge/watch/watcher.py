@@ -14,7 +14,6 @@ held at once. A server that refuses it gets a paged list for that sync instead.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from kubeforge.core import errors
 from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.core.objects import resource_version_of
 from kubeforge.core.resource import Resource, ResourceInfo
+from kubeforge.watch._idle import IdleLimit
 from kubeforge.watch.backoff import Backoff, ExponentialBackoff
 from kubeforge.watch.events import Apply, Delete, Event, Init, InitApply, InitDone, T
 
@@ -257,15 +257,15 @@ async def watcher(
             label_selector=config.label_selector,
             field_selector=config.field_selector,
         )
+        # The server ends the watch after timeout_seconds; silence well past that
+        # means a dead connection nobody closed (kube-rs's idle-timeout margin).
+        idle = IdleLimit(config.timeout_seconds + _IDLE_MARGIN)
         try:
             while True:
-                # The server ends the watch after timeout_seconds; silence well past that
-                # means a dead connection nobody closed (kube-rs's idle-timeout margin).
-                async with asyncio.timeout(config.timeout_seconds + _IDLE_MARGIN):
-                    try:
-                        event = await anext(stream)
-                    except StopAsyncIteration:
-                        break
+                try:
+                    event = await idle.next(stream)
+                except StopAsyncIteration:
+                    break
                 seen += 1
                 gone_in_a_row = 0
                 if event.type != "BOOKMARK" and not _is_kind(event.object, api.info):
@@ -300,6 +300,7 @@ async def watcher(
             await clock.sleep(backoff.next_delay())
             continue
         finally:
+            idle.close()
             await _aclose(stream)
         if seen == 0 and clock.now() - started < _VERY_SHORT_WATCH:
             log.warning("watch of %r closed at once without events; backing off", api)
@@ -366,13 +367,13 @@ async def _streamed_state(
         field_selector=config.field_selector,
         send_initial_events=True,
     )
+    idle = IdleLimit(config.timeout_seconds + _IDLE_MARGIN)
     try:
         while True:
-            async with asyncio.timeout(config.timeout_seconds + _IDLE_MARGIN):
-                try:
-                    event = await anext(stream)
-                except StopAsyncIteration:
-                    raise _StreamEnded("the watch ended before the initial events did") from None
+            try:
+                event = await idle.next(stream)
+            except StopAsyncIteration:
+                raise _StreamEnded("the watch ended before the initial events did") from None
             if event.type == "BOOKMARK":
                 if _ends_initial_events(event.object):
                     yield InitDone(resource_version=resource_version_of(event.object) or "")
@@ -384,6 +385,7 @@ async def _streamed_state(
             else:
                 log.warning("watch of %r: skipping an object of another kind", api)
     finally:
+        idle.close()
         await _aclose(stream)
 
 
