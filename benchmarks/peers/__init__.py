@@ -20,7 +20,14 @@ from pathlib import Path
 
 import psutil
 
-__all__ = ["CONTENDERS", "Contender", "ControllerProcess", "available", "py_spy"]
+__all__ = [
+    "CONTENDERS",
+    "Contender",
+    "ControllerProcess",
+    "available",
+    "base_source",
+    "py_spy",
+]
 
 _HERE = Path(__file__).resolve().parent
 _ROOT = _HERE.parent.parent
@@ -52,7 +59,12 @@ class Contender:
 
     def environment(self, kubeconfig: Path) -> dict[str, str]:
         # kopf logs in through the official client's kubeconfig loading: $KUBECONFIG.
-        return {**os.environ, "KUBECONFIG": str(kubeconfig), "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "KUBECONFIG": str(kubeconfig), "PYTHONUNBUFFERED": "1"}
+        if self.name == "kubeforge-base":
+            # Another checkout's kubeforge ahead of this one on the path: a change and
+            # what it changed measured side by side, against the same example.
+            env["PYTHONPATH"] = base_source()
+        return env
 
 
 CONTENDERS = (
@@ -61,6 +73,9 @@ CONTENDERS = (
     Contender("official", "official client SharedInformer", "kubernetes.informer"),
     # Only when asked for (--only kubeforge-8w): the example with 8 workers instead of 2.
     Contender("kubeforge-8w", "kubeforge, the example with 8 workers", "kubeforge"),
+    # Only when asked for (--only kubeforge-base): the same example on the kubeforge whose
+    # src/ directory KF_BENCH_BASE names (e.g. `git archive main src | tar -x -C DIR`).
+    Contender("kubeforge-base", "kubeforge from $KF_BENCH_BASE (a baseline)", "kubeforge"),
 )
 _DEFAULT = ("kubeforge", "kopf", "official")
 
@@ -69,6 +84,14 @@ def available(names: list[str] | None = None) -> list[Contender]:
     """The contenders asked for (the three peers by default) whose packages are installed."""
     chosen = [c for c in CONTENDERS if (c.name in names if names else c.name in _DEFAULT)]
     return [c for c in chosen if importlib.util.find_spec(c.needs.split(".")[0]) is not None]
+
+
+def base_source() -> str:
+    """The ``src`` directory of the baseline checkout ``KF_BENCH_BASE`` names."""
+    base = os.environ.get("KF_BENCH_BASE")
+    if not base:
+        raise SystemExit("--only kubeforge-base needs KF_BENCH_BASE=<a checkout with src/>")
+    return str(Path(base).resolve() / "src")
 
 
 def py_spy() -> str | None:

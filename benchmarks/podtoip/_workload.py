@@ -59,7 +59,13 @@ class Run:
     cpu_seconds: float  # the controller process's user + system time at convergence
     peak_rss_mib: float
     podtoips: int  # PodToIps at the end
+    # When the churn ended: PodToIps missing, stale or orphaned (the controller's backlog)
+    # and live pods still without an IP (the server's simulated kubelets' backlog).
+    lagging_at_churn_end: int = 0
+    no_ip_at_churn_end: int = 0
     problems: list[str] = field(default_factory=list)  # from a fresh list; empty when right
+    # Every second from the first churn write: [seconds, PodToIps lagging, pods without IP].
+    timeline: list[list[float]] = field(default_factory=list)
 
 
 def podtoip_module() -> ModuleType:
@@ -106,6 +112,21 @@ class Tracker:
 
     def waiting(self) -> int:
         return sum(1 for v in self.wanted.values() if v is None)
+
+    def lagging(self) -> int:
+        """PodToIps missing, stale or orphaned: what the controller has yet to write."""
+        wanted, actual = self.wanted, self.actual
+        behind = sum(
+            1 for key, want in wanted.items() if want is not None and actual.get(key) != want
+        )
+        return behind + sum(1 for key in actual if key not in wanted)
+
+    async def sample(self, timeline: list[list[float]], every: float = 1.0) -> None:
+        """``[seconds, lagging, waiting]`` into ``timeline`` every ``every`` s until cancelled."""
+        began = time.monotonic()
+        while True:
+            timeline.append([round(time.monotonic() - began, 1), self.lagging(), self.waiting()])
+            await asyncio.sleep(every)
 
     def converged(self) -> bool:
         return self.wanted == self.actual  # a None (no IP yet) never equals a PodToIp
@@ -215,14 +236,18 @@ async def _measure(
     try:
         await tracker.until(lambda: bool(tracker.actual), 120, "first PodToIp")
         first = time.monotonic()
+        timeline: list[list[float]] = []
+        sampler = asyncio.create_task(tracker.sample(timeline))
         await _bounded(workload.concurrency, _churn(client, workload))
         churned = time.monotonic()
+        lagging, no_ip = tracker.lagging(), tracker.waiting()
         converged = True
         try:
             await tracker.until(None, workload.timeout, "convergence")
         except TimeoutError:
             converged = False
         done = time.monotonic()
+        sampler.cancel()
         cpu, rss = controller.cpu_seconds(), controller.peak_rss_mib()
         # The informers may be a hair ahead of a list: give the check a moment to agree.
         count, problems = await _verify(client, podtoip)
@@ -245,7 +270,10 @@ async def _measure(
         cpu_seconds=cpu,
         peak_rss_mib=rss,
         podtoips=count,
+        lagging_at_churn_end=lagging,
+        no_ip_at_churn_end=no_ip,
         problems=problems[:20],
+        timeline=timeline,
     )
 
 
