@@ -99,6 +99,38 @@ async def test_a_pod_goes_where_its_node_selector_points_with_the_real_events(
     assert events[4]["involvedObject"]["fieldPath"] == "spec.containers{main}"
 
 
+async def test_a_watch_sees_the_binding_as_one_write_then_the_kubelets_two(
+    nodes_api: Api,
+) -> None:
+    """The binding subresource stores ``spec.nodeName`` and ``PodScheduled=True`` in one
+    write; the kubelet then reports ``Pending`` (ContainerCreating) and ``Running``."""
+    path = "/api/v1/namespaces/default/pods"
+    rv = (await nodes_api.get(path)).body["metadata"]["resourceVersion"]
+    events = nodes_api.watch(path, resourceVersion=rv, fieldSelector="metadata.name=watched")
+    assert (await nodes_api.post(path, pod("watched"))).status == 201
+    seen = []
+    async for event in events:
+        seen.append(event["object"])
+        if event["object"]["status"].get("phase") == "Running":
+            break
+    steps = [
+        (
+            bool(obj["spec"].get("nodeName")),
+            condition(obj, "PodScheduled").get("status"),
+            obj["status"]["phase"],
+            [s["state"] for s in obj["status"].get("containerStatuses") or []],
+        )
+        for obj in seen
+    ]
+    waiting = {"waiting": {"reason": "ContainerCreating"}}
+    assert steps[:3] == [
+        (False, None, "Pending", []),
+        (True, "True", "Pending", []),
+        (True, "True", "Pending", [waiting]),
+    ]
+    assert steps[3][:3] == (True, "True", "Running") and len(steps) == 4
+
+
 async def test_no_node_fits_gives_failed_scheduling_with_the_schedulers_message(
     nodes_api: Api,
 ) -> None:

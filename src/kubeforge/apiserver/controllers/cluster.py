@@ -83,6 +83,15 @@ class Cluster:
         )
         return stored
 
+    def bind(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The scheduler's binding: ``spec.nodeName`` and the status (its ``PodScheduled``
+        condition) of the pod ``body`` in one write, the rest as stored."""
+        namespace, name = _ns_name(body)
+        stored, _ = self.engine.update(
+            self.served(("", "pods")), namespace, name, body, TRUSTED, subresource="binding"
+        )
+        return stored
+
     def write_status(
         self, resource: ResourceKey, obj: dict[str, Any], status: dict[str, Any]
     ) -> None:

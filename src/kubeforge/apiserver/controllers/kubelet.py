@@ -21,7 +21,7 @@ from typing import Any
 from kubeforge.apiserver.builtin.core.qos import pod_qos_class
 from kubeforge.apiserver.controllers import podstatus
 from kubeforge.apiserver.controllers.behaviour import behaviour_of
-from kubeforge.apiserver.controllers.cluster import Cluster, copy
+from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.containerrun import ContainerRun
 from kubeforge.apiserver.controllers.heartbeat import kubelet_stopped
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
@@ -133,8 +133,9 @@ class Kubelets(ControllerLoop):
         )
         if current is None or current["metadata"].get("uid") != pod["metadata"].get("uid"):
             return
-        body = copy(current)
-        status = body.setdefault("status", {})
+        # A shallow copy: the engine copies what it is given before changing anything.
+        status = dict(current.get("status") or {})
+        body = {**current, "status": status}
         spec = self._nodes[str(current["spec"]["nodeName"])]
         now = self.cluster.now()
         status["phase"] = phase

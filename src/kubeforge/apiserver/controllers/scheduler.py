@@ -8,7 +8,8 @@ kube-scheduler's cache does, so an attempt never walks every pod), with the pods
 nominated to a node (of at least its priority) counted there. Of the nodes that fit,
 the best scored wins: ``ScheduleAnyway`` topology spread (weight 2) plus the
 least-allocated resources score (weight 1), then fewer pods, then the name. Binding
-sets ``spec.nodeName`` and the ``PodScheduled`` condition and records ``Scheduled``
+sets ``spec.nodeName`` and the ``PodScheduled`` condition in one write, as the binding
+subresource does, and records ``Scheduled``
 (``Successfully assigned <ns>/<pod> to <node>``). When no node fits, preemption
 (``preemption``) may nominate a node (``status.nominatedNodeName``) and evict its
 victims (``DisruptionTarget``/``PreemptionByScheduler``, the ``Preempted`` Event); either
@@ -171,25 +172,22 @@ class Scheduler(ControllerLoop):
         return bool((storage_class or {}).get("volumeBindingMode", "Immediate") == "Immediate")
 
     def _bind(self, pod: dict[str, Any], node: str) -> None:
-        body = copy(pod)
-        body["spec"]["nodeName"] = node
-        bound = self.cluster.update(_PODS, body)
-        status = copy(bound)
-        conditions = [
-            c
-            for c in (status.get("status") or {}).get("conditions") or []
-            if c.get("type") != "PodScheduled"
-        ]
-        conditions.append(
+        """``spec.nodeName`` and ``PodScheduled=True`` in one write, as the binding
+        subresource stores them (``setPodNodeAndMetadata``), then the ``Scheduled`` Event."""
+        status = dict(pod.get("status") or {})
+        status["conditions"] = [
+            *(c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"),
             {
                 "type": "PodScheduled",
                 "status": "True",
                 "lastProbeTime": None,
                 "lastTransitionTime": self.cluster.now(),
-            }
+            },
+        ]
+        # Shallow copies: the engine copies what it is given before changing anything.
+        bound = self.cluster.bind(
+            {**pod, "spec": {**pod["spec"], "nodeName": node}, "status": status}
         )
-        status.setdefault("status", {})["conditions"] = conditions
-        self.cluster.update_status(_PODS, status)
         meta = pod["metadata"]
         self.cluster.record(
             bound,
@@ -201,7 +199,7 @@ class Scheduler(ControllerLoop):
         )
 
     def _unschedulable(self, pod: dict[str, Any], message: str, nominated: str = "") -> None:
-        status = copy(pod).setdefault("status", {})
+        status = pod.get("status") or {}
         current = next(
             (c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"),
             None,
@@ -220,12 +218,11 @@ class Scheduler(ControllerLoop):
             "reason": "Unschedulable",
             "message": message,
         }
-        body = copy(pod)
         others = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
-        body.setdefault("status", {})["conditions"] = [*others, condition]
-        body["status"].setdefault("phase", "Pending")
+        written = {"phase": "Pending", **status, "conditions": [*others, condition]}
         if nominated:
-            body["status"]["nominatedNodeName"] = nominated
+            written["nominatedNodeName"] = nominated
+        body = {**pod, "status": written}
         self.cluster.update_status(_PODS, body)
         self.cluster.record(
             pod,

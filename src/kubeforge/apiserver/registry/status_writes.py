@@ -1,5 +1,7 @@
 """What a write to a status-like subresource may change: ``/status``, a
-CertificateSigningRequest's ``/approval`` and a pod's ``/ephemeralcontainers``.
+CertificateSigningRequest's ``/approval``, a pod's ``/ephemeralcontainers``, and the
+scheduler's ``binding`` of a pod (``spec.nodeName`` and the status in one write, as the
+binding storage's ``setPodNodeAndMetadata`` does; this server serves it to no client).
 
 Such a write starts from the stored object and takes only its part from the body, as the
 real status strategies' ``PrepareForUpdate`` do; everything else the client sent is
@@ -17,16 +19,20 @@ from kubeforge.apiserver.storage.sqlite import clone
 
 __all__ = ["STATUS_LIKE", "status_write"]
 
-STATUS_LIKE = ("status", "approval", "ephemeralcontainers")
+STATUS_LIKE = ("status", "approval", "ephemeralcontainers", "binding")
 
 
 def status_write(subresource: str, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     """``old`` with what a ``/status`` write may change taken from ``new``: the whole
     status, for a CertificateSigningRequest's ``/approval`` only its conditions, for a
-    pod's ``/ephemeralcontainers`` only ``spec.ephemeralContainers``."""
+    pod's ``/ephemeralcontainers`` only ``spec.ephemeralContainers``, for a ``binding``
+    ``spec.nodeName`` and the status."""
     result = clone(old)
     status = new.get("status")
-    if subresource == "ephemeralcontainers":
+    if subresource == "binding":
+        result["spec"]["nodeName"] = new["spec"]["nodeName"]
+        result["status"] = status
+    elif subresource == "ephemeralcontainers":
         ephemeral = (new.get("spec") or {}).get("ephemeralContainers")
         result["spec"].pop("ephemeralContainers", None)
         if ephemeral is not None:
