@@ -38,6 +38,23 @@ async def test_names_and_amounts(api: Api, namespace: str) -> None:
     ]
 
 
+async def test_counted_resources_are_whole_numbers(api: Api, namespace: str) -> None:
+    # Go prints the decoded Quantity (its String method needs a pointer); "1500m" keeps
+    # its text as canonical, "1.5" does not.
+    body = _quota("q", hard={"pods": "1.5", "count/configmaps": "1500m", "cpu": "1.5"})
+    quantity = (
+        "resource.Quantity{{i:resource.int64Amount{{value:{}, scale:{}}}, "
+        'd:resource.infDecAmount{{Dec:(*inf.Dec)(nil)}}, s:"{}", Format:"DecimalSI"}}'
+    )
+    assert await _causes(api, namespace, body) == [
+        (
+            "spec.hard[count/configmaps]",
+            f"Invalid value: {quantity.format(1500, -3, '1500m')}: must be an integer",
+        ),
+        ("spec.hard[pods]", f"Invalid value: {quantity.format(15, -1, '')}: must be an integer"),
+    ]
+
+
 async def test_scopes_must_fit_the_resources_and_each_other(api: Api, namespace: str) -> None:
     body = _quota("q", hard={"requests.storage": "1Gi", "pods": "1"}, scopes=["BestEffort"])
     assert await _causes(api, namespace, body) == [

@@ -3,9 +3,9 @@
 exist, fit every standard resource the quota limits and do not conflict, a scope
 selector with valid operators and values, and scopes that never change on update.
 
-Errors of ``spec.hard`` come in key order (Go walks the map in random order). Not
-checked: that counted resources (``pods``, ``count/...``) are whole numbers, whose Go
-error prints the decoded ``resource.Quantity`` struct.
+Errors of ``spec.hard`` come in key order (Go walks the map in random order). Counted
+resources (``pods``, ``count/...``, extended resources) must be whole numbers; that
+error prints the decoded ``resource.Quantity`` struct, as Go's does.
 
 Entry points: ``quota_spec_errors(spec)``, ``quota_update_errors(new, old)``.
 
@@ -19,22 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeforge.apiserver.builtin.podspec.resources import canonical_quantity, quantity_value
+from kubeforge.apiserver.builtin.podspec.resource_names import QUOTA_RESOURCES
+from kubeforge.apiserver.builtin.podspec.resources import quantity_errors, resource_name_errors
 from kubeforge.apiserver.failures import FieldError, GoValue
-from kubeforge.core.names import qualified_name
 
 __all__ = ["quota_spec_errors", "quota_update_errors"]
 
-_QUOTA_RESOURCES = frozenset(
-    {
-        "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory",
-        "requests.storage", "requests.ephemeral-storage", "limits.cpu", "limits.memory",
-        "limits.ephemeral-storage", "pods", "resourcequotas", "services",
-        "replicationcontrollers", "secrets", "persistentvolumeclaims", "configmaps",
-        "services.nodeports", "services.loadbalancers",
-    }
-)  # fmt: skip
-_STANDARD = _QUOTA_RESOURCES | {"storage"}
 _SCOPES = (
     "Terminating", "NotTerminating", "BestEffort", "NotBestEffort", "PriorityClass",
     "CrossNamespacePodAffinity",
@@ -50,12 +40,9 @@ _EXISTS_ONLY = (
 )
 
 
-def _hugepages(name: str) -> bool:
-    return name.startswith(("hugepages-", "requests.hugepages-"))
-
-
 def _standard_for_quota(name: str) -> bool:
-    return name in _QUOTA_RESOURCES or _hugepages(name)
+    """``IsStandardQuotaResourceName``."""
+    return name in QUOTA_RESOURCES or name.startswith(("hugepages-", "requests.hugepages-"))
 
 
 def _scope_fits(scope: str, resource: str) -> bool:
@@ -69,17 +56,8 @@ def _scope_fits(scope: str, resource: str) -> bool:
 
 def _name_errors(name: str, path: str) -> list[FieldError]:
     """``ValidateResourceQuotaResourceName``."""
-    problems = qualified_name(name)
-    if problems:
-        return [FieldError.invalid(path, name, problem) for problem in problems]
-    if "/" in name:
-        return []
-    errors = []
-    if name not in _STANDARD and not _hugepages(name):
-        errors.append(
-            FieldError.invalid(path, name, "must be a standard resource type or fully qualified")
-        )
-    if not _standard_for_quota(name):
+    errors = resource_name_errors(name, path)
+    if "/" not in name and not _standard_for_quota(name):
         errors.append(FieldError.invalid(path, name, "must be a standard resource for quota"))
     return errors
 
@@ -183,11 +161,7 @@ def quota_spec_errors(spec: Any) -> list[FieldError]:
     errors = []
     for name in sorted(hard):
         path = f"spec.hard[{name}]"
-        errors += _name_errors(name, path)
-        value = quantity_value(hard[name])
-        if value is not None and value < 0:
-            shown = canonical_quantity(str(hard[name]))
-            errors.append(FieldError.invalid(path, shown, "must be greater than or equal to 0"))
+        errors += _name_errors(name, path) + quantity_errors(name, hard[name], path)
     return errors + _scope_errors(spec, sorted(hard)) + _selector_errors(spec, sorted(hard))
 
 
