@@ -31,6 +31,8 @@ from kubeforge.apiserver.endpoints.watch_conversion import WatchConversion
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.storage.sqlite import Storage
+from kubeforge.apiserver.storage.watch_routes import WatchIndex, namespace_index
+from kubeforge.core.selectors import parse_field_selector
 
 __all__ = ["serve_watch"]
 
@@ -82,6 +84,7 @@ async def serve_watch(
         render=render,
         group=group,
         cache_key=cache_key,
+        index=_index(request, target, engine),
     )
     if send_initial and rv not in ("", "0"):
         # The cacher's waitUntilWatchCacheFreshAndForceAllEvents: up to 3 s for the
@@ -106,6 +109,30 @@ def _shape(served: Any, convert: Shape | None, tables: Any, include: str) -> Sha
         return result
 
     return shape
+
+
+def _index(request: web.Request, target: Target, engine: Engine) -> WatchIndex | None:
+    """A value every object this watch can see has, so the fan-out asks it only about
+    those (``storage.watch_routes``): an exact field (``metadata.name`` first, then
+    the first of the selector's), else the namespace. Called after ``matcher()``
+    accepted the selector."""
+    fields = parse_field_selector(request.query.get("fieldSelector"))
+    strategy = engine.strategy(target.served)
+    for name in ("metadata.name", *fields.fields()):
+        value = fields.requires_exact_match(name)
+        if value is not None:
+            return _field_index(strategy, name, value)
+    return namespace_index(target.namespace) if target.namespace is not None else None
+
+
+def _field_index(strategy: Any, name: str, value: str) -> WatchIndex:
+    def read(obj: dict[str, Any]) -> str:
+        # As the watch's own filter compares it: a field the object lacks is "".
+        found: str = strategy.field_set(obj).get(name, "")
+        return found
+
+    # The strategy is in the name: watches read alike only through the same one.
+    return WatchIndex(("field", id(strategy), name), read, value)
 
 
 def _sharing(

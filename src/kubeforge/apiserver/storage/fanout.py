@@ -25,6 +25,7 @@ import orjson
 
 from kubeforge.apiserver.storage.sqlite import Event, ResourceKey, Storage
 from kubeforge.apiserver.storage.watch_log import DEFAULT_BACKLOG_BYTES, Member, WatchGroup
+from kubeforge.apiserver.storage.watch_routes import Routes, WatchIndex
 
 __all__ = ["WatchHub", "WatchRequest", "line", "transition"]
 
@@ -74,7 +75,9 @@ class WatchRequest:
 
     ``group`` identifies watches that filter and render identically (they share the
     work); ``None`` keeps this watch on its own. ``cache_key`` (the apiVersion, when
-    ``render`` only sets it) lets the encoded line be shared between groups.
+    ``render`` only sets it) lets the encoded line be shared between groups. ``index``
+    (a value every object ``matches`` accepts has) spares the fan-out from asking this
+    watch about events on other objects (``watch_routes``).
     """
 
     resource: ResourceKey
@@ -88,6 +91,7 @@ class WatchRequest:
     render: Callable[[dict[str, Any]], dict[str, Any]] = field(default=lambda obj: obj)
     group: Hashable | None = None
     cache_key: str | None = None
+    index: WatchIndex | None = None
 
 
 class WatchHub:
@@ -96,7 +100,7 @@ class WatchHub:
     def __init__(self) -> None:
         self.bookmark_interval = 5.0
         self.max_backlog_bytes = DEFAULT_BACKLOG_BYTES
-        self._groups: dict[ResourceKey, dict[Hashable, WatchGroup]] = {}
+        self._groups: dict[ResourceKey, Routes] = {}
         self._attached: set[int] = set()
         self._encoded: dict[tuple[str, str, str], bytes] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -119,13 +123,15 @@ class WatchHub:
         self, watch: WatchRequest, token: object, last_sent: int = 0
     ) -> tuple[Member, Callable[[], None]]:
         """A member for this watch, positioned at the current end; and how to leave."""
-        groups = self._groups.setdefault(watch.resource, {})
+        routes = self._groups.get(watch.resource)
+        if routes is None:
+            routes = self._groups[watch.resource] = Routes()
         key: Hashable = watch.group if watch.group is not None else token
-        group = groups.get(key)
+        index = watch.index
+        group = routes.get(index, key)
         if group is None:
-            group = groups[key] = WatchGroup(
-                watch.matches, self.encoder(watch), self.gap, self.max_backlog_bytes
-            )
+            group = WatchGroup(watch.matches, self.encoder(watch), self.gap, self.max_backlog_bytes)
+            routes.add(index, key, group)
         member = Member(group, last_sent)
         group.members.add(member)
         self._streams += 1
@@ -137,11 +143,11 @@ class WatchHub:
                 left = True
                 self._streams -= 1
             group.members.discard(member)
-            if not group.members and groups.get(key) is group:
-                del groups[key]
+            if not group.members and routes.get(index, key) is group:
+                routes.remove(index, key, group)
                 if group.flush_at is not None:
                     group.flush_at.cancel()
-                if not groups and self._groups.get(watch.resource) is groups:
+                if not routes and self._groups.get(watch.resource) is routes:
                     del self._groups[watch.resource]
 
         return member, leave
@@ -166,10 +172,10 @@ class WatchHub:
         return encode
 
     def _on_event(self, event: Event) -> None:
-        groups = self._groups.get(event.resource)
-        if not groups or self._loop is None:
+        routes = self._groups.get(event.resource)
+        if not routes or self._loop is None:
             return
-        for group in list(groups.values()):
+        for group in routes.concerned(event.object, event.previous):
             try:
                 type_ = transition(event, group.matches)
                 if type_ is None:
@@ -186,9 +192,9 @@ class WatchHub:
 
     def _members(self, resource: ResourceKey | None) -> list[Member]:
         out: list[Member] = []
-        for key, groups in self._groups.items():
+        for key, routes in self._groups.items():
             if resource is None or key == resource:
-                for group in groups.values():
+                for group in routes:
                     out.extend(group.members)
         return out
 
