@@ -47,10 +47,15 @@ class Kubelets(ControllerLoop):
         self._removing: set[str] = set()
         self._images: set[tuple[str, str]] = set()
         self._addresses = PodAddresses(nodes)
+        self._node_of: dict[Key, str] = {}
+        self._on_node: dict[str, set[Key]] = {}
+        """The pods bound to each node, kept from pod events: a Node's heartbeat wakes its
+        pods without a pass over every pod."""
 
     def start(self) -> None:
         for pod in self.cluster.list(_PODS):
             self._addresses.track(pod, gone=False)
+            self._place(key_of(pod), pod, gone=False)
         super().start()
 
     def keys_for(self, event: Event) -> list[Key]:
@@ -59,6 +64,7 @@ class Kubelets(ControllerLoop):
         if event.resource != _PODS:
             return []
         meta = event.object["metadata"]
+        self._place(key_of(event.object), event.object, gone=event.type == "DELETED")
         if event.previous is not None:
             self._addresses.track(event.previous, gone=True)  # its IP may have changed
         self._addresses.track(event.object, gone=event.type == "DELETED")
@@ -93,11 +99,16 @@ class Kubelets(ControllerLoop):
         return worker.step(pod, now)
 
     def _pods_on(self, node: str) -> list[Key]:
-        return [
-            key_of(p)
-            for p in self.cluster.list(_PODS)
-            if (p.get("spec") or {}).get("nodeName") == node
-        ]
+        return sorted(self._on_node.get(node, ()))
+
+    def _place(self, key: Key, pod: dict[str, Any], *, gone: bool) -> None:
+        before = self._node_of.pop(key, None)
+        if before is not None:
+            self._on_node[before].discard(key)
+        node = (pod.get("spec") or {}).get("nodeName")
+        if node and not gone:
+            self._node_of[key] = str(node)
+            self._on_node.setdefault(str(node), set()).add(key)
 
     def _terminate(self, pod: dict[str, Any], uid: str) -> float | None:
         if uid in self._removing:

@@ -22,6 +22,7 @@ Entry point: ``Scheduler(cluster)`` with ``start()``/``stop()``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
@@ -47,6 +48,7 @@ _PODS = ("", "pods")
 _NODES = ("", "nodes")
 _CLAIMS = ("", "persistentvolumeclaims")
 _COMPONENT = "default-scheduler"
+_ZERO = Fraction(0)
 
 
 class Scheduler(ControllerLoop):
@@ -245,10 +247,28 @@ def _rank(node: dict[str, Any], view: Placement, spread: float) -> tuple[Fractio
     name = node["metadata"]["name"]
     allocatable = (node.get("status") or {}).get("allocatable") or {}
     usage = view.usage(name)
-    used = {r: usage.get(r, Fraction(0)) for r in ("cpu", "memory")}
-    fractions = [
-        used[r] / quantity(allocatable[r]) for r in used if quantity(allocatable.get(r, "0")) > 0
-    ]
-    load = sum(fractions, Fraction(0)) / max(len(fractions), 1)
-    total = 2 * Fraction(spread) + 100 * (1 - load)
+    total = _least_allocated(
+        usage.get("cpu", _ZERO),
+        usage.get("memory", _ZERO),
+        str(allocatable.get("cpu", "0")),
+        str(allocatable.get("memory", "0")),
+    )
+    if spread:
+        total += 2 * Fraction(spread)
     return -total, view.count(name), name
+
+
+@functools.lru_cache(maxsize=4096)
+def _least_allocated(
+    cpu: Fraction, memory: Fraction, cpu_total: str, memory_total: str
+) -> Fraction:
+    """100 times the share of the node left free, averaged over CPU and memory (those it
+    has). Remembered: most nodes' usage is the same from one attempt to the next, and
+    exact arithmetic on every node was most of an attempt's cost."""
+    fractions = [
+        used / quantity(total)
+        for used, total in ((cpu, cpu_total), (memory, memory_total))
+        if quantity(total) > 0
+    ]
+    load = sum(fractions, _ZERO) / max(len(fractions), 1)
+    return 100 * (1 - load)

@@ -14,8 +14,10 @@ Entry points: ``filter_node(pod, node, Placement.of(nodes, placed))`` -> ``Verdi
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from kubeforge.apiserver.controllers.interpod import inter_pod_filter
@@ -34,6 +36,7 @@ __all__ = [
     "toleration_matches",
 ]
 
+_ZERO = Fraction(0)
 AFFINITY_MISMATCH = "node(s) didn't match Pod's node affinity/selector"
 _UNSCHEDULABLE = "node(s) were unschedulable"
 _NOT_HELPFUL = "Preemption is not helpful for scheduling"
@@ -146,9 +149,16 @@ def _insufficient(pod: dict[str, Any], node: dict[str, Any], view: Placement) ->
         reasons.append("Too many pods")
     used = view.usage(node_name)
     for name, amount in sorted(view.wanted(pod).items()):
-        if amount > 0 and used.get(name, 0) + amount > quantity(allocatable.get(name, "0")):
+        if amount > 0 and _exceeds(used.get(name, _ZERO), amount, str(allocatable.get(name, "0"))):
             reasons.append(f"Insufficient {name}")
     return tuple(reasons)
+
+
+@functools.lru_cache(maxsize=4096)
+def _exceeds(used: Fraction, amount: Fraction, allocatable: str) -> bool:
+    """Whether ``amount`` more than ``used`` is over ``allocatable``; remembered, as most
+    nodes' usage is the same from one attempt to the next."""
+    return used + amount > quantity(allocatable)
 
 
 def _spread(pod: dict[str, Any], node: dict[str, Any], view: Placement) -> tuple[str, bool] | None:
