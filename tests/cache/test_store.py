@@ -95,6 +95,47 @@ def test_an_index_added_later_is_filled_from_the_current_contents():
         reader.add_index("app", lambda o: [])
 
 
+def test_the_namespace_index_answers_every_read_and_forgets_an_emptied_namespace():
+    reader, writer = store(ConfigMap)
+    for obj in (cm("b"), cm("a"), cm("c", "other"), cm("n", "")):
+        writer.apply(Apply(obj))
+    assert len(reader) == 4
+    assert reader.index_keys(NAMESPACE_INDEX, "default") == [
+        ObjectKey("default", "a"),
+        ObjectKey("default", "b"),
+    ]
+    assert names(reader.by_index(NAMESPACE_INDEX, "other")) == ["c"]
+    assert sorted(reader.keys()) == [
+        ObjectKey("", "n"),
+        ObjectKey("default", "a"),
+        ObjectKey("default", "b"),
+        ObjectKey("other", "c"),
+    ]
+    assert "n" in reader and "default/a" in reader and "other/a" not in reader
+    assert 42 not in reader
+    writer.apply(Delete(cm("c", "other")))
+    writer.apply(Apply(cm("a", rv="2")))  # an update is not a second object
+    assert len(reader) == 3
+    assert reader.index_values(NAMESPACE_INDEX) == ["", "default"]
+    assert reader.index_keys(NAMESPACE_INDEX, "other") == []
+    assert reader.list("other") == []
+    with pytest.raises(KeyError):
+        reader.by_index("missing", "x")
+
+
+def test_a_relist_reports_what_vanished_from_a_namespace_it_no_longer_holds():
+    reader, writer = store(ConfigMap)
+    writer.apply(Apply(cm("a")))
+    writer.apply(Apply(cm("c", "other")))
+    writer.apply(Init())
+    writer.apply(InitApply(cm("a", rv="2")))
+    changes = writer.apply(InitDone())
+    [gone] = [change for change in changes if change.is_delete]
+    assert gone.final_state_unknown and gone.old() == cm("c", "other")
+    assert [change.new() for change in changes if not change.is_delete] == [cm("a", rv="2")]
+    assert len(reader) == 1 and reader.index_values(NAMESPACE_INDEX) == ["default"]
+
+
 def sides(change: Change[Any]) -> tuple[Any, Any]:
     return change.old(), change.new()
 

@@ -18,10 +18,10 @@ import asyncio
 import builtins
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Generic
 
 from kubeforge.cache._packing import Unpacker, labels_in, pack
+from kubeforge.cache._state import Index, State
 from kubeforge.cache.indexers import NAMESPACE_INDEX, IndexFunc, by_namespace
 from kubeforge.core.objects import key_of
 from kubeforge.core.refs import ObjectKey
@@ -88,57 +88,6 @@ class Change(Generic[T]):
         return f"Change({verb}{unknown})"
 
 
-class _Index:
-    """One index: value -> keys, and key -> values so an object can be re-filed unseen."""
-
-    __slots__ = ("buckets", "func", "values")
-
-    def __init__(self, func: IndexFunc) -> None:
-        self.func = func
-        self.buckets: dict[str, set[ObjectKey]] = {}
-        # The namespace index reads its value off the key; others remember what they filed.
-        self.values: dict[ObjectKey, tuple[str, ...]] | None = None if func is by_namespace else {}
-
-    def file(self, key: ObjectKey, obj: Any | None) -> None:
-        """File ``key`` under ``obj``'s values (``None``: remove it) instead of its old ones."""
-        if self.values is None:
-            # A key's namespace never changes, so the namespace index only adds or drops.
-            old: tuple[str, ...] = () if obj is not None else (key.namespace,)
-            new: tuple[str, ...] = (key.namespace,) if obj is not None else ()
-        else:
-            old = self.values.pop(key, ())
-            new = tuple(dict.fromkeys(self.func(obj))) if obj is not None else ()
-            if new:
-                self.values[key] = new
-        for value in old:
-            if value not in new:
-                keys = self.buckets.get(value)
-                if keys is not None:
-                    keys.discard(key)
-                    if not keys:
-                        del self.buckets[value]
-        for value in new:
-            self.buckets.setdefault(value, set()).add(key)
-
-
-@dataclass(slots=True)
-class _State:
-    items: dict[ObjectKey, bytes] = field(default_factory=dict)
-    indices: dict[str, _Index] = field(default_factory=dict)
-
-    def put(self, key: ObjectKey, data: bytes | None, obj: Any | None) -> bytes | None:
-        """Store (or with ``data=None`` remove) ``key``; returns what was there."""
-        if data is None:
-            old = self.items.pop(key, None)
-        else:
-            old = self.items.get(key)
-            self.items[key] = data
-        if old is not None or data is not None:
-            for index in self.indices.values():
-                index.file(key, obj if data is not None else None)
-        return old
-
-
 class Store(Generic[T]):
     """Read handle on the cache. Every object returned is a private copy.
 
@@ -162,7 +111,7 @@ class Store(Generic[T]):
         if isinstance(key, str):
             key = ObjectKey.parse(key)
         with self._lock:
-            data = self._state.items.get(key)
+            data = self._state.get(key)
         return None if data is None else self._decode(data)
 
     def list(
@@ -172,16 +121,16 @@ class Store(Generic[T]):
         selector = parse_label_selector(label_selector) if label_selector else None
         with self._lock:
             if namespace is None:
-                packed = builtins.list(self._state.items.values())
+                packed = self._state.values()
             else:
-                packed = self._lookup(NAMESPACE_INDEX, namespace)
+                packed = self._state.in_namespace(namespace)
         if selector is not None:
             packed = [data for data in packed if selector.matches(labels_in(data))]
         return [self._decode(data) for data in packed]
 
     def keys(self) -> builtins.list[ObjectKey]:
         with self._lock:
-            return builtins.list(self._state.items)
+            return [key for key, _ in self._state.items()]
 
     def by_index(self, index: str, value: str) -> builtins.list[T]:
         """Objects filed under ``value`` in ``index``; ``KeyError`` for an unknown index."""
@@ -191,11 +140,16 @@ class Store(Generic[T]):
 
     def index_keys(self, index: str, value: str) -> builtins.list[ObjectKey]:
         with self._lock:
+            if index == NAMESPACE_INDEX:
+                names = self._state.namespaces.get(value, {})
+                return [ObjectKey(value, name) for name in sorted(names)]
             return sorted(self._state.indices[index].buckets.get(value, ()))
 
     def index_values(self, index: str) -> builtins.list[str]:
         """Every value ``index`` currently holds (client-go's ``ListIndexFuncValues``)."""
         with self._lock:
+            if index == NAMESPACE_INDEX:
+                return sorted(self._state.namespaces)
             return sorted(self._state.indices[index].buckets)
 
     def has_index(self, name: str) -> bool:
@@ -210,7 +164,7 @@ class Store(Generic[T]):
             if name in self._indexers:
                 raise ValueError(f"index {name!r} already exists")
             self._indexers[name] = func
-            self._state.indices[name] = self._build_index(func, self._state.items)
+            self._state.indices[name] = self._build_index(func, self._state)
 
     @property
     def has_synced(self) -> bool:
@@ -222,34 +176,40 @@ class Store(Generic[T]):
         await self._ready.wait()
 
     def __len__(self) -> int:
-        return len(self._state.items)
+        return self._state.size
 
     def __contains__(self, key: object) -> bool:
         if isinstance(key, str):
             key = ObjectKey.parse(key)
-        return key in self._state.items
+        return isinstance(key, ObjectKey) and self._state.get(key) is not None
 
     # -- internals shared with Writer and Informer ------------------------------------
 
     def _lookup(self, index: str, value: str) -> builtins.list[bytes]:
-        items = self._state.items
-        return [items[key] for key in self._state.indices[index].buckets.get(value, ())]
+        state = self._state
+        if index == NAMESPACE_INDEX:
+            return state.in_namespace(value)
+        return [
+            state.namespaces[key.namespace][key.name]
+            for key in state.indices[index].buckets.get(value, ())
+        ]
 
     def _packed(self) -> builtins.list[bytes]:
         """A snapshot of every packed object (for resyncs and late handlers)."""
         with self._lock:
-            return builtins.list(self._state.items.values())
+            return self._state.values()
 
     def _decode(self, data: bytes) -> T:
         assert self._unpack is not None  # anything stored was packed by the writer
         return self._unpack(data)
 
-    def _empty_state(self) -> _State:
-        return _State(indices={name: _Index(func) for name, func in self._indexers.items()})
+    def _empty_state(self) -> State:
+        indexers = self._indexers.items()
+        return State(indices={name: Index(f) for name, f in indexers if name != NAMESPACE_INDEX})
 
-    def _build_index(self, func: IndexFunc, items: Mapping[ObjectKey, bytes]) -> _Index:
-        index = _Index(func)
-        for key, data in items.items():
+    def _build_index(self, func: IndexFunc, state: State) -> Index:
+        index = Index(func)
+        for key, data in state.items():
             index.file(key, self._decode(data))
         return index
 
@@ -275,7 +235,7 @@ class Writer(Generic[T]):
     def __init__(self, store: Store[T], *, transform: Transform | None = None) -> None:
         self.store = store
         self.transform = transform
-        self._fresh: _State | None = None
+        self._fresh: State | None = None
 
     def apply(self, event: Event[T]) -> list[Change[T]]:
         """Apply one watcher event; return what changed, in order."""
@@ -306,7 +266,7 @@ class Writer(Generic[T]):
                 key = key_of(obj)
                 unpack = store._learn_type(obj)
                 with store._lock:
-                    if key not in store._state.items:
+                    if store._state.get(key) is None:
                         # Never seen, or already gone: no second delete (as DeltaFIFO).
                         return []
                     store._state.put(key, None, None)
@@ -325,19 +285,19 @@ class Writer(Generic[T]):
         with store._lock:
             # An index added while the relist ran is missing from the fresh state.
             for name, func in store._indexers.items():
-                if name not in fresh.indices:
-                    fresh.indices[name] = store._build_index(func, fresh.items)
-            previous = store._state.items
+                if name != NAMESPACE_INDEX and name not in fresh.indices:
+                    fresh.indices[name] = store._build_index(func, fresh)
+            previous = store._state
             # Indexes were built on the side: readers see the old state or the new one.
             store._state = fresh
         changes: list[Change[T]] = []
         if store._unpack is not None:
             unpack = store._unpack
-            changes = [Change(previous.get(key), data, unpack) for key, data in fresh.items.items()]
+            changes = [Change(previous.get(key), data, unpack) for key, data in fresh.items()]
             changes.extend(
                 Change(data, None, unpack, final_state_unknown=True)
                 for key, data in previous.items()
-                if key not in fresh.items
+                if fresh.get(key) is None
             )
         store._synced = True
         store._ready.set()
