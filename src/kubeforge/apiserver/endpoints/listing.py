@@ -7,8 +7,8 @@ storage layer):
   ``limit`` is ignored, as the watch cache ignores it. ``"N"``: not older than N, or
   exactly N with ``resourceVersionMatch=Exact`` (410 once N left the kept history).
   An N ahead of the store waits up to 3 s, then answers 504 ``ResourceVersionTooLarge``.
-* ``limit``/``continue``: every page comes from the snapshot at the first page's
-  revision (``Storage.snapshot``); tokens and page boundaries are ``storage.pages``'. Once
+* ``limit``/``continue``: every page comes from the state at the first page's
+  revision (``storage.at_revision``); tokens and page boundaries are ``storage.pages``'. Once
   that revision left the kept history the answer is 410, its message ending in a
   token that continues (inconsistently) at the latest revision.
 * Unsupported field selectors answer 400 ``field label not supported: X``.
@@ -41,13 +41,14 @@ from kubeforge.apiserver.meta.queryparams import query_bool
 from kubeforge.apiserver.registry import conversions
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.strategy import Strategy
+from kubeforge.apiserver.storage.at_revision import RevisionView
 from kubeforge.apiserver.storage.pages import (
     EXPIRED_CONTINUE,
     decode_continue,
     encode_continue,
     key_string,
     key_tuple,
-    page,
+    read_page,
 )
 from kubeforge.apiserver.storage.sqlite import ExpiredError, Storage
 from kubeforge.core.selectors import (
@@ -167,15 +168,14 @@ class Lister:
         except ValueError:
             raise failures.bad_request(f"invalid limit: {query.get('limit')}") from None
         matches = self.matcher(request, target)
-        objects, revision, start = await self._read(target, rv, match, token)
+        view, start = await self._read(target, rv, match, token)
+        revision = view.revision
         if rv == "0" and not token:
             limit = 0  # served "from cache": the real watch cache ignores limit here
         start_key = key_tuple(start.rstrip("\x00")) if start else None
         metadata: dict[str, Any] = {"resourceVersion": str(revision)}
         unfiltered = not query.get("labelSelector") and not query.get("fieldSelector")
-        selected, following = page(
-            objects, target.namespace, start_key, matches, limit, count=unfiltered
-        )
+        selected, following = await read_page(view, start_key, matches, limit, count=unfiltered)
         if following:
             metadata["continue"] = encode_continue(revision, key_string(selected[-1]) + "\x00")
             if unfiltered:
@@ -186,16 +186,16 @@ class Lister:
 
     async def _read(
         self, target: Target, rv: str, match: str, token: str
-    ) -> tuple[list[dict[str, Any]], int, str]:
-        """``(objects, revision, start)``: the objects a list reads from, at which
-        revision, and the key a continue token starts after (``""``: the beginning)."""
-        key = target.served.storage_key
+    ) -> tuple[RevisionView, str]:
+        """``(view, start)``: the objects a list reads from, at the revision it reads at,
+        and the key a continue token starts after (``""``: the beginning)."""
+        key, namespace = target.served.storage_key, target.namespace
         if token:
             revision, start = decode_continue(token)
             if revision == -1:
                 revision = self.storage.revision
             try:
-                return self.storage.snapshot(key, revision), revision, start
+                return RevisionView(self.storage, key, revision, namespace), start
             except ExpiredError:
                 # etcd3's handleCompactedErrorForPaging: the Status's own list metadata
                 # carries a token that continues, inconsistently, at the latest revision.
@@ -206,15 +206,14 @@ class Lister:
             revision = int(rv)
             await wait_for_revision(self.storage, revision)
             try:
-                return self.storage.snapshot(key, revision), revision, ""
+                return RevisionView(self.storage, key, revision, namespace), ""
             except ExpiredError:
                 raise failures.expired(
                     "The resourceVersion for the provided list is too old."
                 ) from None
         if rv and rv != "0":
             await wait_for_revision(self.storage, int(rv))
-        revision = self.storage.revision
-        return self.storage.objects(key, target.namespace), revision, ""
+        return RevisionView(self.storage, key, self.storage.revision, namespace), ""
 
     @staticmethod
     def _list_response(

@@ -3,21 +3,24 @@
 Entry points: ``encode_continue``/``decode_continue`` (base64url of
 ``{"v":"meta.k8s.io/v1","rv":N,"start":"<key after the last item>"}``; ``rv: -1``
 continues at the latest revision, what an expired token's 410 offers) and
-``page(objects, ...)``, which finds where a page starts by binary search over the
-key-ordered objects, so reading a large list page by page stays linear.
+``read_page(view, ...)``, which reads one page from a ``RevisionView`` (a key-ordered
+index: a page starts where the last one ended without scanning or sorting what came
+before, so reading a large list page by page stays linear), yielding to the event
+loop between chunks.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
-import bisect
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 from kubeforge.apiserver import failures
+from kubeforge.apiserver.storage.at_revision import Key, RevisionView
 
 __all__ = [
     "EXPIRED_CONTINUE",
@@ -25,8 +28,11 @@ __all__ = [
     "encode_continue",
     "key_string",
     "key_tuple",
-    "page",
+    "read_page",
 ]
+
+SCAN_CHUNK = 1000
+"""Objects a page reads between two turns of the event loop: a few milliseconds' work."""
 
 EXPIRED_CONTINUE = (
     "The provided continue parameter is too old to display a consistent list result. You can "
@@ -66,41 +72,38 @@ def key_string(obj: dict[str, Any]) -> str:
     return f"{namespace}/{meta['name']}" if namespace else str(meta["name"])
 
 
-def _obj_key(obj: dict[str, Any]) -> tuple[str, str]:
-    meta = obj["metadata"]
-    return meta.get("namespace") or "", meta["name"]
-
-
 def key_tuple(key: str) -> tuple[str, str]:
     namespace, _, name = key.rpartition("/")
     return namespace, name
 
 
-def page(
-    objects: list[dict[str, Any]],
-    namespace: str | None,
-    start_key: tuple[str, str] | None,
+async def read_page(
+    view: RevisionView,
+    start_key: Key | None,
     matches: Callable[[dict[str, Any]], bool],
     limit: int,
     *,
     count: bool,
 ) -> tuple[list[dict[str, Any]], int]:
-    """The matching objects after ``start_key`` (at most ``limit``), and how many more
-    there are: counted when only the namespace filters (``count``), else 1 for "some"."""
-    # ``objects`` is in key order: binary search instead of scanning, so reading a
-    # large list page by page stays linear overall.
-    lo, hi = 0, len(objects)
-    if namespace is not None:
-        lo = bisect.bisect_left(objects, (namespace, ""), key=_obj_key)
-        hi = bisect.bisect_left(objects, (namespace + "\x00", ""), key=_obj_key)
-    if start_key is not None:
-        lo = max(lo, bisect.bisect_right(objects, start_key, lo, hi, key=_obj_key))
+    """The matching objects after ``start_key`` (at most ``limit``; 0: all), and how many
+    more there are: counted when only the namespace filters (``count``), else 1 for "some".
+
+    Reads ``SCAN_CHUNK`` objects at a time and lets the event loop run between chunks,
+    so a long scan (a selective selector, a whole list) never holds other clients up
+    for long; the view keeps every chunk at one revision."""
     selected: list[dict[str, Any]] = []
-    for index in range(lo, hi):
-        obj = objects[index]
-        if not matches(obj):
-            continue
-        if limit and len(selected) >= limit:
-            return selected, (hi - index) if count else 1
-        selected.append(obj)
-    return selected, 0
+    last: Key = ("", "")  # the key of ``selected[-1]``
+    cursor = start_key
+    while True:
+        chunk = view.after(cursor, SCAN_CHUNK)
+        for key, obj in chunk:
+            if not matches(obj):
+                continue
+            if limit and len(selected) >= limit:
+                return selected, view.count_after(last) if count else 1
+            selected.append(obj)
+            last = key
+        if len(chunk) < SCAN_CHUNK:
+            return selected, 0
+        cursor = chunk[-1][0]
+        await asyncio.sleep(0)

@@ -27,8 +27,10 @@ Design (see ``Storage`` for the entry point):
 * The data directory's guards (a lock, the revision mark that catches a lost WAL,
   refusing a damaged file) are in ``datadir``.
 * Each event keeps the object's previous state too: watch filters need it for
-  selector transitions, and ``snapshot`` undoes recent events to serve paginated
+  selector transitions, and ``at_revision`` undoes recent events to serve paginated
   lists at a consistent revision.
+* Each resource's objects are kept in key order (``Bucket``), as etcd's keys are, so
+  a list page starts where the last one ended without sorting the resource again.
 
 Stored objects are shared: callers must treat returned dicts as read-only and
 ``clone`` before changing them.
@@ -44,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from sortedcontainers import SortedDict
 
 from kubeforge.apiserver.storage.datadir import (
     MARK_FILE,
@@ -62,6 +65,7 @@ from kubeforge.apiserver.storage.journal import (
 
 __all__ = [
     "DEFAULT_HISTORY",
+    "Bucket",
     "Event",
     "ExpiredError",
     "ResourceKey",
@@ -74,6 +78,11 @@ log = logging.getLogger("kubeforge.apiserver.storage")
 
 DEFAULT_HISTORY = 5000
 """Events kept for watch resumption; the real watch cache keeps 100..100000."""
+
+
+Bucket = SortedDict[tuple[str, str], dict[str, Any]]
+"""One resource's objects by ``(namespace, name)``, kept in key order as etcd keeps its
+keys: a list page reads from a key on without sorting the whole resource again."""
 
 
 def clone(obj: dict[str, Any]) -> dict[str, Any]:
@@ -101,6 +110,11 @@ def _subscribe(
             listeners.remove(listener)
 
     return unsubscribe
+
+
+def namespace_range(namespace: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    """Keys from the first (inclusive) to the end (exclusive) of ``namespace``'s objects."""
+    return (namespace, ""), (namespace + "\x00", "")
 
 
 def _ns_name(obj: dict[str, Any]) -> tuple[str, str]:
@@ -135,7 +149,7 @@ class Storage:
         self._history_size = max(1, history)
         self._db = open_database(path)
         mark = RevisionMark(path.with_name(MARK_FILE)) if path is not None else None
-        self._objects: dict[ResourceKey, dict[tuple[str, str], dict[str, Any]]] = {}
+        self._objects: dict[ResourceKey, Bucket] = {}
         self._history: deque[Event] = deque()
         self._listeners: list[Callable[[Event], None]] = []
         self._durable_listeners: list[Callable[[Event], None]] = []
@@ -182,7 +196,7 @@ class Storage:
             "SELECT grp, resource, rv, data FROM objects"
         ):
             obj = orjson.loads(data)
-            self._objects.setdefault((grp, resource), {})[_ns_name(obj)] = obj
+            self._bucket((grp, resource))[_ns_name(obj)] = obj
             self.revision = max(self.revision, rv)
         rows = self._db.execute(
             "SELECT rv, type, grp, resource, data, prev FROM events ORDER BY rv DESC LIMIT ?",
@@ -233,19 +247,41 @@ class Storage:
     # --- reads -----------------------------------------------------------------------------
 
     def get(self, resource: ResourceKey, namespace: str, name: str) -> dict[str, Any] | None:
-        return self._objects.get(resource, {}).get((namespace, name))
+        bucket = self._objects.get(resource)
+        return None if bucket is None else bucket.get((namespace, name))
+
+    def index(self, resource: ResourceKey) -> Bucket | None:
+        """The live key-ordered objects of ``resource`` (read-only), ``None`` if none ever were."""
+        return self._objects.get(resource)
+
+    @property
+    def history(self) -> deque[Event]:
+        """The kept events, oldest first (read-only)."""
+        return self._history
 
     def objects(self, resource: ResourceKey, namespace: str | None = None) -> list[dict[str, Any]]:
         """Current objects in key order (namespace, then name), like etcd's range reads."""
-        objects = self._objects.get(resource, {})
-        keys = sorted(k for k in objects if namespace is None or k[0] == namespace)
-        return [objects[k] for k in keys]
+        bucket = self._objects.get(resource)
+        if bucket is None:
+            return []
+        if namespace is None:
+            return list(bucket.values())
+        return [bucket[k] for k in bucket.irange(*namespace_range(namespace))]
 
     def count(self, resource: ResourceKey, namespace: str | None = None) -> int:
-        objects = self._objects.get(resource, {})
+        bucket = self._objects.get(resource)
+        if bucket is None:
+            return 0
         if namespace is None:
-            return len(objects)
-        return sum(1 for ns, _ in objects if ns == namespace)
+            return len(bucket)
+        low, high = namespace_range(namespace)
+        return int(bucket.bisect_left(high) - bucket.bisect_left(low))
+
+    def _bucket(self, resource: ResourceKey) -> Bucket:
+        bucket = self._objects.get(resource)
+        if bucket is None:
+            bucket = self._objects[resource] = SortedDict()
+        return bucket
 
     def events_after(self, revision: int) -> list[Event]:
         """Kept events with a revision above ``revision``; ``ExpiredError`` if some are gone."""
@@ -261,21 +297,6 @@ class Storage:
             out.append(event)
         out.reverse()
         return out
-
-    def snapshot(self, resource: ResourceKey, revision: int) -> list[dict[str, Any]]:
-        """Objects of ``resource`` as they were at ``revision``, in key order."""
-        current = dict(self._objects.get(resource, {}))
-        if revision >= self.revision:
-            return [current[k] for k in sorted(current)]
-        for event in reversed(self.events_after(revision)):
-            if event.resource != resource:
-                continue
-            key = _ns_name(event.object)
-            if event.type == "ADDED":
-                current.pop(key, None)
-            elif event.previous is not None:
-                current[key] = event.previous
-        return [current[k] for k in sorted(current)]
 
     def check_writable(self) -> WriteFailedError | None:
         """``None`` when writes work; after a failure, finds out (with a tiny write, at
@@ -332,7 +353,7 @@ class Storage:
         event = Event(revision, type_, resource, obj, previous)
         self._journal.record(event, namespace, name, data, prev)
         self.revision = revision
-        bucket = self._objects.setdefault(resource, {})
+        bucket = self._bucket(resource)
         if type_ == "DELETED":
             bucket.pop((namespace, name), None)
         else:
@@ -357,7 +378,7 @@ class Storage:
         undone: list[Event] = []
         committed = self._journal.committed
         for event in reversed(staged):
-            bucket = self._objects.setdefault(event.resource, {})
+            bucket = self._bucket(event.resource)
             key = _ns_name(event.object)
             if event.type == "ADDED":
                 bucket.pop(key, None)
