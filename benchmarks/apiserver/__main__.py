@@ -391,7 +391,7 @@ async def _list_blocking(client: Client, args: argparse.Namespace, nodes: int) -
     await measure_pod_creates(
         client, "bench-list", args.list_pods, args.concurrency, nodes, _server_cpu
     )
-    return await measure_list_blocking(client, "bench-list", args.list_pods)
+    return await measure_list_blocking(client, "bench-list", args.list_pods, _server_cpu)
 
 
 def _print_writes(report: Report) -> None:
@@ -424,7 +424,8 @@ def _print(report: Report) -> None:
             f"paged list of {lb.pods:,} pods ({lb.pages} pages of 500): {lb.list_seconds:.1f} s; "
             f"another client's GET meanwhile: p99 {lb.probe_during_list_p99_ms:.1f} ms, "
             f"max {lb.probe_during_list_max_ms:.1f} ms (idle server: p99 "
-            f"{lb.probe_idle_p99_ms:.1f} ms, max {lb.probe_idle_max_ms:.1f} ms)"
+            f"{lb.probe_idle_p99_ms:.1f} ms, max {lb.probe_idle_max_ms:.1f} ms); server CPU "
+            f"{lb.server_cpu_ms_per_page:.1f} ms per page"
         )
     for run in report.fan_out:
         target = f"{run.target_rate:,.0f}/s" if run.target_rate else "flat out"

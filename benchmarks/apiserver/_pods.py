@@ -43,6 +43,7 @@ class ListBlocking:
     probe_during_list_p99_ms: float
     probe_during_list_max_ms: float
     probes_during_list: int
+    server_cpu_ms_per_page: float = 0.0  # the server's CPU over the list (probes included)
 
 
 async def bounded(count: int, concurrency: int, job: Any) -> None:
@@ -131,7 +132,7 @@ def _p99(values: list[float]) -> float:
 
 
 async def measure_list_blocking(
-    client: Any, namespace: str, pods: int, probe_interval: float = 0.005
+    client: Any, namespace: str, pods: int, server_cpu: Any, probe_interval: float = 0.005
 ) -> ListBlocking:
     probe_path = "/api/v1/namespaces/default"
     stop = asyncio.Event()
@@ -142,6 +143,7 @@ async def measure_list_blocking(
 
     stop = asyncio.Event()
     probe = asyncio.create_task(_probe(client, probe_path, probe_interval, stop))
+    cpu = server_cpu(client.server)
     start = time.perf_counter()
     path = f"/api/v1/namespaces/{namespace}/pods"
     token, seen, pages = "", 0, 0
@@ -154,6 +156,7 @@ async def measure_list_blocking(
         if not token:
             break
     list_seconds = time.perf_counter() - start
+    busy = server_cpu(client.server) - cpu
     stop.set()
     during = await probe
     assert seen == pods, (seen, pods)
@@ -166,6 +169,7 @@ async def measure_list_blocking(
         probe_during_list_p99_ms=_p99(during),
         probe_during_list_max_ms=max(during) * 1000,
         probes_during_list=len(during),
+        server_cpu_ms_per_page=busy / pages * 1000,
     )
 
 

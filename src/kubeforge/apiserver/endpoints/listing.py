@@ -19,13 +19,16 @@ streamed by ``watch``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
+import orjson
 from aiohttp import web
 
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.endpoints import partial, protobody
+from kubeforge.apiserver.endpoints.listing_body import array_of, json_list_response
 from kubeforge.apiserver.endpoints.listoptions import (
     check_list_options,
     parse_int64,
@@ -34,12 +37,12 @@ from kubeforge.apiserver.endpoints.listoptions import (
     without_type_meta,
 )
 from kubeforge.apiserver.endpoints.request import Target
-from kubeforge.apiserver.endpoints.responses import table_response
 from kubeforge.apiserver.endpoints.watch import WatchHub
 from kubeforge.apiserver.endpoints.watch_request import serve_watch
 from kubeforge.apiserver.meta.queryparams import query_bool
 from kubeforge.apiserver.registry import conversions
 from kubeforge.apiserver.registry.engine import Engine
+from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy
 from kubeforge.apiserver.storage.at_revision import RevisionView
 from kubeforge.apiserver.storage.pages import (
@@ -157,7 +160,7 @@ class Lister:
         tables: Any,
         include: str,
         conversion: partial.Conversion | None = None,
-    ) -> web.Response:
+    ) -> web.StreamResponse:
         query = request.query
         check_list_options(query, rv)
         match = query.get("resourceVersionMatch", "")
@@ -182,7 +185,9 @@ class Lister:
                 metadata["remainingItemCount"] = following
         served = target.served
         items = await conversions.run_converting(lambda: self.engine.view_many(served, selected))
-        return self._list_response(request, target, items, metadata, tables, include, conversion)
+        return await self._list_response(
+            request, target, items, metadata, tables, include, conversion
+        )
 
     async def _read(
         self, target: Target, rv: str, match: str, token: str
@@ -215,8 +220,8 @@ class Lister:
             await wait_for_revision(self.storage, int(rv))
         return RevisionView(self.storage, key, self.storage.revision, namespace), ""
 
-    @staticmethod
-    def _list_response(
+    async def _list_response(
+        self,
         request: web.Request,
         target: Target,
         items: list[dict[str, Any]],
@@ -224,21 +229,51 @@ class Lister:
         tables: Any,
         include: str,
         conversion: partial.Conversion | None,
-    ) -> web.Response:
+    ) -> web.StreamResponse:
         """The list in the form asked for: metadata only, a Table, or the typed list."""
         served = target.served
+        revision = int(metadata["resourceVersion"])
+        if self.storage.committed < revision:
+            # A long body is streamed from here, before the app's middleware would wait
+            # for the commit: what it shows must be durable first.
+            await self.storage.durable(revision)
         if conversion is not None:
-            return partial.list_response(conversion, served, items, metadata)
+            head, item = partial.list_parts(conversion, served, metadata)
+            return await json_list_response(request, head, "items", items, array_of(item))
         if tables is not None:
-            return table_response(tables, tables.to_table(served, items, metadata, include))
+            return await table_list_response(request, tables, served, items, metadata, include)
         info = served.info
-        if served.builtin:
-            # A typed Go list: its items' TypeMeta is empty (custom resources keep theirs).
-            items = [without_type_meta(item) for item in items]
-        body = {
-            "kind": info.list_kind,
-            "apiVersion": info.api_version,
-            "metadata": metadata,
-            "items": items,
-        }
-        return protobody.object_response(request, body)
+        head = {"kind": info.list_kind, "apiVersion": info.api_version, "metadata": metadata}
+        if protobody.wants_protobuf(request):
+            encoded = await protobody.list_body(head, _typed(served, items))
+            if encoded is not None:
+                return web.Response(body=encoded, content_type=protobody.PROTOBUF)
+        # A typed Go list: its items' TypeMeta is empty (custom resources keep theirs).
+        transform = without_type_meta if served.builtin else None
+        return await json_list_response(request, head, "items", items, array_of(transform))
+
+
+def _typed(served: ServedResource, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [without_type_meta(item) for item in items] if served.builtin else items
+
+
+async def table_list_response(
+    request: web.Request,
+    tables: Any,
+    served: ServedResource,
+    items: list[dict[str, Any]],
+    metadata: dict[str, Any],
+    include: str,
+) -> web.StreamResponse:
+    """A Table of ``items``, its rows made a chunk at a time (at one moment, for the ages)."""
+    moment = datetime.now(UTC)
+    head = tables.to_table(served, [], metadata, include, now=moment)
+    del head["rows"]
+
+    def rows(chunk: Sequence[dict[str, Any]]) -> bytes:
+        table = tables.to_table(served, chunk, metadata, include, with_headers=False, now=moment)
+        encoded: bytes = orjson.dumps(table["rows"])
+        return encoded
+
+    content_type = getattr(tables, "TABLE_CONTENT_TYPE", "application/json")
+    return await json_list_response(request, head, "rows", items, rows, content_type)

@@ -30,8 +30,9 @@ Entry points, called where list/get/watch build their answers:
 
 * ``negotiate(request)``: the ``Conversion`` asked for, or ``None`` for plain JSON or
   a Table; raises the 406 ``StatusError`` when nothing is servable.
-* ``object_response(conversion, served, obj, status)`` and
-  ``list_response(conversion, served, items, list_metadata)``: the response.
+* ``object_response(conversion, served, obj, status)``: a single object's response;
+  ``list_parts(conversion, served, list_metadata)``: a list's members but its items,
+  and what each item becomes (the list's body is encoded in chunks by ``listing_body``).
 * ``for_watch(conversion)``: the per-event converter, or ``None`` to send objects whole.
 """
 
@@ -55,7 +56,7 @@ __all__ = [
     "OBJECT_KIND",
     "Conversion",
     "for_watch",
-    "list_response",
+    "list_parts",
     "negotiate",
     "object_response",
     "partial_object",
@@ -134,26 +135,19 @@ def object_response(
     return _json(partial_object(obj, conversion.api_version), status)
 
 
-def list_response(
-    conversion: Conversion,
-    served: ServedResource,
-    items: list[dict[str, Any]],
-    list_metadata: dict[str, Any],
-) -> web.Response:
-    """A list page as ``PartialObjectMetadataList``; 406 if the single kind was asked for."""
+def list_parts(
+    conversion: Conversion, served: ServedResource, list_metadata: dict[str, Any]
+) -> tuple[dict[str, Any], Callable[[dict[str, Any]], dict[str, Any]]]:
+    """A ``PartialObjectMetadataList``'s members but its items, and what each item becomes
+    (for a body encoded in chunks); 406 if the single kind was asked for."""
     if not conversion.is_list:
         raise _mismatch(
             f"you requested {OBJECT_KIND}, but the requested object is a list "
             f"({_go_type(served, listed=True)})"
         )
     api_version = conversion.api_version
-    body = {
-        "kind": LIST_KIND,
-        "apiVersion": api_version,
-        "metadata": list_metadata,
-        "items": [partial_object(item, api_version) for item in items],
-    }
-    return _json(body, 200)
+    head = {"kind": LIST_KIND, "apiVersion": api_version, "metadata": list_metadata}
+    return head, lambda obj: partial_object(obj, api_version)
 
 
 def for_watch(conversion: Conversion | None) -> Callable[[dict[str, Any]], dict[str, Any]] | None:

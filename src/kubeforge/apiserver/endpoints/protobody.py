@@ -5,7 +5,9 @@ resource of that kind (an envelope without type meta is that kind, as the real
 server's default GVK makes it); ``wants_protobuf(request)`` and ``object_response``
 for an answer in protobuf when the client's first servable ``Accept`` entry asks for
 it and the object encodes without loss, JSON otherwise (what a real server does for
-kinds it has no protobuf for, such as custom resources).
+kinds it has no protobuf for, such as custom resources). ``list_body`` encodes a typed
+list a chunk of items at a time, letting other clients in between (encoding 500 pods
+in pure Python takes tens of milliseconds).
 
 A body that does not decode is a 400 worded as ``transformDecodeError`` in
 k8s.io/apiserver ``pkg/endpoints/handlers/rest.go`` words it: ``<Kind> in version
@@ -14,17 +16,21 @@ k8s.io/apiserver ``pkg/endpoints/handlers/rest.go`` words it: ``<Kind> in versio
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
 from aiohttp import web
 
 from kubeforge.apiserver import failures
+from kubeforge.apiserver.endpoints.listing_body import ITEMS_PER_CHUNK
 from kubeforge.apiserver.negotiation import media_ranges
-from kubeforge.apiserver.protobuf import wire
+from kubeforge.apiserver.protobuf import encoding, table, wire
+from kubeforge.apiserver.protobuf.writer import Writer
 
-__all__ = ["PROTOBUF", "decode_protobuf", "object_response", "wants_protobuf"]
+__all__ = ["PROTOBUF", "decode_protobuf", "list_body", "object_response", "wants_protobuf"]
 
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 _JSON_TYPES = frozenset({"application/json", "*/*", "application/*"})
@@ -65,3 +71,28 @@ def object_response(request: web.Request, obj: Any, status: int = 200) -> web.Re
         if encoded is not None:
             return web.Response(body=encoded, status=status, content_type=PROTOBUF)
     return web.Response(body=orjson.dumps(obj), status=status, content_type="application/json")
+
+
+async def list_body(head: dict[str, Any], items: Sequence[dict[str, Any]]) -> bytes | None:
+    """The typed list ``head`` (``kind``, ``apiVersion``, ``metadata``) with ``items`` in
+    protobuf, the bytes ``wire.encode`` gives for the whole list; ``None`` when it cannot
+    be written without loss. The items are encoded ``ITEMS_PER_CHUNK`` at a time, with
+    the event loop free in between."""
+    message = table.message_for(head["apiVersion"], head["kind"])
+    if message is None:
+        return None
+    field = next((f for f in table.fields(message).values() if f.name == "items"), None)
+    if field is None or not field.repeated:
+        return None
+    try:
+        # Go writes fields in number order: the list's metadata (1), then its items (2).
+        parts = [encoding.encode_message(message, {"metadata": head["metadata"]})]
+        for start in range(0, len(items), ITEMS_PER_CHUNK):
+            out = Writer()
+            for item in items[start : start + ITEMS_PER_CHUNK]:
+                out.message(field.number, encoding.encode_message(field.type, item))
+            parts.append(out.getvalue())
+            await asyncio.sleep(0)  # the other clients' turn
+    except encoding.NotEncodable:
+        return None
+    return wire.envelope(head["apiVersion"], head["kind"], b"".join(parts))

@@ -23,7 +23,15 @@ from kubeforge.apiserver.protobuf import decoding, encoding, table
 from kubeforge.apiserver.protobuf.reader import ProtobufError, UnknownField, read_fields
 from kubeforge.apiserver.protobuf.writer import Writer
 
-__all__ = ["MAGIC", "ProtobufError", "UnknownField", "UnsupportedKind", "decode", "encode"]
+__all__ = [
+    "MAGIC",
+    "ProtobufError",
+    "UnknownField",
+    "UnsupportedKind",
+    "decode",
+    "encode",
+    "envelope",
+]
 
 MAGIC = b"k8s\x00"
 
@@ -75,6 +83,11 @@ def encode(obj: dict[str, Any]) -> bytes | None:
         payload = encoding.encode_message(message, body)
     except encoding.NotEncodable:
         return None
+    return envelope(api_version, kind, payload)
+
+
+def envelope(api_version: str, kind: str, payload: bytes) -> bytes:
+    """A typed message's bytes in the ``k8s\\0`` envelope, as ``encode`` writes them."""
     meta = Writer()
     meta.string(1, api_version)
     meta.string(2, kind)
