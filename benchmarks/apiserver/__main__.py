@@ -452,6 +452,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip", action="append", default=[], help="writes, pods or list")
     parser.add_argument("--quick", action="store_true", help="small sizes, to try it out")
     parser.add_argument("--out", type=Path, default=None, help="JSON path (default: results/)")
+    parser.add_argument(
+        "--name", default="apiserver", help="results/<name>.json, e.g. for a run of one phase"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.objects, args.watchers, args.seconds = 1000, 10, 1.0
@@ -469,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     else:
-        write_results("apiserver", payload, quick=args.quick)
+        write_results(args.name, payload, quick=args.quick)
     return 0
 
 
