@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import compileall
 import json
 import os
 import re
@@ -40,6 +41,7 @@ import aiohttp
 from benchmarks._report import clean_exit_on_sigterm, environment, write_results
 from benchmarks.apiserver._pods import (
     ListBlocking,
+    LoopStretch,
     PodCreates,
     bounded,
     measure_list_blocking,
@@ -47,6 +49,8 @@ from benchmarks.apiserver._pods import (
 )
 
 from kubeforge.testing import LocalApiServer
+
+LOOPWATCH = Path(__file__).resolve().parent / "loopwatch"
 
 _NAME = re.compile(rb'"metadata":{"name":"ev-(\d+)"')
 _RV = re.compile(rb'"resourceVersion":"(\d+)"')
@@ -90,6 +94,7 @@ class Report:
     fan_out: list[FanOut] = field(default_factory=list)
     pod_creates: PodCreates | None = None
     list_blocking: ListBlocking | None = None
+    list_blocking_base: ListBlocking | None = None  # the same pods on $KF_BENCH_BASE's server
 
 
 def _own_cpu() -> float:
@@ -350,7 +355,7 @@ async def measure(args: argparse.Namespace) -> Report:
     if args.pods:
         report.pod_creates = await _on_fresh_server(args, _pod_creates, nodes=args.pods // 100 + 1)
     if args.list_pods:
-        report.list_blocking = await _on_fresh_server(args, _list_blocking, nodes=0)
+        await _list_blocking(args, report)
     report.load_average.append(os.getloadavg()[0])
     return report
 
@@ -367,18 +372,36 @@ async def _writes_list_fan_out(client: Client, args: argparse.Namespace, report:
 
 async def _on_fresh_server(args: argparse.Namespace, phase: Any, nodes: int = 1) -> Any:
     """``phase(client, args, nodes)`` against a new server with a data directory (durable)."""
-    with (
-        tempfile.TemporaryDirectory(prefix="kubeforge-bench-") as data_dir,
-        LocalApiServer(data_dir=Path(data_dir), nodes=nodes) as server,
-    ):
-        connector = aiohttp.TCPConnector(ssl=server.ssl_context(), limit=0)
-        timeout = aiohttp.ClientTimeout(total=None, sock_read=300)
-        async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-            client = Client(server, session)
-            try:
-                return await phase(client, args, nodes)
-            finally:
-                client.close()
+    with tempfile.TemporaryDirectory(prefix="kubeforge-bench-") as data_dir:
+        return await _on_server(Path(data_dir), lambda client: phase(client, args, nodes), nodes)
+
+
+async def _on_server(
+    data_dir: Path, phase: Any, nodes: int, source: str | None = None, loopwatch: bool = False
+) -> Any:
+    """``phase(client)`` against a server on ``data_dir``, of ``source``'s kubeforge if given,
+    with its loop's callbacks timed if ``loopwatch`` (see ``LoopStretch``)."""
+    saved = os.environ.get("PYTHONPATH")
+    paths = [source] if source is not None else []
+    paths += [str(LOOPWATCH)] if loopwatch else []
+    if paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+    try:
+        # A restart on a data directory of 100,000 pods loads them first: minutes under load.
+        with LocalApiServer(data_dir=data_dir, nodes=nodes, startup_timeout=600) as server:
+            connector = aiohttp.TCPConnector(ssl=server.ssl_context(), limit=0)
+            timeout = aiohttp.ClientTimeout(total=None, sock_read=300)
+            async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+                client = Client(server, session)
+                try:
+                    return await phase(client)
+                finally:
+                    client.close()
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
 
 
 async def _pod_creates(client: Client, args: argparse.Namespace, nodes: int) -> PodCreates:
@@ -387,11 +410,42 @@ async def _pod_creates(client: Client, args: argparse.Namespace, nodes: int) -> 
     )
 
 
-async def _list_blocking(client: Client, args: argparse.Namespace, nodes: int) -> ListBlocking:
-    await measure_pod_creates(
-        client, "bench-list", args.list_pods, args.concurrency, nodes, _server_cpu
-    )
-    return await measure_list_blocking(client, "bench-list", args.list_pods, _server_cpu)
+async def _list_blocking(args: argparse.Namespace, report: Report) -> None:
+    """The pods are created once; then a server of this checkout lists them and, when
+    ``$KF_BENCH_BASE`` names another checkout, first a server of that one (before/after
+    in one run), each started on the same data directory."""
+    with tempfile.TemporaryDirectory(prefix="kubeforge-bench-") as data_dir:
+        data = Path(data_dir)
+
+        async def create(client: Client) -> PodCreates:
+            count, concurrency = args.list_pods, args.concurrency
+            return await measure_pod_creates(
+                client, "bench-list", count, concurrency, 0, _server_cpu
+            )
+
+        async def list_them(client: Client) -> ListBlocking:
+            assert client.server._process is not None
+            stretch = LoopStretch(client.server._process.pid, data.with_suffix(".stretch"))
+            count = args.list_pods
+            return await measure_list_blocking(client, "bench-list", count, _server_cpu, stretch)
+
+        os.environ["KF_LOOP_STRETCH"] = str(data.with_suffix(".stretch"))
+        await _on_server(data, create, nodes=0)
+        source = _base_source()
+        if source is not None:
+            report.list_blocking_base = await _on_server(data, list_them, 0, source, True)
+        report.list_blocking = await _on_server(data, list_them, 0, None, True)
+        data.with_suffix(".stretch").unlink(missing_ok=True)
+
+
+def _base_source() -> str | None:
+    """The compiled ``src`` of the baseline checkout ``$KF_BENCH_BASE`` names, if any."""
+    base = os.environ.get("KF_BENCH_BASE")
+    if not base:
+        return None
+    source = str(Path(base).resolve() / "src")
+    compileall.compile_dir(source, quiet=1, workers=1)  # as an installed wheel has it
+    return source
 
 
 def _print_writes(report: Report) -> None:
@@ -418,14 +472,16 @@ def _print(report: Report) -> None:
             f"{pods.creates_per_second:,.0f} ({pods.pods:,} pods, {pods.running_at_end:,} running "
             f"at the end); server CPU {pods.server_cpu_us_per_create:.0f} us per create"
         )
-    if report.list_blocking is not None:
-        lb = report.list_blocking
+    for code, lb in [("base", report.list_blocking_base), ("this checkout", report.list_blocking)]:
+        if lb is None:
+            continue
         print(
-            f"paged list of {lb.pods:,} pods ({lb.pages} pages of 500): {lb.list_seconds:.1f} s; "
-            f"another client's GET meanwhile: p99 {lb.probe_during_list_p99_ms:.1f} ms, "
-            f"max {lb.probe_during_list_max_ms:.1f} ms (idle server: p99 "
-            f"{lb.probe_idle_p99_ms:.1f} ms, max {lb.probe_idle_max_ms:.1f} ms); server CPU "
-            f"{lb.server_cpu_ms_per_page:.1f} ms per page"
+            f"paged list of {lb.pods:,} pods ({lb.pages} pages of 500, {code}): "
+            f"{lb.list_seconds:.1f} s; another client's GET meanwhile: p99 "
+            f"{lb.probe_during_list_p99_ms:.1f} ms, max {lb.probe_during_list_max_ms:.1f} ms "
+            f"(idle server: p99 {lb.probe_idle_p99_ms:.1f} ms, max {lb.probe_idle_max_ms:.1f} ms); "
+            f"server CPU {lb.server_cpu_ms_per_page:.1f} ms per page; longest loop callback "
+            f"{lb.longest_loop_callback_ms:.1f} ms of CPU"
         )
     for run in report.fan_out:
         target = f"{run.target_rate:,.0f}/s" if run.target_rate else "flat out"

@@ -9,16 +9,22 @@ Entry points (both take the ``Client`` of ``__main__``):
 * ``measure_list_blocking``: a paged LIST (``limit=500``) of every pod while a probe
   GETs one small object every ``probe_interval`` seconds; the longest and the p99
   probe latency during the list against the same probe on an idle server. The
-  longest is how long the list kept another client waiting at once.
+  longest is how long the list kept another client waiting at once; on a loaded
+  machine that is mostly waiting for a core, so ``LoopStretch`` also reads the
+  server's longest event-loop callback in CPU time (``loopwatch/sitecustomize.py``):
+  what another client waits at least, on a free core.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import statistics
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -44,6 +50,28 @@ class ListBlocking:
     probe_during_list_max_ms: float
     probes_during_list: int
     server_cpu_ms_per_page: float = 0.0  # the server's CPU over the list (probes included)
+    longest_loop_callback_ms: float = 0.0  # CPU time, during the list (see LoopStretch)
+
+
+class LoopStretch:
+    """The longest event-loop callback of server process ``pid`` since ``restart()``, in
+    CPU time, as ``loopwatch/sitecustomize.py`` (on its PYTHONPATH) writes it to ``path``."""
+
+    def __init__(self, pid: int, path: Path) -> None:
+        self.pid, self.path = pid, path
+
+    async def restart(self) -> None:
+        os.kill(self.pid, signal.SIGUSR1)
+        await asyncio.sleep(0.5)  # the handler runs when the server's loop wakes
+
+    async def longest_ms(self) -> float:
+        self.path.unlink(missing_ok=True)
+        os.kill(self.pid, signal.SIGUSR2)
+        for _ in range(200):  # a bound on the wait for the server to write it
+            if self.path.exists() and self.path.read_text():
+                return float(self.path.read_text()) * 1000
+            await asyncio.sleep(0.05)
+        return float("nan")
 
 
 async def bounded(count: int, concurrency: int, job: Any) -> None:
@@ -132,7 +160,12 @@ def _p99(values: list[float]) -> float:
 
 
 async def measure_list_blocking(
-    client: Any, namespace: str, pods: int, server_cpu: Any, probe_interval: float = 0.005
+    client: Any,
+    namespace: str,
+    pods: int,
+    server_cpu: Any,
+    stretch: LoopStretch | None = None,
+    probe_interval: float = 0.005,
 ) -> ListBlocking:
     probe_path = "/api/v1/namespaces/default"
     stop = asyncio.Event()
@@ -142,6 +175,8 @@ async def measure_list_blocking(
     idle = await idle_task
 
     stop = asyncio.Event()
+    if stretch is not None:
+        await stretch.restart()
     probe = asyncio.create_task(_probe(client, probe_path, probe_interval, stop))
     cpu = server_cpu(client.server)
     start = time.perf_counter()
@@ -159,6 +194,7 @@ async def measure_list_blocking(
     busy = server_cpu(client.server) - cpu
     stop.set()
     during = await probe
+    longest = await stretch.longest_ms() if stretch is not None else 0.0
     assert seen == pods, (seen, pods)
     return ListBlocking(
         pods=pods,
@@ -170,6 +206,7 @@ async def measure_list_blocking(
         probe_during_list_max_ms=max(during) * 1000,
         probes_during_list=len(during),
         server_cpu_ms_per_page=busy / pages * 1000,
+        longest_loop_callback_ms=longest,
     )
 
 
