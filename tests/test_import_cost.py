@@ -109,6 +109,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.live
 def test_whole_body_requests_leave_aiohttp_unimported_until_the_first_watch(
     kube_apiserver: LocalApiServer,
 ) -> None:

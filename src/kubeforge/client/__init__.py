@@ -15,7 +15,8 @@ Imports only ``kubeforge.config``, ``kubeforge.core`` and the generated
 ``kubeforge.models``; knows nothing about caches or controllers.
 """
 
-from kubeforge.client._exec import ExecAuth, ExecPluginError
+from typing import TYPE_CHECKING
+
 from kubeforge.client.api import (
     Api,
     FieldValidation,
@@ -30,6 +31,20 @@ from kubeforge.client.discovery import Discovery, KindNotFound
 from kubeforge.client.metadata import PartialObjectMetadata, is_metadata_kind, metadata_kind
 from kubeforge.client.requester import Requester
 from kubeforge.client.wire import ObjectList, WatchEvent
+
+if TYPE_CHECKING:
+    from kubeforge.client._exec import ExecAuth, ExecPluginError
+
+
+def __getattr__(name: str) -> object:
+    # Exec credential plugins load on first use (PEP 562): only a kubeconfig naming one
+    # needs them (auth_for imports them then).
+    if name in ("ExecAuth", "ExecPluginError"):
+        from kubeforge.client import _exec
+
+        return getattr(_exec, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Api",

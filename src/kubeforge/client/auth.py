@@ -17,7 +17,6 @@ import os
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from kubeforge.client._exec import ExecAuth
 from kubeforge.config import ClientConfig
 
 __all__ = ["Auth", "BasicAuth", "BearerAuth", "RefreshableAuth", "auth_for"]
@@ -94,6 +93,8 @@ class BasicAuth:
 def auth_for(config: ClientConfig) -> Auth:
     """The credentials ``config`` describes (exec plugin, basic auth, or bearer token)."""
     if config.exec_plugin is not None:
+        from kubeforge.client._exec import ExecAuth  # only a kubeconfig naming a plugin
+
         return ExecAuth(config.exec_plugin, config)
     if config.username and not (config.token or config.token_file):
         return BasicAuth(config.username, config.password or "")

@@ -10,9 +10,10 @@ May import ``reconcile``, ``cache``, ``workqueue``, ``client`` and below.
   references; ``events``: ``EventRecorder`` (client-go's aggregating recorder).
 """
 
+from typing import TYPE_CHECKING
+
 from kubeforge.controller.builder import Builder, ControllerHost
 from kubeforge.controller.controller import Controller, ControllerOptions
-from kubeforge.controller.events import EventRecorder
 from kubeforge.controller.finalizer import (
     add_finalizer,
     finalizer,
@@ -41,6 +42,20 @@ from kubeforge.controller.predicate import (
     PredicateFuncs,
     ResourceVersionChanged,
 )
+
+if TYPE_CHECKING:
+    from kubeforge.controller.events import EventRecorder
+
+
+def __getattr__(name: str) -> object:
+    # EventRecorder and its correlator load on first use (PEP 562): a controller that
+    # records no Events never needs them (the manager's event_recorder() loads them).
+    if name == "EventRecorder":
+        from kubeforge.controller.events import EventRecorder
+
+        return EventRecorder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AlreadyOwnedError",

@@ -17,7 +17,6 @@ import random
 import socket
 import uuid
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -28,6 +27,7 @@ from kubeforge.core import errors
 from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.core.meta import ObjectMeta
 from kubeforge.models.coordination_v1 import Lease, LeaseSpec
+from kubeforge.runtime.options import JITTER_FACTOR, LeaderElectionOptions
 
 __all__ = [
     "JITTER_FACTOR",
@@ -39,9 +39,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("kubeforge.runtime.leader")
-
-JITTER_FACTOR = 1.2
-"""A candidate waits ``retry_period * (1 + random() * 1.2)`` between attempts (client-go's)."""
 
 
 class LeaderElectionLost(errors.KubeforgeError):
@@ -60,52 +57,6 @@ def micro_time(moment: datetime) -> str:
     '2024-05-01T12:00:03.000042Z'
     """
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderElectionOptions:
-    """Which lease to contend for, and client-go's timings (controller-runtime's defaults)."""
-
-    lease_name: str
-    """The Lease's name (controller-runtime's ``LeaderElectionID``)."""
-
-    namespace: str | None = None
-    """The Lease's namespace. Defaults to the client's namespace: the kubeconfig
-    context's, or the pod's own in a cluster (controller-runtime's default)."""
-
-    identity: str | None = None
-    """This replica's name in ``holderIdentity``. Defaults to ``<hostname>_<uuid>``."""
-
-    lease_duration: float = 15.0
-    """Seconds a candidate waits, from the moment it last saw the lease change, before
-    taking it over. Defaults to 15 s. Sent as whole seconds (``leaseDurationSeconds``)."""
-
-    renew_deadline: float = 10.0
-    """Seconds the leader keeps retrying a failing renewal before giving up the lead.
-    Defaults to 10 s; must be shorter than ``lease_duration`` so a leader stops
-    before anyone else may start."""
-
-    retry_period: float = 2.0
-    """Seconds between attempts to acquire or renew. Defaults to 2 s."""
-
-    release_on_cancel: bool = True
-    """Hand the lease over on a clean shutdown (``holderIdentity: ""``,
-    ``leaseDurationSeconds: 1``) so a standby takes over at once instead of after
-    ``lease_duration``. Defaults to on (controller-runtime's default is off): the
-    manager releases only after every controller has stopped, which is the
-    condition that makes releasing safe."""
-
-    def __post_init__(self) -> None:
-        if not self.lease_name:
-            raise ValueError("leader election needs a lease name (leader election ID)")
-        if min(self.lease_duration, self.renew_deadline, self.retry_period) <= 0:
-            raise ValueError("lease duration, renew deadline and retry period must be positive")
-        if self.lease_duration < 1:
-            raise ValueError("the lease duration is sent in whole seconds: at least 1 s")
-        if self.lease_duration <= self.renew_deadline:
-            raise ValueError("the lease duration must be longer than the renew deadline")
-        if self.renew_deadline <= JITTER_FACTOR * self.retry_period:
-            raise ValueError("the renew deadline must be longer than 1.2 x the retry period")
 
 
 class _Record(NamedTuple):

@@ -20,10 +20,8 @@ from kubeforge.cache.factory import InformerFactory
 from kubeforge.client import Client
 from kubeforge.config import ClientConfig
 from kubeforge.controller.controller import Controller
-from kubeforge.controller.events import EventRecorder
 from kubeforge.core.clock import Clock, MonotonicClock
 from kubeforge.runtime.health import Check, HealthChecks, ping, probe_routes
-from kubeforge.runtime.leader import LeaderElectionLost, LeaderElector
 from kubeforge.runtime.metrics import CONTENT_TYPE, ManagerMetrics
 from kubeforge.runtime.options import ManagerOptions
 from kubeforge.runtime.serving import HttpServer, TLSSource, parse_bind_address
@@ -31,6 +29,8 @@ from kubeforge.runtime.serving import HttpServer, TLSSource, parse_bind_address
 if TYPE_CHECKING:
     from aiohttp import web
 
+    from kubeforge.controller.events import EventRecorder
+    from kubeforge.runtime.leader import LeaderElector
     from kubeforge.webhook.server import WebhookServer
 
 __all__ = ["Manager", "Runnable"]
@@ -123,6 +123,8 @@ class Manager:
         self.elector: LeaderElector | None = None
         election = self.options.leader_election
         if election is not None:
+            from kubeforge.runtime.leader import LeaderElector  # loaded only when it elects
+
             name = election.lease_name
             self.elector = LeaderElector(
                 self.client,
@@ -247,6 +249,8 @@ class Manager:
             raise self._failure
         if self._lost:
             assert self.elector is not None
+            from kubeforge.runtime.leader import LeaderElectionLost
+
             raise LeaderElectionLost(
                 f"leader election lost: lease {self.elector.namespace}/"
                 f"{self.elector.lease_name} was not renewed in time"
@@ -353,6 +357,8 @@ class Manager:
         controller-runtime's ``mgr.GetEventRecorderFor(name)``."""
         recorder = self._recorders.get(component)
         if recorder is None:
+            from kubeforge.controller.events import EventRecorder  # its correlator, on demand
+
             recorder = EventRecorder(self.client, component, clock=self._clock)
             self._recorders[component] = recorder
         return recorder

@@ -1,4 +1,6 @@
-"""How a ``Manager`` runs: ``ManagerOptions`` (every field has a default)."""
+"""How a ``Manager`` runs: ``ManagerOptions`` (every field has a default), and
+``LeaderElectionOptions``, kept here so that a manager without leader election never
+loads the elector (``runtime.leader``)."""
 
 from __future__ import annotations
 
@@ -8,10 +10,58 @@ from dataclasses import dataclass, field
 from kubeforge.cache.factory import Kind
 from kubeforge.cache.options import CacheOptions
 from kubeforge.cache.store import Transform
-from kubeforge.runtime.leader import LeaderElectionOptions
 from kubeforge.webhook.options import WebhookServerOptions
 
-__all__ = ["ManagerOptions"]
+__all__ = ["JITTER_FACTOR", "LeaderElectionOptions", "ManagerOptions"]
+
+JITTER_FACTOR = 1.2
+"""A candidate waits ``retry_period * (1 + random() * 1.2)`` between attempts (client-go's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderElectionOptions:
+    """Which lease to contend for, and client-go's timings (controller-runtime's defaults)."""
+
+    lease_name: str
+    """The Lease's name (controller-runtime's ``LeaderElectionID``)."""
+
+    namespace: str | None = None
+    """The Lease's namespace. Defaults to the client's namespace: the kubeconfig
+    context's, or the pod's own in a cluster (controller-runtime's default)."""
+
+    identity: str | None = None
+    """This replica's name in ``holderIdentity``. Defaults to ``<hostname>_<uuid>``."""
+
+    lease_duration: float = 15.0
+    """Seconds a candidate waits, from the moment it last saw the lease change, before
+    taking it over. Defaults to 15 s. Sent as whole seconds (``leaseDurationSeconds``)."""
+
+    renew_deadline: float = 10.0
+    """Seconds the leader keeps retrying a failing renewal before giving up the lead.
+    Defaults to 10 s; must be shorter than ``lease_duration`` so a leader stops
+    before anyone else may start."""
+
+    retry_period: float = 2.0
+    """Seconds between attempts to acquire or renew. Defaults to 2 s."""
+
+    release_on_cancel: bool = True
+    """Hand the lease over on a clean shutdown (``holderIdentity: ""``,
+    ``leaseDurationSeconds: 1``) so a standby takes over at once instead of after
+    ``lease_duration``. Defaults to on (controller-runtime's default is off): the
+    manager releases only after every controller has stopped, which is the
+    condition that makes releasing safe."""
+
+    def __post_init__(self) -> None:
+        if not self.lease_name:
+            raise ValueError("leader election needs a lease name (leader election ID)")
+        if min(self.lease_duration, self.renew_deadline, self.retry_period) <= 0:
+            raise ValueError("lease duration, renew deadline and retry period must be positive")
+        if self.lease_duration < 1:
+            raise ValueError("the lease duration is sent in whole seconds: at least 1 s")
+        if self.lease_duration <= self.renew_deadline:
+            raise ValueError("the lease duration must be longer than the renew deadline")
+        if self.renew_deadline <= JITTER_FACTOR * self.retry_period:
+            raise ValueError("the renew deadline must be longer than 1.2 x the retry period")
 
 
 @dataclass(frozen=True, slots=True)
