@@ -11,7 +11,9 @@ write durable, as in use) and measures, from this process over HTTPS:
   arrive at ``--rate`` per second for ``--seconds``; the write rate achieved,
   whether every watcher saw every event in resourceVersion order, and, on every
   tenth watcher, the latency from sending each write to receiving its event;
-* the same fan-out with writes as fast as the server takes them.
+* the same fan-out with writes as fast as the server takes them;
+* the paced fan-out again with each watcher on a namespace of its own and the writes
+  spread over those namespaces (``benchmarks/apiserver/_fanout.py``).
 
 The server's CPU time is read from ``/proc`` so the report says whether the
 server or this (single) client process was the bottleneck. Writes
@@ -29,16 +31,15 @@ import json
 import os
 import re
 import resource
-import statistics
 import tempfile
 import time
-from array import array
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 from benchmarks._report import clean_exit_on_sigterm, environment, write_results
+from benchmarks.apiserver._fanout import FanOut, measure_fan_out
 from benchmarks.apiserver._pods import (
     ListBlocking,
     LoopStretch,
@@ -51,31 +52,6 @@ from benchmarks.apiserver._pods import (
 from kubeforge.testing import LocalApiServer
 
 LOOPWATCH = Path(__file__).resolve().parent / "loopwatch"
-
-_NAME = re.compile(rb'"metadata":{"name":"ev-(\d+)"')
-_RV = re.compile(rb'"resourceVersion":"(\d+)"')
-# Latencies are recorded on every tenth watcher (all of its events); every watcher
-# checks that it got every event, in order.
-_TIMED_EVERY = 10
-
-
-@dataclass
-class FanOut:
-    watchers: int
-    target_rate: float
-    writes: int
-    write_seconds: float
-    achieved_rate: float
-    events_expected: int
-    events_received: int
-    all_in_order: bool
-    every_watcher_complete: bool
-    latency_p50_ms: float
-    latency_p99_ms: float
-    latency_max_ms: float
-    server_cpu_share: float
-    client_cpu_share: float
-    server_cpu_us_per_write: float
 
 
 @dataclass
@@ -236,115 +212,6 @@ def _written(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [item for item in items if item["metadata"]["name"].startswith("w-")]
 
 
-class Watcher:
-    """One raw watch stream: checks resourceVersion order as events arrive and keeps,
-    per read, the arrival time and the written objects' indexes, from which the
-    latencies are worked out once the run is over (so the client's work per event
-    during the run is a few C-level scans, not a Python loop)."""
-
-    def __init__(self, timed: bool) -> None:
-        self.timed = timed
-        """Record latencies (a sample of the watchers does: the client's CPU is the
-        machine's too); every watcher checks order and completeness."""
-        self.arrivals: list[tuple[float, int]] = []  # (time, events in this read)
-        self.indexes = array("l")  # the ``ev-N`` index of every event, in arrival order
-        self.received = 0
-        self.in_order = True
-        self.last_rv = 0
-        self.ready = asyncio.Event()
-
-    async def run(self, client: Client, path: str, rv: str, expected: int) -> None:
-        params = {"watch": "true", "resourceVersion": rv, "timeoutSeconds": "600"}
-        url = client.server.url + path
-        async with client.session.get(url, params=params, headers=client.headers) as response:
-            assert response.status == 200
-            self.ready.set()
-            buffer = b""
-            async for chunk in response.content.iter_any():
-                now = time.perf_counter()
-                buffer += chunk
-                cut = buffer.rfind(b"\n") + 1
-                if not cut:
-                    continue
-                complete, buffer = buffer[:cut], buffer[cut:]
-                count = complete.count(b"\n")
-                rvs = list(map(int, _RV.findall(complete)))
-                # Every event is one line carrying one resourceVersion, and the versions
-                # only go up: strictly increasing, from above the last one seen.
-                self.in_order = (
-                    self.in_order
-                    and len(rvs) == count
-                    and rvs[0] > self.last_rv
-                    and rvs == sorted(rvs)
-                    and len(set(rvs)) == count
-                )
-                self.last_rv = rvs[-1] if rvs else self.last_rv
-                if self.timed:
-                    names = _NAME.findall(complete)
-                    self.in_order = self.in_order and len(names) == count
-                    self.indexes.extend(map(int, names))
-                    self.arrivals.append((now, count))
-                self.received += count
-                if self.received >= expected:
-                    return
-
-    def latencies(self, sent: dict[int, float]) -> list[float]:
-        out: list[float] = []
-        position = 0
-        for now, count in self.arrivals:
-            out += [now - sent[i] for i in self.indexes[position : position + count]]
-            position += count
-        return out
-
-
-async def measure_fan_out(
-    client: Client, namespace: str, watchers: int, rate: float, seconds: float, concurrency: int
-) -> FanOut:
-    await client.namespace(namespace)
-    path = f"/api/v1/namespaces/{namespace}/configmaps"
-    rv = json.loads(await client.get_bytes(path))["metadata"]["resourceVersion"]
-    count = int(rate * seconds) if rate else int(seconds * 4000)
-    sent: dict[int, float] = {}
-    streams = [Watcher(timed=i % _TIMED_EVERY == 0) for i in range(watchers)]
-    tasks = [asyncio.create_task(w.run(client, path, rv, count)) for w in streams]
-    await asyncio.gather(*(w.ready.wait() for w in streams))
-    cpu, own = _server_cpu(client.server), _own_cpu()
-    start = time.perf_counter()
-
-    async def create(index: int) -> None:
-        if rate:
-            delay = start + index / rate - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-        sent[index] = time.perf_counter()
-        await client.create(namespace, f"ev-{index}")
-
-    await bounded(count, concurrency, create)
-    write_seconds = time.perf_counter() - start
-    await asyncio.wait_for(asyncio.gather(*tasks), timeout=120)
-    busy = _server_cpu(client.server) - cpu
-    elapsed = time.perf_counter() - start
-    client_busy = _own_cpu() - own
-    latencies = sorted(x for w in streams for x in w.latencies(sent))
-    return FanOut(
-        watchers=watchers,
-        target_rate=rate,
-        writes=count,
-        write_seconds=write_seconds,
-        achieved_rate=count / write_seconds,
-        events_expected=count * watchers,
-        events_received=sum(w.received for w in streams),
-        all_in_order=all(w.in_order for w in streams),
-        every_watcher_complete=all(w.received == count for w in streams),
-        latency_p50_ms=statistics.median(latencies) * 1000,
-        latency_p99_ms=latencies[int(len(latencies) * 0.99) - 1] * 1000,
-        latency_max_ms=latencies[-1] * 1000,
-        server_cpu_share=busy / elapsed,
-        client_cpu_share=client_busy / elapsed,
-        server_cpu_us_per_write=busy / count * 1e6,
-    )
-
-
 async def measure(args: argparse.Namespace) -> Report:
     report = Report(
         cpus=os.cpu_count() or 0,
@@ -363,9 +230,22 @@ async def measure(args: argparse.Namespace) -> Report:
 async def _writes_list_fan_out(client: Client, args: argparse.Namespace, report: Report) -> None:
     await measure_writes(client, args, report)
     await measure_list(client, args, report)
-    for rate, namespace in [(args.rate, "bench-watch-paced"), (0.0, "bench-watch-flat-out")]:
+    runs = [
+        (args.rate, "bench-watch-paced", 1),
+        (0.0, "bench-watch-flat-out", 1),
+        (args.rate, "bench-watch-spread", args.watchers),  # a watcher per namespace
+    ]
+    for rate, namespace, namespaces in runs:
         result = await measure_fan_out(
-            client, namespace, args.watchers, rate, args.seconds, args.concurrency
+            client,
+            namespace,
+            args.watchers,
+            rate,
+            args.seconds,
+            args.concurrency,
+            _server_cpu,
+            _own_cpu,
+            namespaces,
         )
         report.fan_out.append(result)
 
@@ -486,7 +366,8 @@ def _print(report: Report) -> None:
     for run in report.fan_out:
         target = f"{run.target_rate:,.0f}/s" if run.target_rate else "flat out"
         print(
-            f"fan-out to {run.watchers} watchers, writes {target}: achieved "
+            f"fan-out to {run.watchers} watchers on {run.namespaces} namespace(s), writes "
+            f"{target}: achieved "
             f"{run.achieved_rate:,.0f} writes/s; latency p50 {run.latency_p50_ms:.1f} ms, "
             f"p99 {run.latency_p99_ms:.1f} ms, max {run.latency_max_ms:.1f} ms; "
             f"{run.events_received:,}/{run.events_expected:,} events, in order: "

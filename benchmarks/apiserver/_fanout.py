@@ -1,0 +1,182 @@
+"""The watch fan-out phase of ``python -m benchmarks.apiserver``.
+
+``--watchers`` raw watch streams open before creates arrive at ``--rate`` per second
+(0: as fast as the server takes them); every watcher checks that it got each of its
+events once, in resourceVersion order, and every tenth records the latency from
+sending each write to receiving its event. ``namespaces`` spreads the watchers and the
+writes over that many namespaces (watcher i and write j on namespace i and j modulo
+it): with 100, each watcher is one of 100 namespaced watches that an event mostly
+does not concern, which is what the server's routing by namespace is for.
+
+Entry point: ``measure_fan_out(client, namespace, watchers, rate, seconds, concurrency,
+server_cpu, own_cpu, namespaces=1)``; ``Client`` is ``__main__``'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import statistics
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks.apiserver._pods import bounded
+
+__all__ = ["FanOut", "Watcher", "measure_fan_out"]
+
+_NAME = re.compile(rb'"metadata":{"name":"ev-(\d+)"')
+_RV = re.compile(rb'"resourceVersion":"(\d+)"')
+# Latencies are recorded on every tenth watcher (all of its events); every watcher
+# checks that it got every event, in order.
+_TIMED_EVERY = 10
+
+
+@dataclass
+class FanOut:
+    watchers: int
+    namespaces: int
+    target_rate: float
+    writes: int
+    write_seconds: float
+    achieved_rate: float
+    events_expected: int
+    events_received: int
+    all_in_order: bool
+    every_watcher_complete: bool
+    latency_p50_ms: float
+    latency_p99_ms: float
+    latency_max_ms: float
+    server_cpu_share: float
+    client_cpu_share: float
+    server_cpu_us_per_write: float
+
+
+class Watcher:
+    """One raw watch stream: checks resourceVersion order as events arrive and keeps,
+    per read, the arrival time and the written objects' indexes, from which the
+    latencies are worked out once the run is over (so the client's work per event
+    during the run is a few C-level scans, not a Python loop)."""
+
+    def __init__(self, timed: bool) -> None:
+        self.timed = timed
+        """Record latencies (a sample of the watchers does: the client's CPU is the
+        machine's too); every watcher checks order and completeness."""
+        self.arrivals: list[tuple[float, int]] = []  # (time, events in this read)
+        self.indexes = array("l")  # the ``ev-N`` index of every event, in arrival order
+        self.received = 0
+        self.in_order = True
+        self.last_rv = 0
+        self.ready = asyncio.Event()
+
+    async def run(self, client: Any, path: str, rv: str, expected: int) -> None:
+        params = {"watch": "true", "resourceVersion": rv, "timeoutSeconds": "600"}
+        url = client.server.url + path
+        async with client.session.get(url, params=params, headers=client.headers) as response:
+            assert response.status == 200
+            self.ready.set()
+            buffer = b""
+            async for chunk in response.content.iter_any():
+                now = time.perf_counter()
+                buffer += chunk
+                cut = buffer.rfind(b"\n") + 1
+                if not cut:
+                    continue
+                complete, buffer = buffer[:cut], buffer[cut:]
+                count = complete.count(b"\n")
+                rvs = list(map(int, _RV.findall(complete)))
+                # Every event is one line carrying one resourceVersion, and the versions
+                # only go up: strictly increasing, from above the last one seen.
+                self.in_order = (
+                    self.in_order
+                    and len(rvs) == count
+                    and rvs[0] > self.last_rv
+                    and rvs == sorted(rvs)
+                    and len(set(rvs)) == count
+                )
+                self.last_rv = rvs[-1] if rvs else self.last_rv
+                if self.timed:
+                    names = _NAME.findall(complete)
+                    self.in_order = self.in_order and len(names) == count
+                    self.indexes.extend(map(int, names))
+                    self.arrivals.append((now, count))
+                self.received += count
+                if self.received >= expected:
+                    return
+
+    def latencies(self, sent: dict[int, float]) -> list[float]:
+        out: list[float] = []
+        position = 0
+        for now, count in self.arrivals:
+            out += [now - sent[i] for i in self.indexes[position : position + count]]
+            position += count
+        return out
+
+
+async def measure_fan_out(
+    client: Any,
+    namespace: str,
+    watchers: int,
+    rate: float,
+    seconds: float,
+    concurrency: int,
+    server_cpu: Callable[[Any], float],
+    own_cpu: Callable[[], float],
+    namespaces: int = 1,
+) -> FanOut:
+    """One fan-out run against ``client``'s server (see the module docstring)."""
+    names = [namespace] if namespaces == 1 else [f"{namespace}-{k}" for k in range(namespaces)]
+    for name in names:
+        await client.namespace(name)
+    paths = [f"/api/v1/namespaces/{name}/configmaps" for name in names]
+    rv = json.loads(await client.get_bytes(paths[0]))["metadata"]["resourceVersion"]
+    count = int(rate * seconds) if rate else int(seconds * 4000)
+    # Write j goes to namespace j % namespaces, so each namespace gets this many:
+    expected = [len(range(k, count, len(names))) for k in range(len(names))]
+    sent: dict[int, float] = {}
+    streams = [Watcher(timed=i % _TIMED_EVERY == 0) for i in range(watchers)]
+    tasks = [
+        asyncio.create_task(w.run(client, paths[i % len(names)], rv, expected[i % len(names)]))
+        for i, w in enumerate(streams)
+    ]
+    await asyncio.gather(*(w.ready.wait() for w in streams))
+    cpu, own = server_cpu(client.server), own_cpu()
+    start = time.perf_counter()
+
+    async def create(index: int) -> None:
+        if rate:
+            delay = start + index / rate - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+        sent[index] = time.perf_counter()
+        await client.create(names[index % len(names)], f"ev-{index}")
+
+    await bounded(count, concurrency, create)
+    write_seconds = time.perf_counter() - start
+    await asyncio.wait_for(asyncio.gather(*tasks), timeout=120)
+    busy = server_cpu(client.server) - cpu
+    elapsed = time.perf_counter() - start
+    client_busy = own_cpu() - own
+    latencies = sorted(x for w in streams for x in w.latencies(sent))
+    wanted = [expected[i % len(names)] for i in range(watchers)]
+    return FanOut(
+        watchers=watchers,
+        namespaces=len(names),
+        target_rate=rate,
+        writes=count,
+        write_seconds=write_seconds,
+        achieved_rate=count / write_seconds,
+        events_expected=sum(wanted),
+        events_received=sum(w.received for w in streams),
+        all_in_order=all(w.in_order for w in streams),
+        every_watcher_complete=all(w.received == n for w, n in zip(streams, wanted, strict=True)),
+        latency_p50_ms=statistics.median(latencies) * 1000,
+        latency_p99_ms=latencies[int(len(latencies) * 0.99) - 1] * 1000,
+        latency_max_ms=latencies[-1] * 1000,
+        server_cpu_share=busy / elapsed,
+        client_cpu_share=client_busy / elapsed,
+        server_cpu_us_per_write=busy / count * 1e6,
+    )
