@@ -1,7 +1,8 @@
 """A slow conversion webhook delays only the requests that need it: while one holds its
 answer, other clients' reads, ``/readyz``, writes and watches of other resources are
 served, and the held request completes once the webhook answers. A ``clientConfig.service``
-fails at once with the endpoint resolver's reason (no cluster network behind it)."""
+fails at once with the endpoint resolver's reason (no cluster network behind it). Watches
+of the converted version share one review per event."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
-from kf_http import Api, configmap
+from kf_http import Api, configmap, take
 
 from kubeforge.webhook import ServingCert
 
@@ -232,3 +233,33 @@ async def test_a_table_watch_of_the_converted_version_waits_alone_for_its_rows(
     assert row["cells"][0] == "a"
     assert (row["object"]["apiVersion"], row["object"]["spec"]) == (f"{GROUP}/v2", {"length": 3})
     assert hook.reviews == 1
+
+
+async def test_watches_of_a_converted_version_share_one_review_per_event(
+    api: Api, namespace: str, tmp_path: Path
+) -> None:
+    async with held_webhook(tmp_path) as (hook, url, ca):
+        hook.release.set()
+        config = {"url": url, "caBundle": base64.b64encode(ca).decode()}
+        v1, v2, kind = await _served(api, config, namespace)
+        start = (await api.get(v1)).body["metadata"]["resourceVersion"]
+        for name, size in (("a", 1), ("b", 2)):
+            body = {"apiVersion": f"{GROUP}/v1", "kind": kind, "metadata": {"name": name},
+                    "spec": {"size": size}}  # fmt: skip
+            assert (await api.post(v1, body)).status == 201
+        assert hook.reviews == 0
+        # Two watches alike (one group in the fan-out) and one filtered differently.
+        watches = [
+            api.watch(v2, resourceVersion=start, timeoutSeconds="30"),
+            api.watch(v2, resourceVersion=start, timeoutSeconds="30"),
+            api.watch(
+                v2, resourceVersion=start, timeoutSeconds="30", fieldSelector="metadata.name!=c"
+            ),
+        ]
+        seen = await asyncio.gather(*(take(watch, 2) for watch in watches))
+    for events in seen:
+        assert [(e["type"], e["object"]["apiVersion"], e["object"]["spec"]) for e in events] == [
+            ("ADDED", f"{GROUP}/v2", {"length": 1}),
+            ("ADDED", f"{GROUP}/v2", {"length": 2}),
+        ]
+    assert hook.reviews == 2  # one per event, not one per event and watch

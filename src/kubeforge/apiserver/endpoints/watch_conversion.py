@@ -4,16 +4,21 @@ task, so a slow webhook delays that watch only.
 Events are rendered once, in the fan-out, inside whichever write made them: they must
 neither wait there nor fail that write. So ``WatchConversion.view`` renders an object
 that needs the webhook as stored, and ``finish`` (awaited by ``watch.stream_watch``
-before each write) converts those events, one ConversionReview per event as the real
-watch cache does when it decodes each event at the watcher's version, then shapes them
-as the watch asked (a Table row, metadata only, or the object itself).
+before each write) converts those events, then shapes them as the watch asked (a Table
+row, metadata only, or the object itself). One ConversionReview per event and version,
+shared by every watch of that version (``_SharedConversions``), as the real watch cache
+encodes each event once per version for all its watchers (its ``cachingObject``); a
+failure is shared alike.
 
 Entry point: ``WatchConversion.of(engine, served, shape)``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import asyncio
+import weakref
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +33,54 @@ from kubeforge.apiserver.storage.fanout import line
 __all__ = ["WatchConversion"]
 
 Finish = Callable[[bytes], Awaitable[bytes]]
+
+# Conversions kept for sharing between watches: a burst's worth of events.
+_SHARED_CONVERSIONS = 4096
+
+
+class _SharedConversions:
+    """Each object state's conversion, run once (in a task of its own, so a watch that
+    goes away mid-call does not cancel it for the others) and handed to every watch
+    that asks: the converted object, or the ``StatusError`` that ended it."""
+
+    def __init__(self) -> None:
+        self._runs: OrderedDict[Hashable, asyncio.Task[dict[str, Any]]] = OrderedDict()
+
+    @classmethod
+    def of(cls, engine: Engine) -> _SharedConversions:
+        """The one kept for ``engine`` (one server, one event loop)."""
+        # Keyed by id, checked through a weak reference: an Engine (a dataclass) has
+        # no hash, and a server that stopped must not be kept alive by this.
+        key = id(engine)
+        kept = _by_engine.get(key)
+        if kept is None or kept[0]() is not engine:
+
+            def forget(ref: weakref.ref[Engine]) -> None:
+                if _by_engine.get(key, (None,))[0] is ref:
+                    del _by_engine[key]
+
+            kept = _by_engine[key] = (weakref.ref(engine, forget), cls())
+        return kept[1]
+
+    async def converted(
+        self, key: Hashable, convert: Callable[[], Awaitable[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        run = self._runs.get(key)
+        if run is None:
+            run = self._runs[key] = asyncio.ensure_future(convert())
+            run.add_done_callback(_seen)
+            if len(self._runs) > _SHARED_CONVERSIONS:
+                self._runs.popitem(last=False)
+        return await asyncio.shield(run)
+
+
+_by_engine: dict[int, tuple[weakref.ref[Engine], _SharedConversions]] = {}
+
+
+def _seen(run: asyncio.Task[dict[str, Any]]) -> None:
+    """Mark a failure as handled: the watches still waiting get it, or none is left."""
+    if not run.cancelled():
+        run.exception()
 
 
 @dataclass(frozen=True)
@@ -80,14 +133,30 @@ class WatchConversion:
                 out.append(raw)  # converted already, a bookmark, or an error
                 continue
             try:
-                viewed = await conversions.run_converting(
-                    lambda o=obj: self.engine.view(self.served, o)  # type: ignore[misc]
-                )
+                viewed = await self._converted(obj)
             except failures.StatusError as error:
                 out.append(line("ERROR", error.status))  # the client ends the watch here
                 break
             out.append(line(str(event.get("type")), self.shape(viewed)))
         return b"".join(out)
+
+    async def _converted(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """``obj`` (as stored) at this watch's version, converted once for every watch."""
+        meta = obj.get("metadata") or {}
+        # A resourceVersion names one state of one object; the rules version changes
+        # with the CRD (and so with its webhook), the served info names the version.
+        key = (
+            self.served.info,
+            self.engine.rules_version(self.served),
+            meta.get("namespace"),
+            meta.get("name"),
+            meta.get("resourceVersion"),
+        )
+
+        async def convert() -> dict[str, Any]:
+            return await conversions.run_converting(lambda: self.engine.view(self.served, obj))
+
+        return await _SharedConversions.of(self.engine).converted(key, convert)
 
 
 def _stored(obj: dict[str, Any], kind: str, api_version: str) -> bool:
