@@ -5,8 +5,9 @@ waiting pods up to date from storage events; the scheduler filters and scores wi
 view it gives. Here a random history of pod writes (creates, binds, nominations, label
 changes, finishes, deletes, a recreate under the same name) is fed to it, and after every
 write each node's verdict for a set of pods with requests, anti-affinity, affinity and
-topology spread must be what the plain view built from every stored pod says, and the
-waiting keys must be the waiting pods.
+topology spread must be what the plain view built from every stored pod says, each node's
+rank (the least-allocated score the scheduler keeps between attempts) must be the one
+worked out afresh, and the waiting keys must be the waiting pods.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from kubeforge.apiserver.controllers.loop import key_of
 from kubeforge.apiserver.controllers.nodeinfo import PodIndex, holds_node, is_waiting
 from kubeforge.apiserver.controllers.placement import Placement
 from kubeforge.apiserver.controllers.preemption import priority
+from kubeforge.apiserver.controllers.scheduler import NodeScores
 from kubeforge.apiserver.controllers.scheduling import filter_node
 from kubeforge.apiserver.storage.journal import Event
 
@@ -133,6 +135,7 @@ def test_the_index_gives_the_verdicts_of_a_view_built_from_every_pod() -> None:
         stored[key_of(pod)] = pod
     index.load(preexisting)
     said: set[str] = set()
+    scores = NodeScores()  # kept across the history, as the scheduler keeps it
     for step in range(300):
         names = sorted({key[1] for key in stored} | {f"p{i}" for i in range(25)})
         name = rng.choice(names)
@@ -160,6 +163,8 @@ def test_the_index_gives_the_verdicts_of_a_view_built_from_every_pod() -> None:
                 verdict = filter_node(pod, node, indexed)
                 assert verdict == filter_node(pod, node, plain), (step, name_)
                 said.update(verdict.reasons)
+                spread = float(step % 3)
+                assert scores.rank(node, indexed, spread) == NodeScores().rank(node, plain, spread)
                 assert indexed.count(name_) == plain.count(name_)
                 assert indexed.usage(name_) == {
                     **dict.fromkeys(indexed.usage(name_), 0),

@@ -64,6 +64,9 @@ class PodIndex:
         self._guarded: dict[Key, dict[str, Any]] = {}
         self._waiting: dict[Key, dict[str, Any]] = {}
         self._nominated: dict[Key, dict[str, Any]] = {}
+        self._changes: dict[str, int] = {}
+        """Per node, how many times its pods changed: what a score worked out for a node
+        stays right while this stays the same."""
 
     def load(self, pods: Iterable[dict[str, Any]]) -> None:
         """Start from the pods stored now (before any event is observed)."""
@@ -110,6 +113,7 @@ class PodIndex:
         self._by_namespace.setdefault(key[0], {})[key] = pod
         if required_terms(pod, "podAntiAffinity"):
             self._guarded[key] = pod
+        self._changes[node] = self._changes.get(node, 0) + 1
         used = self._usage.setdefault(node, {})
         for name, amount in self._requests_of(key, pod).items():
             used[name] = used.get(name, _ZERO) + amount
@@ -123,6 +127,7 @@ class PodIndex:
         self._by_node[node].pop(key, None)
         self._by_namespace[key[0]].pop(key, None)
         self._guarded.pop(key, None)
+        self._changes[node] += 1
         used = self._usage[node]
         for name, amount in self._requests[key][1].items():
             used[name] -= amount
@@ -151,6 +156,11 @@ class _IndexedPlacement(Placement):
     def count(self, node: str) -> int:
         return len(self._index._by_node.get(node, ())) + len(self._extra_on.get(node, ()))
 
+    def usage_key(self, node: str) -> int | None:
+        if node in self._extra_on:
+            return None
+        return self._index._changes.get(node, 0)
+
     def usage(self, node: str) -> dict[str, Fraction]:
         used = self._index._usage.get(node, {})
         extra = self._extra_on.get(node)
@@ -164,8 +174,11 @@ class _IndexedPlacement(Placement):
 
     @property
     def guarded(self) -> list[dict[str, Any]]:
-        extra = [p for p in self._extra if required_terms(p, "podAntiAffinity")]
-        return [*self._index._guarded.values(), *extra]
+        found: list[dict[str, Any]] | None = self.memo.get("guarded")
+        if found is None:
+            extra = [p for p in self._extra if required_terms(p, "podAntiAffinity")]
+            found = self.memo["guarded"] = [*self._index._guarded.values(), *extra]
+        return found
 
     @property
     def placed(self) -> list[dict[str, Any]]:

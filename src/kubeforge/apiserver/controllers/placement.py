@@ -72,6 +72,11 @@ class Placement:
         wanted = set(namespaces)
         return [p for p in self._list if p["metadata"].get("namespace") in wanted]
 
+    def usage_key(self, node: str) -> int | None:
+        """A number that changes whenever ``usage(node)`` may have: what was worked out
+        from a node's usage holds while it is the same (None: work it out again)."""
+        return None
+
     def usage(self, node: str) -> dict[str, Fraction]:
         """What the pods placed on ``node`` request, summed; read-only."""
         used = self._usage.get(node)

@@ -22,7 +22,6 @@ Entry point: ``Scheduler(cluster)`` with ``start()``/``stop()``.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
@@ -42,7 +41,7 @@ from kubeforge.apiserver.controllers.scheduling import (
 from kubeforge.apiserver.controllers.topologyspread import spread_counts, spread_scores
 from kubeforge.apiserver.storage.sqlite import Event
 
-__all__ = ["Scheduler"]
+__all__ = ["NodeScores", "Scheduler"]
 
 _PODS = ("", "pods")
 _NODES = ("", "nodes")
@@ -57,6 +56,7 @@ class Scheduler(ControllerLoop):
     def __init__(self, cluster: Cluster) -> None:
         super().__init__(cluster)
         self._index = PodIndex()
+        self._scores = NodeScores()
 
     def start(self) -> None:
         # Loaded before subscribing, with no await between: no event is missed or seen twice.
@@ -89,7 +89,9 @@ class Scheduler(ControllerLoop):
         feasible = [n for n in nodes if verdicts[n["metadata"]["name"]].fits]
         if feasible:
             spread = spread_scores(feasible, spread_counts(pod, "ScheduleAnyway", view, is_domain))
-            best = min(feasible, key=lambda n: _rank(n, view, spread[n["metadata"]["name"]]))
+            best = min(
+                feasible, key=lambda n: self._scores.rank(n, view, spread[n["metadata"]["name"]])
+            )
             self._bind(pod, best["metadata"]["name"])
         else:
             self._preempt_or_wait(pod, nodes, view, verdicts)
@@ -240,31 +242,41 @@ def _finished(pod: dict[str, Any]) -> bool:
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
 
-def _rank(node: dict[str, Any], view: Placement, spread: float) -> tuple[Fraction, int, str]:
-    """Lower is better: the weighted sum of the scores (PodTopologySpread weighs 2,
-    NodeResourcesFit's least-allocated 1, each 0..100) negated, then fewer pods, then
-    the name."""
-    name = node["metadata"]["name"]
-    allocatable = (node.get("status") or {}).get("allocatable") or {}
-    usage = view.usage(name)
-    total = _least_allocated(
-        usage.get("cpu", _ZERO),
-        usage.get("memory", _ZERO),
-        str(allocatable.get("cpu", "0")),
-        str(allocatable.get("memory", "0")),
-    )
-    if spread:
-        total += 2 * Fraction(spread)
-    return -total, view.count(name), name
+class NodeScores:
+    """NodeResourcesFit's least-allocated score per node, kept while the node's pods and
+    allocatable stay the same (an attempt scores every node; most did not change since
+    the last one, and exact arithmetic on each was a good part of an attempt's cost)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[str, tuple[Any, Fraction]] = {}
+
+    def rank(
+        self, node: dict[str, Any], view: Placement, spread: float
+    ) -> tuple[Fraction, int, str]:
+        """Lower is better: the weighted sum of the scores (PodTopologySpread weighs 2,
+        NodeResourcesFit's least-allocated 1, each 0..100) negated, then fewer pods, then
+        the name."""
+        name = node["metadata"]["name"]
+        allocatable = (node.get("status") or {}).get("allocatable") or {}
+        totals = (str(allocatable.get("cpu", "0")), str(allocatable.get("memory", "0")))
+        key = view.usage_key(name)
+        kept = self._kept.get(name)
+        if key is not None and kept is not None and kept[0] == (key, totals):
+            total = kept[1]
+        else:
+            usage = view.usage(name)
+            total = _least_allocated(usage.get("cpu", _ZERO), usage.get("memory", _ZERO), *totals)
+            if key is not None:
+                self._kept[name] = ((key, totals), total)
+        if spread:
+            total += 2 * Fraction(spread)
+        return -total, view.count(name), name
 
 
-@functools.lru_cache(maxsize=4096)
 def _least_allocated(
     cpu: Fraction, memory: Fraction, cpu_total: str, memory_total: str
 ) -> Fraction:
-    """100 times the share of the node left free, averaged over CPU and memory (those it
-    has). Remembered: most nodes' usage is the same from one attempt to the next, and
-    exact arithmetic on every node was most of an attempt's cost."""
+    """100 times the share of the node left free, averaged over CPU and memory (those it has)."""
     fractions = [
         used / quantity(total)
         for used, total in ((cpu, cpu_total), (memory, memory_total))
