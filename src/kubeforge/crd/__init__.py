@@ -13,6 +13,8 @@ Entry points:
 * ``install_crds(client, manifests)``: apply CRDs and wait until they are Established.
 """
 
+from typing import TYPE_CHECKING
+
 from kubeforge.crd.generate import generate_crd, generate_crds, resources_in, version_priority
 from kubeforge.crd.install import install_crds, load_manifests
 from kubeforge.crd.markers import (
@@ -30,10 +32,27 @@ from kubeforge.crd.markers import (
     Scale,
     Subresources,
 )
-from kubeforge.crd.models import generate_models
-from kubeforge.crd.rbac import Rule, generate_rbac, merge_rules, rules_in
 from kubeforge.crd.render import render_yaml
 from kubeforge.crd.schema import SchemaError, model_schema
+
+if TYPE_CHECKING:
+    from kubeforge.crd.models import generate_models
+    from kubeforge.crd.rbac import Rule, generate_rbac, merge_rules, rules_in
+
+
+def __getattr__(name: str) -> object:
+    # Loaded on first use (PEP 562): a controller module that defines its CRD's classes
+    # needs the markers, not the model generator (the code generator behind it) or RBAC.
+    if name == "generate_models":
+        from kubeforge.crd.models import generate_models
+
+        return generate_models
+    if name in ("Rule", "generate_rbac", "merge_rules", "rules_in"):
+        from kubeforge.crd import rbac
+
+        return getattr(rbac, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CEL",
