@@ -286,7 +286,9 @@ class FieldError:
 def invalid(kind: str, group: str, name: str, errors: list[FieldError]) -> StatusError:
     """422 Invalid; ``details.kind`` is the Kind here (unlike NotFound, which uses the resource)."""
     qualified = f"{kind}.{group}" if group else kind
-    text = str(errors[0]) if len(errors) == 1 else "[" + ", ".join(map(str, errors)) + "]"
+    # The message names each distinct error once (ErrorList.ToAggregate); causes keep all.
+    texts = list(dict.fromkeys(map(str, errors)))
+    text = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
     details: dict[str, Any] = {"name": name}
     if group:
         details["group"] = group

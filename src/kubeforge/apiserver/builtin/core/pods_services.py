@@ -14,16 +14,24 @@ from typing import Any
 
 from kubeforge.apiserver.builtin.core.qos import pod_qos_class
 from kubeforge.apiserver.builtin.podspec import validate_pod_spec
+from kubeforge.apiserver.builtin.podspec.annotations import (
+    annotation_updates,
+    deletion_cost_valid,
+    fields_match,
+    pod_annotations,
+)
 from kubeforge.apiserver.builtin.podspec.defaults import default_pod_spec
 from kubeforge.apiserver.builtin.podspec.ephemeral import ephemeral_containers, ephemeral_update
 from kubeforge.apiserver.builtin.podspec.podonly import pod_create_only, pod_only, template_only
 from kubeforge.apiserver.builtin.podspec.prepare import (
+    apparmor_version_skew,
     default_host_ports,
     drop_disabled,
     merge_label_keys,
 )
 from kubeforge.apiserver.builtin.podspec.update import pod_spec_update
 from kubeforge.apiserver.builtin.podspec.volumes import pod_volumes
+from kubeforge.apiserver.builtin.podspec.warnings import annotation_warnings
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.validation import dns1035_label
 from kubeforge.apiserver.registry.served import ServedResource
@@ -51,6 +59,11 @@ def _default_pod_spec(spec: dict[str, Any]) -> None:
     default_host_ports(spec)
 
 
+def _annotations(obj: dict[str, Any]) -> dict[str, Any]:
+    annotations = (obj.get("metadata") or {}).get("annotations")
+    return annotations if isinstance(annotations, dict) else {}
+
+
 def _requests_from_limits(spec: dict[str, Any]) -> None:
     """``SetDefaults_Pod``: a container's limit is its request for what it does not request
     (pods only, never templates, as there)."""
@@ -73,6 +86,16 @@ class PodStrategy(Strategy):
     extra_fields = _POD_FIELDS
     top_level_fields = ("spec", "status")
 
+    def __init__(self, served: ServedResource) -> None:
+        super().__init__(served)
+        # The warnings of the write in progress: a write's prepare, validate and
+        # take_warnings run back to back, with no await between them.
+        self._warnings: list[str] = []
+
+    def take_warnings(self) -> list[str]:
+        warnings, self._warnings = self._warnings, []
+        return warnings
+
     def field_set(self, obj: dict[str, Any]) -> dict[str, str]:
         fields = super().field_set(obj)
         fields["spec.hostNetwork"] = fields["spec.hostNetwork"] or "false"
@@ -84,6 +107,7 @@ class PodStrategy(Strategy):
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         obj["status"] = {"phase": "Pending", "qosClass": "BestEffort"}
+        self._warnings = []
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return
@@ -93,9 +117,11 @@ class PodStrategy(Strategy):
         obj["status"]["qosClass"] = pod_qos_class(spec)
         drop_disabled(spec, None)
         merge_label_keys(obj)
+        self._warnings = apparmor_version_skew(obj)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
+        self._warnings = []  # a 1.32 server warns of nothing on a pod update
         spec = new.get("spec")
         if isinstance(spec, dict):
             # Every decode defaults, so an update that leaves a defaulted field out keeps it.
@@ -112,19 +138,31 @@ class PodStrategy(Strategy):
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return [FieldError("Required", "spec.containers")]
-        errors = validate_pod_spec(spec, "spec")
+        annotations = _annotations(obj)
         if obj.get("kind") != "Pod":  # a workload's template (its path is added by the caller)
+            errors = pod_annotations(annotations, spec, "annotations")  # sic: no "metadata."
+            errors += validate_pod_spec(spec, "spec") + fields_match(annotations, spec, "spec")
             return errors + template_only(spec)
-        return [*errors, *pod_only(spec), *pod_create_only(spec)]
+        errors = pod_annotations(annotations, spec, "metadata.annotations")
+        errors += validate_pod_spec(spec, "spec") + pod_only(spec) + pod_create_only(spec)
+        errors += fields_match(annotations, spec, "spec")
+        if not errors:
+            self._warnings += annotation_warnings(annotations, spec)
+        return errors
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         spec = new.get("spec")
         if not isinstance(spec, dict):
             return [FieldError("Required", "spec.containers")]
         _, volumes = pod_volumes(spec.get("volumes"), "spec.volumes")
-        errors = validate_pod_spec(spec, "spec") + pod_only(spec)
+        annotations, before_annotations = _annotations(new), _annotations(old)
+        at = "metadata.annotations"
+        allow = not deletion_cost_valid(before_annotations)
+        errors = pod_annotations(annotations, spec, at, allow_invalid_cost=allow)
+        errors += validate_pod_spec(spec, "spec") + pod_only(spec)
         errors += ephemeral_containers(spec, volumes)
         errors += ephemeral_update(spec, old.get("spec") or {})
+        errors += annotation_updates(annotations, before_annotations, spec, at)
         # The stored spec is compared as a real server decodes it: with today's defaults,
         # so a pod kept in a data directory by an older version is not refused for them.
         before = copy.deepcopy(old.get("spec") or {})

@@ -14,9 +14,15 @@
   (``SetDefaults_Pod``; templates have kept theirs unset since 1.28).
 * A new pod's ``matchLabelKeys`` / ``mismatchLabelKeys`` are merged into its affinity
   terms' selectors (see ``affinity.merge_label_keys``).
+* A new pod's AppArmor fields and its deprecated AppArmor annotations are made to agree
+  (``applyAppArmorVersionSkew``, so kubelets older than the fields enforce them too): a
+  container with a profile (its own, else the pod's) and no annotation gets one; a
+  container with an annotation and no field gets the field, unless the annotation names
+  no valid profile or the same profile as the pod's; either way but the last, the
+  annotation's deprecation is warned of. Windows pods are left alone.
 
 Entry points: ``drop_disabled(spec, old_spec)``, ``default_host_ports(spec)``,
-``merge_label_keys(pod)``.
+``merge_label_keys(pod)``, ``apparmor_version_skew(pod)`` (the warnings).
 
 >>> spec = {"hostUsers": False, "containers": [{"securityContext": {"procMount": "Unmasked"}}]}
 >>> drop_disabled(spec, None); spec
@@ -28,11 +34,20 @@ from __future__ import annotations
 from typing import Any
 
 from kubeforge.apiserver.builtin.podspec.affinity import merge_label_keys
+from kubeforge.apiserver.builtin.podspec.annotations import (
+    APPARMOR_PREFIX,
+    LOCALHOST,
+    visit_containers,
+)
+from kubeforge.apiserver.builtin.podspec.profiles import apparmor_profile
 
-__all__ = ["default_host_ports", "drop_disabled", "merge_label_keys"]
+__all__ = ["apparmor_version_skew", "default_host_ports", "drop_disabled", "merge_label_keys"]
 
 _CONTAINER_KEYS = ("initContainers", "containers", "ephemeralContainers")
 _CONTEXT_GATED = ("supplementalGroupsPolicy", "seLinuxChangePolicy")
+_APPARMOR_VALUES = {"Unconfined": "unconfined", "RuntimeDefault": "runtime/default"}
+_APPARMOR_TYPES = {value: kind for kind, value in _APPARMOR_VALUES.items()}
+_APPARMOR_DEPRECATED = 'deprecated since v1.30; use the "appArmorProfile" field instead'
 
 
 def _containers(spec: dict[str, Any], keys: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -83,3 +98,68 @@ def default_host_ports(spec: Any) -> None:
         for port in container.get("ports") or []:
             if isinstance(port, dict) and not port.get("hostPort"):
                 port["hostPort"] = port.get("containerPort", 0)
+
+
+def _annotation_for(profile: dict[str, Any]) -> str:
+    """``appArmorAnnotationForField`` ("" for a profile no annotation can stand for)."""
+    kind = profile.get("type")
+    if kind == "Localhost" and profile.get("localhostProfile") is not None:
+        return f"{LOCALHOST}{profile['localhostProfile']}"
+    return _APPARMOR_VALUES.get(str(kind), "")
+
+
+def _field_for(annotation: str) -> dict[str, Any] | None:
+    """``apparmorFieldForAnnotation``, None unless it gives a valid profile."""
+    if annotation in _APPARMOR_TYPES:
+        return {"type": _APPARMOR_TYPES[annotation]}
+    name = annotation.removeprefix(LOCALHOST)
+    if not annotation.startswith(LOCALHOST) or not name:
+        return None
+    profile = {"type": "Localhost", "localhostProfile": name}
+    return None if apparmor_profile(profile, "") else profile
+
+
+def _same_profile(field: dict[str, Any], other: Any) -> bool:
+    if not isinstance(other, dict):
+        return False
+    return (field.get("type") or "", field.get("localhostProfile")) == (
+        other.get("type") or "",
+        other.get("localhostProfile"),
+    )
+
+
+def _profile(holder: dict[str, Any]) -> Any:
+    context = holder.get("securityContext")
+    return context.get("appArmorProfile") if isinstance(context, dict) else None
+
+
+def apparmor_version_skew(pod: dict[str, Any]) -> list[str]:
+    """Sync a new pod's AppArmor annotations and fields; the deprecation warnings."""
+    spec, meta = pod.get("spec"), pod.setdefault("metadata", {})
+    if not isinstance(spec, dict) or (spec.get("os") or {}).get("name") == "windows":
+        return []
+    pod_profile = _profile(spec)
+    warnings = []
+    for container, _ in visit_containers(spec, "spec"):
+        key = f"{APPARMOR_PREFIX}{container.get('name')}"
+        annotations = meta.get("annotations") or {}
+        own = _profile(container)
+        if key not in annotations:
+            profile = own if isinstance(own, dict) else pod_profile
+            value = _annotation_for(profile) if isinstance(profile, dict) else ""
+            if value:
+                if not isinstance(meta.get("annotations"), dict):
+                    meta["annotations"] = {}
+                meta["annotations"][key] = value
+            continue
+        if own is not None:
+            continue
+        field = _field_for(str(annotations[key]))
+        if field is not None and not _same_profile(field, pod_profile):
+            context = container.get("securityContext")
+            if not isinstance(context, dict):
+                context = container["securityContext"] = {}
+            context["appArmorProfile"] = field
+        if field is None or not _same_profile(field, pod_profile):
+            warnings.append(f"metadata.annotations[{key}]: {_APPARMOR_DEPRECATED}")
+    return warnings

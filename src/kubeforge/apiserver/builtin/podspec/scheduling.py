@@ -7,7 +7,7 @@ A repeated ``{topologyKey, whenUnsatisfiable}`` pair is reported on its first
 occurrence, at the literal path segment ``{topologyKey, whenUnsatisfiable}``, as Go does.
 
 Entry points: ``node_selector``, ``gates``, ``spread_constraints``, ``tolerations``, each
-``(spec, path)``.
+``(spec, path)``; ``toleration_list(items, path)`` for tolerations held elsewhere.
 
 >>> [str(e) for e in tolerations({"tolerations": [{"operator": "Exists", "value": "x"}]}, "spec")]
 ['spec.tolerations[0].operator: Invalid value: "x": value must be empty when `operator` is \\'Exists\\'']
@@ -22,7 +22,7 @@ from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import validate_selector
 from kubeforge.core.names import label_value, qualified_name
 
-__all__ = ["gates", "node_selector", "spread_constraints", "tolerations"]
+__all__ = ["gates", "node_selector", "spread_constraints", "toleration_list", "tolerations"]
 
 _EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 _OPERATORS = ("Equal", "Exists")
@@ -160,9 +160,14 @@ def _toleration(toleration: dict[str, Any], path: str) -> list[FieldError]:
     return errors
 
 
-def tolerations(spec: dict[str, Any], path: str) -> list[FieldError]:
+def toleration_list(items: Any, path: str) -> list[FieldError]:
+    """``ValidateTolerations`` of the list ``items`` at ``path``."""
     return [
         error
-        for i, toleration in dict_items(spec.get("tolerations"))
-        for error in _toleration(toleration, f"{path}.tolerations[{i}]")
+        for i, toleration in dict_items(items)
+        for error in _toleration(toleration, f"{path}[{i}]")
     ]
+
+
+def tolerations(spec: dict[str, Any], path: str) -> list[FieldError]:
+    return toleration_list(spec.get("tolerations"), f"{path}.tolerations")
