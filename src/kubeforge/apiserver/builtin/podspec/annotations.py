@@ -144,67 +144,51 @@ def pod_annotations(
     return errors + _apparmor(annotations, spec, path)
 
 
+def _fixed_at_creation(key: str) -> str | None:
+    """How Go's update messages name the annotation ``key``, if an update may not touch it."""
+    if key.startswith(APPARMOR_PREFIX):
+        return "AppArmor annotations"
+    return "mirror pod annotation" if key == MIRROR else None
+
+
 def annotation_updates(
     new: dict[str, Any], old: dict[str, Any], spec: Any, path: str
 ) -> list[FieldError]:
     """``ValidatePodSpecificAnnotationUpdates``: the mirror and AppArmor annotations are
     fixed at creation; then the new annotations are validated again, as Go does (its
     ``Status`` lists those errors twice; its message once)."""
+    changed = [key for key, before in old.items() if key not in new or new[key] != before]
+    added = [key for key in new if key not in old]
     errors = []
-    for key, before in old.items():
-        if key in new and new[key] == before:
-            continue
-        if key.startswith(APPARMOR_PREFIX):
-            detail = "may not remove or update AppArmor annotations"
-            errors.append(FieldError.forbidden(f"{path}[{key}]", detail))
-        if key == MIRROR:
-            detail = "may not remove or update mirror pod annotation"
-            errors.append(FieldError.forbidden(f"{path}[{key}]", detail))
-    for key in new:
-        if key in old:
-            continue
-        if key.startswith(APPARMOR_PREFIX):
-            detail = "may not add AppArmor annotations"
-            errors.append(FieldError.forbidden(f"{path}[{key}]", detail))
-        if key == MIRROR:
-            detail = "may not add mirror pod annotation"
-            errors.append(FieldError.forbidden(f"{path}[{key}]", detail))
+    for keys, verb in ((changed, "may not remove or update"), (added, "may not add")):
+        for key in keys:
+            name = _fixed_at_creation(key)
+            if name is not None:
+                errors.append(FieldError.forbidden(f"{path}[{key}]", f"{verb} {name}"))
     allow = not deletion_cost_valid(old)
     return errors + pod_annotations(new, spec, path, allow_invalid_cost=allow)
 
 
-def _seccomp_mismatch(annotation: str, profile: Any, path: str) -> list[FieldError]:
-    """``validateSeccompAnnotationsAndFieldsMatch``."""
+def _mismatch(what: str, annotation: str, profile: Any, path: str) -> list[FieldError]:
+    """``validateSeccompAnnotationsAndFieldsMatch`` (``what`` "seccomp") and the
+    per-container check of ``validateAppArmorAnnotationsAndFieldsMatchOnCreate``
+    ("apparmor"): the annotation must say what the field says."""
     kind = profile.get("type") if isinstance(profile, dict) else None
-    detail = "seccomp type in annotation and field must match"
-    type_error = [FieldError.forbidden(f"{path}.type", detail)]
+    runtime_default = (
+        ("runtime/default", "docker/default") if what == "seccomp" else ("runtime/default",)
+    )
+    type_error = [
+        FieldError.forbidden(f"{path}.type", f"{what} type in annotation and field must match")
+    ]
     if kind == "Unconfined":
         return [] if annotation == "unconfined" else type_error
     if kind == "RuntimeDefault":
-        return [] if annotation in ("runtime/default", "docker/default") else type_error
+        return [] if annotation in runtime_default else type_error
     if kind == "Localhost":
         if not annotation.startswith(LOCALHOST):
             return type_error
         if annotation.removeprefix(LOCALHOST) != profile.get("localhostProfile"):
-            detail = "seccomp profile in annotation and field must match"
-            return [FieldError.forbidden(f"{path}.localhostProfile", detail)]
-    return []
-
-
-def _apparmor_mismatch(annotation: str, profile: dict[str, Any], path: str) -> list[FieldError]:
-    """The per-container check of ``validateAppArmorAnnotationsAndFieldsMatchOnCreate``."""
-    kind = profile.get("type")
-    detail = "apparmor type in annotation and field must match"
-    type_error = [FieldError.forbidden(f"{path}.type", detail)]
-    if kind == "Unconfined":
-        return [] if annotation == "unconfined" else type_error
-    if kind == "RuntimeDefault":
-        return [] if annotation == "runtime/default" else type_error
-    if kind == "Localhost":
-        if not annotation.startswith(LOCALHOST):
-            return type_error
-        if annotation.removeprefix(LOCALHOST) != profile.get("localhostProfile"):
-            detail = "apparmor profile in annotation and field must match"
+            detail = f"{what} profile in annotation and field must match"
             return [FieldError.forbidden(f"{path}.localhostProfile", detail)]
     return []
 
@@ -220,14 +204,14 @@ def fields_match(annotations: dict[str, Any], spec: Any, spec_path: str) -> list
     pod_seccomp = _context(spec).get("seccompProfile")
     if isinstance(pod_seccomp, dict) and SECCOMP_POD in annotations:
         at = f"{spec_path}.securityContext.seccompProfile"
-        errors += _seccomp_mismatch(str(annotations[SECCOMP_POD]), pod_seccomp, at)
+        errors += _mismatch("seccomp", str(annotations[SECCOMP_POD]), pod_seccomp, at)
     containers = visit_containers(spec, spec_path)
     for container, path in containers:
         seccomp = _context(container).get("seccompProfile")
         key = f"{SECCOMP_CONTAINER_PREFIX}{container.get('name')}"
         if isinstance(seccomp, dict) and key in annotations:
             at = f"{path}.securityContext.seccompProfile"
-            errors += _seccomp_mismatch(str(annotations[key]), seccomp, at)
+            errors += _mismatch("seccomp", str(annotations[key]), seccomp, at)
     if ((spec or {}).get("os") or {}).get("name") == "windows":
         return errors
     pod_apparmor = _context(spec).get("appArmorProfile")
@@ -236,5 +220,5 @@ def fields_match(annotations: dict[str, Any], spec: Any, spec_path: str) -> list
         key = f"{APPARMOR_PREFIX}{container.get('name')}"
         if isinstance(profile, dict) and key in annotations:
             at = f"{path}.securityContext.appArmorProfile"
-            errors += _apparmor_mismatch(str(annotations[key]), profile, at)
+            errors += _mismatch("apparmor", str(annotations[key]), profile, at)
     return errors

@@ -124,15 +124,18 @@ class _Scanner:
             self.at += 1
             self.skip_space()
             self.value()
-            self.skip_space()
-            char = self.peek()
-            self.at += 1
-            if char == "}":
+            if not self.next_item("}", "after object key:value pair"):
                 return
-            if char != ",":
-                self.at -= 1
-                raise self.fail("after object key:value pair")
             self.skip_space()
+
+    def next_item(self, close: str, context: str) -> bool:
+        """After a member or element: True at a comma (another follows), False at ``close``."""
+        self.skip_space()
+        char = self.peek()
+        if char not in (",", close):
+            raise self.fail(context)
+        self.at += 1
+        return char == ","
 
     def elements(self) -> None:
         self.skip_space()
@@ -142,14 +145,8 @@ class _Scanner:
         while True:
             self.skip_space()
             self.value()
-            self.skip_space()
-            char = self.peek()
-            self.at += 1
-            if char == "]":
+            if not self.next_item("]", "after array element"):
                 return
-            if char != ",":
-                self.at -= 1
-                raise self.fail("after array element")
 
     def string(self) -> None:
         self.at += 1
