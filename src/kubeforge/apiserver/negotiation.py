@@ -38,10 +38,25 @@ class MediaRange:
         return (self.params.get("g", ""), self.params.get("v", ""), as_kind)
 
 
+# Clients send the same few Accept headers over and over, and one request may ask
+# several times (partial metadata? a Table? protobuf?): parse each text once.
+_PARSED_LIMIT = 256
+_parsed: dict[str, tuple[MediaRange, ...]] = {}
+
+
 def media_ranges(header: str | None) -> list[MediaRange]:
     """Split ``header`` into media ranges; ``q`` parameters are dropped, order is kept."""
     if not header:
         return []
+    known = _parsed.get(header)
+    if known is None:
+        if len(_parsed) >= _PARSED_LIMIT:
+            _parsed.clear()
+        known = _parsed[header] = tuple(_parse(header))
+    return list(known)
+
+
+def _parse(header: str) -> list[MediaRange]:
     ranges: list[MediaRange] = []
     for entry in header.split(","):
         parts = [part.strip() for part in entry.split(";")]

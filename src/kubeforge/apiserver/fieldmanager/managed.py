@@ -204,7 +204,10 @@ def _creation_key(
         shape = _shape(obj)
     except _NoShape:
         return None
-    ignoring = orjson.dumps(ignored.to_fields_v1(), option=orjson.OPT_SORT_KEYS)
+    if ignored.members or ignored.children:
+        ignoring = orjson.dumps(ignored.to_fields_v1(), option=orjson.OPT_SORT_KEYS)
+    else:
+        ignoring = b"{}"  # what an empty set encodes to, without encoding it
     return (identity, atom, ignoring, shape)
 
 

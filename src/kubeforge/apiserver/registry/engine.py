@@ -69,14 +69,20 @@ class Engine:
     """The compiled-in admission plugins every create and update passes (None: none)."""
     _strategies: dict[ResourceInfo, Strategy] = field(default_factory=dict)
     _rules_versions: dict[ResourceInfo, int] = field(default_factory=dict)
+    _by_served: dict[int, tuple[ServedResource, Strategy]] = field(default_factory=dict)
 
     # --- strategies and views ---------------------------------------------------------------
 
     def strategy(self, served: ServedResource) -> Strategy:
+        # By identity first: a write asks often, and a ResourceInfo hashes all its fields.
+        known = self._by_served.get(id(served))
+        if known is not None and known[0] is served:
+            return known[1]
         strategy = self._strategies.get(served.info)
         if strategy is None:
             strategy = self.strategy_for(served, self._service_ips)
             self._strategies[served.info] = strategy
+        self._by_served[id(served)] = (served, strategy)
         return strategy
 
     def set_strategy(self, served: ServedResource, strategy: Strategy) -> None:
@@ -94,12 +100,11 @@ class Engine:
 
     def _rules_changed(self, info: ResourceInfo) -> None:
         self._rules_versions[info] = self._rules_versions.get(info, 0) + 1
+        self._by_served.clear()  # CRDs change together with their served resources
 
     def _service_ips(self) -> set[str]:
-        return {
-            str((obj.get("spec") or {}).get("clusterIP"))
-            for obj in self.storage.objects(("", "services"))
-        }
+        services = self.storage.objects(("", "services"))
+        return {str((obj.get("spec") or {}).get("clusterIP")) for obj in services}
 
     def view(self, served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
         """``obj`` as served at ``served``'s version (CRDs store one version, serve several),
@@ -228,8 +233,7 @@ class Engine:
 
     @staticmethod
     def invalid(strategy: Strategy, name: str, errors: list[FieldError]) -> StatusError:
-        info = strategy.served.info
-        return failures.invalid(info.kind, info.group, name, errors)
+        return failures.invalid(strategy.served.info.kind, strategy.served.info.group, name, errors)
 
     # --- update ---------------------------------------------------------------------------
 

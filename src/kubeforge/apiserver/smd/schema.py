@@ -98,6 +98,9 @@ SCALAR = Atom("scalar")
 ANY = Atom("any")
 
 
+_MISSING = object()
+
+
 class _LazyFields(Mapping[str, Atom]):
     """A struct's fields, each resolved from the table on first access (types recurse)."""
 
@@ -107,10 +110,20 @@ class _LazyFields(Mapping[str, Atom]):
         self._resolved: dict[str, Atom] = {}
 
     def __getitem__(self, key: str) -> Atom:
+        atom: Atom | None = self.get(key)
+        if atom is None:
+            raise KeyError(key)
+        return atom
+
+    def get(self, key: str, default: Any = None) -> Any:
+        # Mapping's own get goes through __getitem__ and a KeyError for every undeclared
+        # key: walking a body meets many (every key of a map-valued field such as data).
         atom = self._resolved.get(key)
         if atom is None:
-            atom = self._table.spec(self._specs[key])
-            self._resolved[key] = atom
+            spec = self._specs.get(key, _MISSING)
+            if spec is _MISSING:
+                return default
+            atom = self._resolved[key] = self._table.spec(spec)
         return atom
 
     def __iter__(self) -> Any:
@@ -276,16 +289,16 @@ def _prune(value: Any, atom: Atom, path: str, dropped: list[str]) -> None:
     if atom.kind in ("any", "scalar"):
         return
     if isinstance(value, dict) and atom.kind == "map":
+        fields, element = atom.fields, atom.element
         for key in list(value):
-            child = atom.fields.get(key)
+            child = fields.get(key)
             if child is None:
-                child = atom.element
-            where = f"{path}.{key}" if path else key
+                child = element
             if child is None:
                 del value[key]
-                dropped.append(where)
-            else:
-                _prune(value[key], child, where, dropped)
+                dropped.append(f"{path}.{key}" if path else key)
+            elif child.kind not in ("any", "scalar"):  # nothing to prune below a scalar
+                _prune(value[key], child, f"{path}.{key}" if path else key, dropped)
     elif isinstance(value, list) and atom.kind == "list" and atom.element is not None:
         for i, item in enumerate(value):
             _prune(item, atom.element, f"{path}[{i}]", dropped)

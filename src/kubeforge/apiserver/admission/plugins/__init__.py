@@ -16,7 +16,7 @@ Entry point: ``BuiltinPlugins.from_flags(storage, enable, disable)``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from kubeforge.apiserver.admission.plugins.base import Plugin
 from kubeforge.apiserver.admission.plugins.limitranger import LimitRangerPlugin
@@ -27,7 +27,7 @@ from kubeforge.apiserver.admission.plugins.serviceaccount import ServiceAccountP
 from kubeforge.apiserver.admission.plugins.storageclass import DefaultStorageClassPlugin
 from kubeforge.apiserver.admission.plugins.tolerations import DefaultTolerationSecondsPlugin
 from kubeforge.apiserver.registry.admit import Attempt
-from kubeforge.apiserver.storage.sqlite import Storage
+from kubeforge.apiserver.storage.sqlite import ResourceKey, Storage
 
 __all__ = [
     "DEFAULT_ENABLED",
@@ -89,6 +89,9 @@ RUN_ELSEWHERE = frozenset(
 """Plugins whose work is done outside this package (they ignore the flags)."""
 
 
+Step = Callable[[Attempt], None]
+
+
 class UnknownPluginError(ValueError):
     """A flag named a plugin kube-apiserver 1.32 does not have."""
 
@@ -117,11 +120,26 @@ class BuiltinPlugins:
         wanted = set(names)
         self.names = tuple(name for name in KNOWN if name in wanted)
         self._plugins = [IMPLEMENTED[n](storage) for n in self.names if n in IMPLEMENTED]
+        self._steps: dict[ResourceKey, tuple[list[Step], list[Step]]] = {}
 
     def mutate(self, attempt: Attempt) -> None:
-        for plugin in self._plugins:
-            plugin.mutate(attempt)
+        for step in self._steps_for(attempt)[0]:
+            step(attempt)
 
     def validate(self, attempt: Attempt) -> None:
-        for plugin in self._plugins:
-            plugin.validate(attempt)
+        for step in self._steps_for(attempt)[1]:
+            step(attempt)
+
+    def _steps_for(self, attempt: Attempt) -> tuple[list[Step], list[Step]]:
+        """The mutating and validating steps, in order, of the plugins that may act on the
+        attempt's resource and have such a step (worked out once per resource)."""
+        info = attempt.served.info
+        resource = (info.group, info.plural)
+        steps = self._steps.get(resource)
+        if steps is None:
+            acting = [p for p in self._plugins if p.resources is None or resource in p.resources]
+            steps = self._steps[resource] = (
+                [p.mutate for p in acting if type(p).mutate is not Plugin.mutate],
+                [p.validate for p in acting if type(p).validate is not Plugin.validate],
+            )
+        return steps

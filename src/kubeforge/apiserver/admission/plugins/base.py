@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from kubeforge.apiserver import failures
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.admit import Attempt
-from kubeforge.apiserver.storage.sqlite import Storage
+from kubeforge.apiserver.storage.sqlite import ResourceKey, Storage
 
 __all__ = ["Plugin", "forbid", "is_create_of", "object_name"]
 
@@ -20,6 +20,9 @@ class Plugin:
     """One admission plugin; the defaults do nothing."""
 
     name: ClassVar[str]
+    resources: ClassVar[frozenset[ResourceKey] | None] = None
+    """The ``(group, plural)`` pairs the plugin may act on (None: any), so that the others'
+    writes skip it; its steps still check everything they rely on."""
 
     def __init__(self, storage: Storage) -> None:
         self.storage = storage

@@ -81,6 +81,7 @@ def _bound_errors(container: dict[str, Any], item: dict[str, Any]) -> list[str]:
 
 class LimitRangerPlugin(Plugin):
     name = "LimitRanger"
+    resources = frozenset({("", "pods")})
 
     def _items(self, attempt: Attempt) -> list[dict[str, Any]]:
         if not is_create_of(attempt, "", "pods") or not isinstance(attempt.obj.get("spec"), dict):

@@ -23,6 +23,7 @@ _CLASSES = ("scheduling.k8s.io", "priorityclasses")
 
 class PriorityPlugin(Plugin):
     name = "Priority"
+    resources = frozenset({("", "pods"), _CLASSES})
 
     def _default_class(self) -> dict[str, Any] | None:
         defaults = [pc for pc in self.storage.objects(_CLASSES) if pc.get("globalDefault")]

@@ -89,6 +89,7 @@ def _mount_token(spec: dict[str, Any]) -> None:
 
 class ServiceAccountPlugin(Plugin):
     name = "ServiceAccount"
+    resources = frozenset({("", "pods")})
 
     def mutate(self, attempt: Attempt) -> None:
         if not is_create_of(attempt, "", "pods"):

@@ -30,6 +30,7 @@ def _is_default(storage_class: dict[str, Any]) -> bool:
 
 class DefaultStorageClassPlugin(Plugin):
     name = "DefaultStorageClass"
+    resources = frozenset({("", "persistentvolumeclaims")})
 
     def mutate(self, attempt: Attempt) -> None:
         if not is_create_of(attempt, "", "persistentvolumeclaims"):

@@ -31,6 +31,7 @@ def _tolerates(tolerations: list[Any], key: str) -> bool:
 
 class DefaultTolerationSecondsPlugin(Plugin):
     name = "DefaultTolerationSeconds"
+    resources = frozenset({("", "pods")})
 
     def mutate(self, attempt: Attempt) -> None:
         spec = attempt.obj.get("spec")

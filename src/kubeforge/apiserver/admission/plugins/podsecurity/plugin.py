@@ -70,6 +70,7 @@ def _error_key(errors: list[FieldError]) -> list[tuple[str, str, Any]]:
 
 class PodSecurityPlugin(Plugin):
     name = "PodSecurity"
+    resources = frozenset({_NAMESPACES, _PODS}) | POD_CONTROLLERS
 
     def validate(self, attempt: Attempt) -> None:
         info = attempt.served.info
