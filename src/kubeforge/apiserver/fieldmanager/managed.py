@@ -191,7 +191,13 @@ class _NoShape(Exception):
 
 def _shape(value: Any) -> Any:
     if isinstance(value, dict):
-        return tuple([(key, _shape(child)) for key, child in value.items()])
+        # Scalars inline: most values of an object are, and a call each is most of the cost.
+        return tuple(
+            [
+                (key, _shape(child) if isinstance(child, dict | list) else type(child))
+                for key, child in value.items()
+            ]
+        )
     if isinstance(value, list):
         raise _NoShape
     return type(value)

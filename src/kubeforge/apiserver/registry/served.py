@@ -85,24 +85,29 @@ class Registry:
         self._builtins: list[ServedResource] = list(builtins)
         # crd name -> its served resources, one per served version (priority order)
         self._crds: dict[str, list[ServedResource]] = {}
+        self._index: _Index | None = None  # every request looks up: built once per change
 
     def resources(self) -> list[ServedResource]:
         """Everything served now, in a stable order: core group first, then by group."""
         return [*self._builtins, *(r for served in self._crds.values() for r in served)]
 
     def lookup(self, group: str, version: str, plural: str) -> ServedResource | None:
-        for served in self.resources():
-            info = served.info
-            if info.group == group and info.version == version and info.plural == plural:
-                return served
-        return None
+        return self._indexed().by_version.get((group, version, plural))
 
     def storage_version_of(self, group: str, plural: str) -> ServedResource | None:
         """The version objects of ``plural.group`` are stored at (CRDs may serve several)."""
-        for served in self.resources():
-            if served.info.group == group and served.info.plural == plural and served.storage:
-                return served
-        return None
+        return self._indexed().stored.get((group, plural))
+
+    def _indexed(self) -> _Index:
+        index = self._index
+        if index is None:
+            index = self._index = _Index()
+            for served in self.resources():  # the first one in this order wins, as a scan
+                info = served.info
+                index.by_version.setdefault((info.group, info.version, info.plural), served)
+                if served.storage:
+                    index.stored.setdefault((info.group, info.plural), served)
+        return index
 
     def group_versions(self) -> list[tuple[str, list[str]]]:
         """``[(group, [versions, highest priority first])]``; the core group is ``""``."""
@@ -116,9 +121,19 @@ class Registry:
     def add_crd(self, name: str, served: list[ServedResource]) -> None:
         """Serve (or re-serve, after an update) every version of one CRD."""
         self._crds[name] = list(served)
+        self._index = None
 
     def remove_crd(self, name: str) -> None:
         self._crds.pop(name, None)
+        self._index = None
+
+
+@dataclass
+class _Index:
+    """The registry's lookups as dictionaries."""
+
+    by_version: dict[tuple[str, str, str], ServedResource] = field(default_factory=dict)
+    stored: dict[ResourceKey, ServedResource] = field(default_factory=dict)
 
 
 def deprecation_warning(
