@@ -24,7 +24,7 @@ def _node(obj: dict[str, Any]) -> str:
 
 
 def _group() -> WatchGroup:
-    return WatchGroup(lambda obj: True, lambda type_, obj: b"", lambda: 0.01)
+    return WatchGroup(lambda obj: True, lambda type_, obj: b"", lambda late: 0.01)
 
 
 def test_an_event_concerns_the_groups_of_its_old_and_new_values_and_the_unfiled_ones() -> None:

@@ -7,10 +7,12 @@ encoded once per group and appended to the group's log, which every ``Member``
 reads at its own position. The encoded line is also cached by (resourceVersion,
 type, apiVersion), so differently filtered watches share the encoding. Members
 get everything new in one chunk at most once per tick (``WatchHub.gap``: longer
-with more open streams), written straight from the fan-out while a stream is idle,
-so a burst of writes costs each stream one socket write per tick rather than one
-per event. Selector transitions (``transition``): an update that makes an object stop
-matching is DELETED for that watch, one that makes it start matching is ADDED.
+with more open streams, and while ticks come late), written straight from the
+fan-out while a stream is idle, so a burst of writes costs each stream one socket
+write per tick rather than one per event. Selector transitions (``transition``): an
+update that makes an object stop matching is DELETED for that watch, one that makes
+it start matching is ADDED. Watches scoped to a namespace or an exact field are
+asked only about events on objects with that value (``watch_routes``).
 """
 
 from __future__ import annotations
@@ -105,9 +107,10 @@ class WatchHub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._streams = 0
 
-    def gap(self) -> float:
-        """Seconds between two deliveries to one stream while events keep coming."""
-        return min(_MAX_GAP, max(_MIN_GAP, self._streams / _SENDS_PER_SECOND))
+    def gap(self, late: float = 0.0) -> float:
+        """Seconds between two deliveries to one stream while events keep coming; ``late``:
+        how late the last delivery was (the loop was busy, or the process had no CPU)."""
+        return min(_MAX_GAP, max(_MIN_GAP, self._streams / _SENDS_PER_SECOND) + late)
 
     # --- wiring ----------------------------------------------------------------------------
 

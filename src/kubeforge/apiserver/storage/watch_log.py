@@ -117,6 +117,7 @@ class WatchGroup:
         "encode",
         "ends",
         "flush_at",
+        "flush_due",
         "gap",
         "lines",
         "matches",
@@ -129,7 +130,7 @@ class WatchGroup:
         self,
         matches: Callable[[dict[str, Any]], bool],
         encode: Callable[[str, dict[str, Any]], bytes],
-        gap: Callable[[], float],
+        gap: Callable[[float], float],
         max_bytes: int = DEFAULT_BACKLOG_BYTES,
     ) -> None:
         self.matches = matches
@@ -143,6 +144,7 @@ class WatchGroup:
         self.base = 0  # absolute index of revisions[0]
         self.base_bytes = 0  # bytes appended before revisions[0]
         self.flush_at: asyncio.TimerHandle | asyncio.Handle | None = None
+        self.flush_due = 0.0  # loop time the pending flush was asked for
         self._joined: tuple[int, int, bytes] = (0, 0, b"")
 
     @property
@@ -171,10 +173,14 @@ class WatchGroup:
         if len(self.revisions) >= _TRIM_AT:
             self._trim()
         if self.flush_at is None:
-            self.flush_at = loop.call_later(self.gap(), self.flush)
+            self._arm(loop, self.gap(0.0))
             # Deliver now too: the gap only delays the *next* delivery, not this one.
             for member in list(self.members):
                 member.notify()
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, gap: float) -> None:
+        self.flush_due = loop.time() + gap
+        self.flush_at = loop.call_at(self.flush_due, self.flush)
 
     def flush(self) -> None:
         self.flush_at = None
@@ -189,9 +195,11 @@ class WatchGroup:
             self._trim()
         if busy and self.members:
             # Still busy: the next event waits for the next tick instead of going out
-            # at once, so a steady stream costs one delivery per tick, not two.
+            # at once, so a steady stream costs one delivery per tick, not two. A tick
+            # that came late (the loop, or the process, is short of CPU) makes the next
+            # one longer by as much: fewer, fuller writes while the server is behind.
             loop = asyncio.get_running_loop()
-            self.flush_at = loop.call_later(self.gap(), self.flush)
+            self._arm(loop, self.gap(max(0.0, loop.time() - self.flush_due)))
 
     def _trim(self) -> None:
         behind = [
