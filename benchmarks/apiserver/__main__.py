@@ -13,7 +13,9 @@ write durable, as in use) and measures, from this process over HTTPS:
   tenth watcher, the latency from sending each write to receiving its event;
 * the same fan-out with writes as fast as the server takes them;
 * the paced fan-out again with each watcher on a namespace of its own and the writes
-  spread over those namespaces (``benchmarks/apiserver/_fanout.py``).
+  spread over those namespaces (``benchmarks/apiserver/_fanout.py``); with
+  ``$KF_BENCH_BASE`` naming another checkout, the three runs again on a fresh server
+  of that one (before/after in one run).
 
 The server's CPU time is read from ``/proc`` so the report says whether the
 server or this (single) client process was the bottleneck. Writes
@@ -39,7 +41,7 @@ from typing import Any
 
 import aiohttp
 from benchmarks._report import clean_exit_on_sigterm, environment, write_results
-from benchmarks.apiserver._fanout import FanOut, measure_fan_out
+from benchmarks.apiserver._fanout import FanOut, measure_fan_outs
 from benchmarks.apiserver._pods import (
     ListBlocking,
     LoopStretch,
@@ -68,6 +70,7 @@ class Report:
     list_mib: float = 0.0
     list_paged_ms: float = 0.0
     fan_out: list[FanOut] = field(default_factory=list)
+    fan_out_base: list[FanOut] = field(default_factory=list)  # on $KF_BENCH_BASE's server
     pod_creates: PodCreates | None = None
     list_blocking: ListBlocking | None = None
     list_blocking_base: ListBlocking | None = None  # the same pods on $KF_BENCH_BASE's server
@@ -219,6 +222,7 @@ async def measure(args: argparse.Namespace) -> Report:
     )
     if "writes" not in args.skip:
         await _on_fresh_server(args, lambda client, *_: _writes_list_fan_out(client, args, report))
+        await _fan_out_base(args, report)
     if args.pods:
         report.pod_creates = await _on_fresh_server(args, _pod_creates, nodes=args.pods // 100 + 1)
     if args.list_pods:
@@ -230,24 +234,20 @@ async def measure(args: argparse.Namespace) -> Report:
 async def _writes_list_fan_out(client: Client, args: argparse.Namespace, report: Report) -> None:
     await measure_writes(client, args, report)
     await measure_list(client, args, report)
-    runs = [
-        (args.rate, "bench-watch-paced", 1),
-        (0.0, "bench-watch-flat-out", 1),
-        (args.rate, "bench-watch-spread", args.watchers),  # a watcher per namespace
-    ]
-    for rate, namespace, namespaces in runs:
-        result = await measure_fan_out(
-            client,
-            namespace,
-            args.watchers,
-            rate,
-            args.seconds,
-            args.concurrency,
-            _server_cpu,
-            _own_cpu,
-            namespaces,
-        )
-        report.fan_out.append(result)
+    report.fan_out = await measure_fan_outs(client, args, _server_cpu, _own_cpu)
+
+
+async def _fan_out_base(args: argparse.Namespace, report: Report) -> None:
+    """The fan-out runs again on a server of ``$KF_BENCH_BASE``'s checkout, if named."""
+    source = _base_source()
+    if source is None:
+        return
+    with tempfile.TemporaryDirectory(prefix="kubeforge-bench-") as data_dir:
+
+        async def phase(client: Client) -> list[FanOut]:
+            return await measure_fan_outs(client, args, _server_cpu, _own_cpu)
+
+        report.fan_out_base = await _on_server(Path(data_dir), phase, 1, source)
 
 
 async def _on_fresh_server(args: argparse.Namespace, phase: Any, nodes: int = 1) -> Any:
@@ -363,10 +363,12 @@ def _print(report: Report) -> None:
             f"server CPU {lb.server_cpu_ms_per_page:.1f} ms per page; longest loop callback "
             f"{lb.longest_loop_callback_ms:.1f} ms of CPU"
         )
-    for run in report.fan_out:
+    runs = [("", run) for run in report.fan_out]
+    runs += [("$KF_BENCH_BASE: ", run) for run in report.fan_out_base]
+    for label, run in runs:
         target = f"{run.target_rate:,.0f}/s" if run.target_rate else "flat out"
         print(
-            f"fan-out to {run.watchers} watchers on {run.namespaces} namespace(s), writes "
+            f"{label}fan-out to {run.watchers} watchers on {run.namespaces} namespace(s), writes "
             f"{target}: achieved "
             f"{run.achieved_rate:,.0f} writes/s; latency p50 {run.latency_p50_ms:.1f} ms, "
             f"p99 {run.latency_p99_ms:.1f} ms, max {run.latency_max_ms:.1f} ms; "

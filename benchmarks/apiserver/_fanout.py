@@ -8,8 +8,10 @@ writes over that many namespaces (watcher i and write j on namespace i and j mod
 it): with 100, each watcher is one of 100 namespaced watches that an event mostly
 does not concern, which is what the server's routing by namespace is for.
 
-Entry point: ``measure_fan_out(client, namespace, watchers, rate, seconds, concurrency,
-server_cpu, own_cpu, namespaces=1)``; ``Client`` is ``__main__``'s.
+Entry points: ``measure_fan_outs(client, args, server_cpu, own_cpu)`` (the three runs the
+benchmark makes: paced, flat out, paced and spread over ``--watchers`` namespaces) and
+``measure_fan_out(client, namespace, watchers, rate, seconds, concurrency, server_cpu,
+own_cpu, namespaces=1)`` (one run); ``client`` is a ``__main__.Client``.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from typing import Any
 
 from benchmarks.apiserver._pods import bounded
 
-__all__ = ["FanOut", "Watcher", "measure_fan_out"]
+__all__ = ["FanOut", "Watcher", "measure_fan_out", "measure_fan_outs"]
 
 _NAME = re.compile(rb'"metadata":{"name":"ev-(\d+)"')
 _RV = re.compile(rb'"resourceVersion":"(\d+)"')
@@ -180,3 +182,31 @@ async def measure_fan_out(
         client_cpu_share=client_busy / elapsed,
         server_cpu_us_per_write=busy / count * 1e6,
     )
+
+
+async def measure_fan_outs(
+    client: Any, args: Any, server_cpu: Callable[[Any], float], own_cpu: Callable[[], float]
+) -> list[FanOut]:
+    """The benchmark's three runs, from ``args`` (``rate``, ``watchers``, ``seconds``,
+    ``concurrency``): paced, flat out, and paced with a namespace per watcher."""
+    runs = [
+        (args.rate, "bench-watch-paced", 1),
+        (0.0, "bench-watch-flat-out", 1),
+        (args.rate, "bench-watch-spread", args.watchers),
+    ]
+    out = []
+    for rate, namespace, namespaces in runs:
+        out.append(
+            await measure_fan_out(
+                client,
+                namespace,
+                args.watchers,
+                rate,
+                args.seconds,
+                args.concurrency,
+                server_cpu,
+                own_cpu,
+                namespaces,
+            )
+        )
+    return out
