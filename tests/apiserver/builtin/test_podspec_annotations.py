@@ -174,6 +174,25 @@ async def test_templates_get_the_same_rules_under_their_own_path(api: Api, names
     ]
 
 
+async def test_pod_templates_are_checked_under_template(api: Api, namespace: str) -> None:
+    template = pod("pt", {"securityContext": {"seccompProfile": {"type": "RuntimeDefault"}}})
+    del template["apiVersion"], template["kind"]
+    template["metadata"]["annotations"] = {SECCOMP_APP: "unconfined", MIRROR: "m"}
+    body = {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "pt"}}
+    body["template"] = template
+    reply = await api.post(f"/api/v1/namespaces/{namespace}/podtemplates", body)
+    assert causes(reply) == [
+        (
+            f"template.annotations[{MIRROR}]",
+            'Invalid value: "m": must set spec.nodeName if mirror pod annotation is set',
+        ),
+        (
+            "template.spec.containers[0].securityContext.seccompProfile.type",
+            "Forbidden: seccomp type in annotation and field must match",
+        ),
+    ]
+
+
 async def test_mirror_and_apparmor_annotations_are_fixed_at_creation(
     api: Api, namespace: str
 ) -> None:

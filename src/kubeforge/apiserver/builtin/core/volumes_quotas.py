@@ -13,6 +13,7 @@ from kubeforge.apiserver.builtin.apps.workload import default_pod_template
 from kubeforge.apiserver.builtin.core.quota_rules import quota_spec_errors, quota_update_errors
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.podspec import validate_pod_spec
+from kubeforge.apiserver.builtin.podspec.annotations import fields_match, pod_annotations
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry.scale import ScalePaths
 
@@ -135,5 +136,13 @@ class PodTemplateStrategy(CatalogStrategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         template = obj.get("template")
-        spec = (template.get("spec") if isinstance(template, dict) else None) or {}
-        return [*super().validate(obj), *validate_pod_spec(spec, "template.spec")]
+        template = template if isinstance(template, dict) else {}
+        spec = template.get("spec") or {}
+        annotations = (template.get("metadata") or {}).get("annotations") or {}
+        # ValidatePodTemplateSpec's order, and its paths ("template.annotations", sic).
+        return [
+            *super().validate(obj),
+            *pod_annotations(annotations, spec, "template.annotations"),
+            *validate_pod_spec(spec, "template.spec"),
+            *fields_match(annotations, spec, "template.spec"),
+        ]
