@@ -11,6 +11,7 @@ point: ``run_command``.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -34,7 +35,12 @@ from kubeforge.webhook.options import (
     WebhookServerOptions,
 )
 
-__all__ = ["default_leader_election_id", "parse_duration", "run_command"]
+__all__ = [
+    "default_leader_election_id",
+    "event_loop_factory",
+    "parse_duration",
+    "run_command",
+]
 
 _SECONDS = re.compile(r"\d+(?:\.\d+)?")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
@@ -204,6 +210,13 @@ def default_leader_election_id(target: str) -> str:
     help="Serve the webhooks on 127.0.0.1 with a generated certificate and point the "
     "cluster's webhook configurations and CRD conversions at them while running.",
 )
+@click.option(
+    "--event-loop",
+    type=click.Choice(["auto", "uvloop", "asyncio"]),
+    default="auto",
+    show_default=True,
+    help="auto: uvloop when it is installed (pip install 'kubeforge[uvloop]'), else asyncio's.",
+)
 def run_command(
     target: str,
     kubeconfig: str | None,
@@ -227,6 +240,7 @@ def run_command(
     webhook_cert_name: str,
     webhook_cert_key: str,
     local_webhooks: bool,
+    event_loop: str,
 ) -> None:
     """Run the controllers that TARGET's setup(manager) registers, until SIGINT/SIGTERM.
 
@@ -282,13 +296,36 @@ def run_command(
         # The webhook configurations are installed with the user's own credentials.
         installer = admin if local_webhooks else None
         try:
-            asyncio.run(_run(setup, config, options, local_webhooks=installer))
+            with asyncio.Runner(loop_factory=event_loop_factory(event_loop)) as runner:
+                runner.run(_run(setup, config, options, local_webhooks=installer))
         except CertificateMissing as err:
             hint = "give --webhook-cert-dir, or --local-webhooks to generate one"
             raise click.ClickException(f"{err} ({hint})") from err
         except OSError as err:
             # Typically a bind address already in use.
             raise click.ClickException(str(err)) from err
+
+
+def event_loop_factory(choice: str = "auto") -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The loop ``kubeforge run`` runs the manager on: ``None`` for asyncio's own.
+
+    uvloop's transports do TLS and socket writes in compiled code, where asyncio's
+    SSL layer is pure Python: a fifth of a busy controller's CPU (see
+    benchmarks/README.md). Like kopf's CLI, ``auto`` uses it when it is installed;
+    ``uvloop`` insists on it (``click.UsageError`` if missing), ``asyncio`` declines it.
+    """
+    if choice == "asyncio":
+        return None
+    try:
+        uvloop: Any = importlib.import_module("uvloop")
+    except ImportError:
+        if choice == "uvloop":
+            raise click.UsageError(
+                "--event-loop uvloop: uvloop is not installed (pip install 'kubeforge[uvloop]')"
+            ) from None
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
 
 
 async def _as_manager_account(config: ClientConfig, project: Project) -> ClientConfig:
