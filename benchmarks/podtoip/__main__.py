@@ -56,7 +56,10 @@ def _median_run(runs: list[Run]) -> Run:
 # Frames every sample passes through (interpreter entry, click, the event loop itself):
 # they say nothing about where the time goes.
 _PLUMBING = ("runpy", "click/", "asyncio/", "kubeforge/cli/", "threading.py", "<frozen importlib")
-_WAITING = ("select (selectors.py", "wait (threading.py")
+# Where a sample ends when no Python code runs: asyncio's select(), a thread's wait, or
+# uvloop's loop (its compiled I/O and waiting both end in Runner.run; py-spy cannot tell
+# the two apart without native frames, so uvloop's own work counts as waiting here).
+_WAITING = ("select (selectors.py", "wait (threading.py", "Runner.run (asyncio/runners.py")
 
 
 def _summarize_profile(raw: Path, top: int = 15) -> dict[str, Any]:
@@ -211,7 +214,8 @@ def main() -> None:
         payload["profile_inclusive_percent"] = summary["inclusive_percent"]
         print(
             f"\nkubeforge controller: {summary['samples']} samples at 500 Hz, "
-            f"{summary['waiting_percent_of_samples']}% waiting on the network"
+            f"{summary['waiting_percent_of_samples']}% waiting on the network "
+            "(or in uvloop's compiled code)"
         )
         for kind in ("self", "inclusive"):
             print(f"share of samples, {kind}:")
