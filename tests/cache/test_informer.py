@@ -303,3 +303,22 @@ async def test_handlers_see_a_relist_after_the_store_has_swapped(api, informer):
     api.fail_watches(gone())
     await settle(lambda: len(store_sizes) == 1)
     assert store_sizes == [2]  # b was already in the store when a's update was reported
+
+
+async def test_a_handler_without_old_state_gets_the_new_object_twice_beside_one_with_it(
+    api, informer
+):
+    api.put(obj("a"))
+    with_old: list[tuple[Obj, Obj]] = []
+    without_old: list[tuple[Obj, Obj]] = []
+    informer.add_handler(on_update=lambda old, new: with_old.append((old, new)))
+    informer.add_handler(on_update=lambda old, new: without_old.append((old, new)), old_state=False)
+    informer.start()
+    await informer.wait_for_sync()
+    await api.watching()
+    api.put(obj("a", data=1))
+    await settle(lambda: with_old and without_old)
+    (old, new), (same, again) = with_old[0], without_old[0]
+    assert old["metadata"]["resourceVersion"] != new["metadata"]["resourceVersion"]
+    assert same is again and same == new  # the new state, in both places
+    assert same is not new  # still a private copy per handler

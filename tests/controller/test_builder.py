@@ -12,7 +12,9 @@ from kubeforge.controller import (
     Builder,
     Controller,
     EnqueueHandler,
+    GenerationChanged,
     ResourceVersionChanged,
+    enqueue_object,
     enqueue_owner,
 )
 from kubeforge.core.clock import FakeClock
@@ -175,3 +177,10 @@ def test_metadata_only_watches_use_the_shared_metadata_informer():
     assert secrets is host.cache.informer(Secret, metadata_only=True)
     assert configmaps is host.cache.informer(metadata_kind(ConfigMap.info))
     assert secrets is not host.cache.informer(Secret)
+
+
+def test_only_a_handler_queueing_the_object_itself_without_predicates_skips_the_old_state():
+    queued: list[Request] = []
+    assert not EnqueueHandler(enqueue_object, queued.append).reads_old_state
+    assert EnqueueHandler(enqueue_owner(WIDGET), queued.append).reads_old_state
+    assert EnqueueHandler(enqueue_object, queued.append, [GenerationChanged()]).reads_old_state

@@ -43,6 +43,8 @@ class HandlerRegistration(Generic[T]):
     on_delete: Callable[[T], None] | None
     on_missed_delete: Callable[[T], None] | None
     resync_period: float | None
+    old_state: bool = True
+    """False: ``on_update`` gets the new object twice (see ``Informer.add_handler``)."""
     next_resync: float | None = field(default=None, repr=False)
 
 
@@ -104,11 +106,15 @@ class Informer(Generic[T]):
         on_delete: Callable[[T], None] | None = None,
         on_missed_delete: Callable[[T], None] | None = None,
         resync_period: float | None = None,
+        old_state: bool = True,
     ) -> HandlerRegistration[T]:
         """Register handlers; ``resync_period`` overrides the informer's default.
 
         ``on_missed_delete`` gets deletions a relist inferred (the watch never saw
         them) with the last cached state; it defaults to ``on_delete``.
+        ``old_state=False`` is for an ``on_update`` that only reads what the object is
+        now (a handler queueing its key, say): it is called with the new object in
+        both places, which spares decoding a private copy of the old state per update.
         """
         period = resync_period if resync_period is not None else self.resync_period
         if period is not None and period <= 0:
@@ -121,6 +127,7 @@ class Informer(Generic[T]):
             on_delete=on_delete,
             on_missed_delete=on_missed_delete or on_delete,
             resync_period=period,
+            old_state=old_state,
         )
         if period is not None:
             reg.next_resync = self._clock.now() + period
@@ -190,7 +197,10 @@ class Informer(Generic[T]):
                     if reg.on_add is not None:
                         self._call(reg.on_add, change.new())
                 elif not change.is_delete:
-                    if reg.on_update is not None:
+                    if reg.on_update is not None and not reg.old_state:
+                        new = change.new()
+                        self._call(reg.on_update, new, new)
+                    elif reg.on_update is not None:
                         # old first: the new side may be the watcher's object, given once.
                         old = change.old()
                         self._call(reg.on_update, old, change.new())

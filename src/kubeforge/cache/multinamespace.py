@@ -141,6 +141,7 @@ class MultiNamespaceInformer(Informer[T]):
         on_delete: Callable[[T], None] | None = None,
         on_missed_delete: Callable[[T], None] | None = None,
         resync_period: float | None = None,
+        old_state: bool = True,
     ) -> HandlerRegistration[T]:
         handlers: dict[str, Any] = {
             "on_add": on_add,
@@ -148,6 +149,7 @@ class MultiNamespaceInformer(Informer[T]):
             "on_delete": on_delete,
             "on_missed_delete": on_missed_delete,
             "resync_period": resync_period,
+            "old_state": old_state,
         }
         parts = [informer.add_handler(**handlers) for informer in self.informers.values()]
         registration = HandlerRegistration(
@@ -156,6 +158,7 @@ class MultiNamespaceInformer(Informer[T]):
             on_delete=on_delete,
             on_missed_delete=on_missed_delete,
             resync_period=resync_period,
+            old_state=old_state,
         )
         self._parts[id(registration)] = parts
         return registration

@@ -248,7 +248,10 @@ class Controller:
         for source in self._sources:
             handler = EnqueueHandler(source.mapper, self.queue.add, source.predicates)
             registration = source.informer.add_handler(
-                on_add=handler.on_add, on_update=handler.on_update, on_delete=handler.on_delete
+                on_add=handler.on_add,
+                on_update=handler.on_update,
+                on_delete=handler.on_delete,
+                old_state=handler.reads_old_state,
             )
             self._registrations.append((source.informer, registration))
         for informer in self.informers:

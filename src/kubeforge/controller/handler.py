@@ -76,6 +76,12 @@ class EnqueueHandler:
         self.enqueue = enqueue
         self.predicates = tuple(predicates)
 
+    @property
+    def reads_old_state(self) -> bool:
+        """False when an update's old object cannot change what is queued: the object's
+        own key is the same on both sides, and no predicate compares the two."""
+        return self.mapper is not enqueue_object or bool(self.predicates)
+
     def on_add(self, obj: Any) -> None:
         if all(p.create(obj) for p in self.predicates):
             self._queue(self.mapper(obj))
@@ -94,6 +100,7 @@ class EnqueueHandler:
             on_add=self.on_add,
             on_update=self.on_update,
             on_delete=self.on_delete,
+            old_state=self.reads_old_state,
         )
 
     def _queue(self, requests: Iterable[Request]) -> None:
