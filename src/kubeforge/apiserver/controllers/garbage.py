@@ -21,10 +21,12 @@ the ``orphan`` finalizer removed.
 
 A sweep runs shortly after any change that could matter (debounced), scanning
 every stored object: simple, and cheap at the sizes a local server holds. Its cost
-grows with them, though, so the wait before the next sweep grows with the last one's
-CPU time (``_SHARE``): with tens of thousands of objects and a steady stream of deletes
+grows with them, though, so the wait before the next sweep grows with how long the last
+one took (``_SHARE``): with tens of thousands of objects and a steady stream of deletes
 the collector then takes a tenth of the server's time instead of all of it, and
-collects a little later, as a busy real collector does.
+collects a little later, as a busy real collector does. The time is the wall clock's:
+on a machine shared with other work, the CPU time would leave it a larger share of the
+little the server gets.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ __all__ = ["GarbageCollector"]
 
 _DEBOUNCE = 0.05
 _SHARE = 10
-"""The next sweep waits at least this many times the CPU time the last one took."""
+"""The next sweep waits at least this many times as long as the last one took."""
 _ORPHAN = "orphan"
 _FOREGROUND = "foregroundDeletion"
 _GC_FINALIZERS = (_FOREGROUND, _ORPHAN)
@@ -114,14 +116,14 @@ class GarbageCollector(StorageLoop):
                     yield _Item(served, obj)
 
     def reconcile(self) -> None:
-        began = time.thread_time()
+        began = time.perf_counter()
         graph = _Graph(list(self._items()))
         for item in graph.by_uid.values():
             try:
                 self._collect(item, graph)
             except StatusError:
                 self._schedule()  # raced with a client; look again shortly
-        self.delay = max(_DEBOUNCE, _SHARE * (time.thread_time() - began))
+        self.delay = max(_DEBOUNCE, _SHARE * (time.perf_counter() - began))
 
     def _collect(self, item: _Item, graph: _Graph) -> None:
         finalizers = _finalizers(item.obj)
