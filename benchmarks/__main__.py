@@ -29,6 +29,7 @@ KNOWN = {
     "server_peers": "Local API server vs kmock's emulator",
     "apiserver": "Local API server: writes/s, pod creates/s, lists, watch fan-out",
     "apiserver-pods": "Local API server: pod creates with the simulated nodes, before/after",
+    "apiserver-creates": "Local API server: durable creates, one and many in flight, before/after",
     "client": "Client decoding: lists and watch streams vs the Python clients",
     "informer": "Informer throughput, watch to handler",
     "cache": "Informer cache: memory per object and read cost",
