@@ -56,7 +56,7 @@ class ValidatingPolicies:
         self._registry = registry
         self._authorize = authorize
         self._hooks: list[Hook] | None = None
-        storage.subscribe(self._on_event)
+        storage.subscribe(self._on_event, (_POLICIES, _BINDINGS))
 
     def _on_event(self, event: Event) -> None:
         if event.resource in (_POLICIES, _BINDINGS):

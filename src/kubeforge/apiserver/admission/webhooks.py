@@ -62,7 +62,7 @@ class Webhooks:
         self._authorize = authorize
         self._hooks: dict[tuple[str, str], list[Hook]] | None = None
         self._client = WebhookClient()
-        storage.subscribe(self._on_event)
+        storage.subscribe(self._on_event, (_MUTATING, _VALIDATING))
 
     def _on_event(self, event: Event) -> None:
         if event.resource in (_MUTATING, _VALIDATING):

@@ -152,6 +152,7 @@ class Authenticator:
         legacy_token_used: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         self._token = server_token
+        self._token_bytes = server_token.encode()
         self._key = signing_key(server_token)
         self._service_accounts = service_accounts
         self._bound_objects = bound_objects
@@ -160,6 +161,7 @@ class Authenticator:
         self.issuer = issuer
         self.api_audiences = api_audiences
         self._legacy_used = legacy_token_used
+        self._admin = (api_audiences, self._audience_agnostic(ADMIN, api_audiences))
 
     @property
     def signing(self) -> SigningKey:
@@ -175,7 +177,10 @@ class Authenticator:
         server's authenticator chain does for a TokenReview."""
         targets = audiences or self.api_audiences
         # Constant-time compare: the server token is the only secret guarding admin access.
-        if hmac.compare_digest(token.encode(), self._token.encode()):
+        if hmac.compare_digest(token.encode(), self._token_bytes):
+            audiences_of_admin, admin = self._admin
+            if targets is audiences_of_admin:
+                return admin  # most requests: worked out once
             return self._audience_agnostic(ADMIN, targets)
         claims = unverified_claims(token)
         issuer = claims.get("iss") if claims is not None else None
@@ -290,6 +295,8 @@ class Impersonation:
     @classmethod
     def from_headers(cls, headers: Any) -> Impersonation | None:
         """``None`` when no impersonation header is present."""
+        if not any(key[:12].lower() == "impersonate-" for key in headers):
+            return None  # almost every request: one pass over the names
         extra: dict[str, list[str]] = {}
         for key, value in headers.items():
             if key.lower().startswith("impersonate-extra-"):

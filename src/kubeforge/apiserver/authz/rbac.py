@@ -128,7 +128,7 @@ class RBAC(Authorizer):
     def __init__(self, storage: Storage) -> None:
         self._storage = storage
         self._index: _Index | None = None
-        storage.subscribe(self._on_event)
+        storage.subscribe(self._on_event, _RBAC_KEYS)
 
     def _on_event(self, event: Event) -> None:
         if event.resource in _RBAC_KEYS:

@@ -34,7 +34,7 @@ from kubeforge.apiserver.controllers.cron import Schedule, most_recent
 from kubeforge.apiserver.controllers.job import finished
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ranking import parse_time
-from kubeforge.apiserver.storage.sqlite import Event
+from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["CronJobController"]
 
@@ -68,6 +68,9 @@ def _stamp(moment: datetime) -> str:
 
 class CronJobController(ControllerLoop):
     resource = _CRONJOBS
+
+    def watched(self) -> frozenset[ResourceKey]:
+        return frozenset({_CRONJOBS, _JOBS})
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _CRONJOBS:

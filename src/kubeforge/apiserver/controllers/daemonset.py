@@ -33,7 +33,7 @@ from kubeforge.apiserver.controllers.revisions import (
 )
 from kubeforge.apiserver.controllers.rollout import surge_and_unavailable
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.storage.sqlite import Event
+from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["DaemonSetController"]
 
@@ -71,6 +71,9 @@ class DaemonSetController(KeyedLoop):
         super().__init__(cluster.engine, cluster.registry)
         self.cluster = cluster
         self._retries = Retries()
+
+    def watched(self) -> frozenset[ResourceKey]:
+        return frozenset({_SETS, _NODES, _PODS})
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _SETS:

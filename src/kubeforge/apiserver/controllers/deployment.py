@@ -22,7 +22,7 @@ from kubeforge.apiserver.controllers.cluster import controller_of, copy
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ownership import claim
 from kubeforge.apiserver.meta.labelselector import selector_matches
-from kubeforge.apiserver.storage.sqlite import Event
+from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["DeploymentController"]
 
@@ -46,6 +46,9 @@ def _created(obj: dict[str, Any]) -> tuple[str, str]:
 
 class DeploymentController(ControllerLoop):
     resource = _DEPLOYMENTS
+
+    def watched(self) -> frozenset[ResourceKey]:
+        return frozenset({_DEPLOYMENTS, _SETS, _PODS})
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _DEPLOYMENTS:

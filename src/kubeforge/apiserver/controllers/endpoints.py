@@ -21,13 +21,22 @@ from kubeforge.apiserver.controllers.cluster import Cluster, copy
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ranking import is_ready
 from kubeforge.apiserver.meta.labelselector import selector_matches
-from kubeforge.apiserver.storage.sqlite import Event
+from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
-__all__ = ["EndpointsController", "located", "resolve_ports", "service_keys", "service_pods"]
+__all__ = [
+    "SERVICE_EVENTS",
+    "EndpointsController",
+    "located",
+    "resolve_ports",
+    "service_keys",
+    "service_pods",
+]
 
 _SERVICES = ("", "services")
 _ENDPOINTS = ("", "endpoints")
 _PODS = ("", "pods")
+SERVICE_EVENTS: frozenset[ResourceKey] = frozenset({_SERVICES, _PODS})
+"""The resources whose events ``service_keys`` reads."""
 _TRIGGER = "endpoints.kubernetes.io/last-change-trigger-time"
 
 
@@ -111,6 +120,9 @@ def _address(pod: dict[str, Any]) -> dict[str, Any]:
 
 class EndpointsController(ControllerLoop):
     resource = _SERVICES
+
+    def watched(self) -> frozenset[ResourceKey]:
+        return SERVICE_EVENTS
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         return service_keys(self.cluster, event)

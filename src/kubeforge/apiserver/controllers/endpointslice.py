@@ -21,6 +21,7 @@ from kubeforge.apiserver.controllers.cluster import (
     owner_reference,
 )
 from kubeforge.apiserver.controllers.endpoints import (
+    SERVICE_EVENTS,
     located,
     resolve_ports,
     service_keys,
@@ -28,7 +29,7 @@ from kubeforge.apiserver.controllers.endpoints import (
 )
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key
 from kubeforge.apiserver.controllers.ranking import is_ready
-from kubeforge.apiserver.storage.sqlite import Event
+from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["EndpointSliceController"]
 
@@ -53,6 +54,9 @@ def _endpoint(pod: dict[str, Any], publish: bool) -> dict[str, Any]:
 
 class EndpointSliceController(ControllerLoop):
     resource = _SERVICES
+
+    def watched(self) -> frozenset[ResourceKey]:
+        return SERVICE_EVENTS | {_SLICES}
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _SLICES:

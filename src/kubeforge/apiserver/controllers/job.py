@@ -38,7 +38,7 @@ from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ownership import claim
 from kubeforge.apiserver.controllers.podcontrol import Retries, create_pod, slow_start
 from kubeforge.apiserver.controllers.ranking import is_active, is_ready, parse_time
-from kubeforge.apiserver.storage.sqlite import Event
+from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["JobController", "finished"]
 
@@ -67,6 +67,9 @@ class JobController(ControllerLoop):
         self._base = backoff
         self._backoff = BackoffStore()
         self._retries = Retries()
+
+    def watched(self) -> frozenset[ResourceKey]:
+        return frozenset({_JOBS, _PODS})
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _JOBS:

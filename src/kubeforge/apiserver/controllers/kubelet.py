@@ -27,7 +27,7 @@ from kubeforge.apiserver.controllers.heartbeat import kubelet_stopped
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.nodes import NodeSpec, PodAddresses
 from kubeforge.apiserver.controllers.podworker import PodWorker
-from kubeforge.apiserver.storage.sqlite import Event
+from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["Kubelets"]
 
@@ -57,6 +57,9 @@ class Kubelets(ControllerLoop):
             self._addresses.track(pod, gone=False)
             self._place(key_of(pod), pod, gone=False)
         super().start()
+
+    def watched(self) -> frozenset[ResourceKey]:
+        return frozenset({_NODES, _PODS})
 
     def keys_for(self, event: Event) -> list[Key]:
         if event.resource == _NODES and event.object["metadata"]["name"] in self._nodes:

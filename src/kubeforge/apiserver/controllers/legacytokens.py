@@ -59,7 +59,8 @@ class LegacyTokens:
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._unsubscribe = self._cluster.engine.storage.subscribe(self._on_event)
+        storage = self._cluster.engine.storage
+        self._unsubscribe = storage.subscribe(self._on_event, (_SECRETS, _ACCOUNTS))
         for secret in self._cluster.list(_SECRETS):
             if secret.get("type") == _TYPE:
                 self._schedule(secret["metadata"]["namespace"], secret["metadata"]["name"])

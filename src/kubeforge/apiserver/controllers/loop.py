@@ -97,7 +97,7 @@ class KeyedLoop:
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._unsubscribe = self._engine.storage.subscribe(self._on_event)
+        self._unsubscribe = self._engine.storage.subscribe(self._on_event, self.watched())
         for obj in self._engine.storage.objects(self.resource):
             self.enqueue(key_of(obj))
 
@@ -108,6 +108,11 @@ class KeyedLoop:
         for _, timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
+
+    def watched(self) -> frozenset[ResourceKey] | None:
+        """The resources whose events ``keys_for`` reads (None: any): the storage calls this
+        loop for those alone. A subclass that overrides ``keys_for`` names them here."""
+        return frozenset({self.resource}) if type(self).keys_for is KeyedLoop.keys_for else None
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         """Keys an event concerns; by default the event's own object if it is a key."""

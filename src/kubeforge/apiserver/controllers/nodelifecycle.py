@@ -28,7 +28,7 @@ from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.nodehealth import NodeHealth
 from kubeforge.apiserver.controllers.ranking import is_active
 from kubeforge.apiserver.controllers.scheduling import toleration_matches
-from kubeforge.apiserver.storage.sqlite import Event
+from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["NodeLifecycle", "eviction_delay"]
 
@@ -87,6 +87,9 @@ class NodeLifecycle(ControllerLoop):
         self._health = NodeHealth(cluster, timing or HeartbeatTiming())
         self._scheduled: dict[str, dict[str, float]] = {}
         """Per node, when each pod's eviction was scheduled (pod uid -> wall time)."""
+
+    def watched(self) -> frozenset[ResourceKey]:
+        return frozenset({_NODES, _LEASES, _PODS})
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _NODES:

@@ -65,6 +65,9 @@ class ClaimProtection(_Protection):
     resource: ResourceKey = _CLAIMS
     finalizer = PVC_FINALIZER
 
+    def watched(self) -> frozenset[ResourceKey]:
+        return frozenset({_CLAIMS, _PODS})
+
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _CLAIMS:
             return (key_of(event.object),)

@@ -79,6 +79,9 @@ class _ReplicaController(ControllerLoop):
     def selector(self, owner: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
+    def watched(self) -> frozenset[ResourceKey]:
+        return frozenset({self.resource, _PODS})
+
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == self.resource:
             return (key_of(event.object),)

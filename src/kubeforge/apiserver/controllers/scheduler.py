@@ -39,7 +39,7 @@ from kubeforge.apiserver.controllers.scheduling import (
     is_domain,
 )
 from kubeforge.apiserver.controllers.topologyspread import spread_counts, spread_scores
-from kubeforge.apiserver.storage.sqlite import Event
+from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["NodeScores", "Scheduler"]
 
@@ -62,6 +62,9 @@ class Scheduler(ControllerLoop):
         # Loaded before subscribing, with no await between: no event is missed or seen twice.
         self._index.load(self.cluster.list(_PODS))
         super().start()
+
+    def watched(self) -> frozenset[ResourceKey]:
+        return frozenset({_PODS, _NODES, _CLAIMS})
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _PODS:

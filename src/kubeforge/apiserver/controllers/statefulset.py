@@ -38,7 +38,7 @@ from kubeforge.apiserver.controllers.statefulset_claims import create_pod, sync_
 from kubeforge.apiserver.controllers.statefulset_pods import ordinal_of, stateful_pod
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.meta.labelselector import selector_matches
-from kubeforge.apiserver.storage.sqlite import Event
+from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["StatefulSetController"]
 
@@ -67,6 +67,9 @@ class StatefulSetController(KeyedLoop):
         super().__init__(cluster.engine, cluster.registry)
         self.cluster = cluster
         self._retries = Retries()
+
+    def watched(self) -> frozenset[ResourceKey]:
+        return frozenset({_SETS, _PODS})
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _SETS:

@@ -38,7 +38,7 @@ from kubeforge.apiserver.controllers.provisioner import (
     standard_class,
     volume_for,
 )
-from kubeforge.apiserver.storage.sqlite import Event
+from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["PROVISIONER", "VolumeBinder", "claims_of"]
 
@@ -124,6 +124,9 @@ class VolumeBinder(KeyedLoop):
         super().start()
         for volume in self.cluster.list(_VOLUMES):
             self.enqueue(("", volume["metadata"]["name"]))
+
+    def watched(self) -> frozenset[ResourceKey]:
+        return frozenset({_CLAIMS, _VOLUMES, _PODS, _CLASSES})
 
     def keys_for(self, event: Event) -> Iterable[Key]:
         if event.resource == _CLAIMS:

@@ -62,6 +62,7 @@ from kubeforge.apiserver.storage.journal import (
     ResourceKey,
     WriteFailedError,
 )
+from kubeforge.apiserver.storage.listeners import Listeners
 
 __all__ = [
     "DEFAULT_HISTORY",
@@ -98,18 +99,6 @@ class ExpiredError(Exception):
         super().__init__(f"too old resource version: {requested} ({compacted})")
         self.requested = requested
         self.compacted = compacted
-
-
-def _subscribe(
-    listeners: list[Callable[[Event], None]], listener: Callable[[Event], None]
-) -> Callable[[], None]:
-    listeners.append(listener)
-
-    def unsubscribe() -> None:
-        if listener in listeners:
-            listeners.remove(listener)
-
-    return unsubscribe
 
 
 def namespace_range(namespace: str) -> tuple[tuple[str, str], tuple[str, str]]:
@@ -151,8 +140,8 @@ class Storage:
         mark = RevisionMark(path.with_name(MARK_FILE)) if path is not None else None
         self._objects: dict[ResourceKey, Bucket] = {}
         self._history: deque[Event] = deque()
-        self._listeners: list[Callable[[Event], None]] = []
-        self._durable_listeners: list[Callable[[Event], None]] = []
+        self._listeners: Listeners[Event] = Listeners()
+        self._durable_listeners: Listeners[Event] = Listeners()
         self.revision = 0
         self.compacted = 0  # events with revision <= compacted are no longer kept
         try:
@@ -305,17 +294,20 @@ class Storage:
 
     # --- writes ----------------------------------------------------------------------------
 
-    def subscribe(self, listener: Callable[[Event], None]) -> Callable[[], None]:
+    def subscribe(
+        self, listener: Callable[[Event], None], resources: Iterable[ResourceKey] | None = None
+    ) -> Callable[[], None]:
         """Call ``listener(event)`` as each write is applied (before its commit, which
-        is at the latest at the end of the loop iteration); returns the unsubscribe
-        function. For the server's own loops: anything a client sees goes through
-        ``subscribe_durable`` or ``durable()``. A commit that fails is followed by
-        events undoing its writes (revision: the last committed one)."""
-        return _subscribe(self._listeners, listener)
+        is at the latest at the end of the loop iteration), for writes of ``resources``
+        only when given; returns the unsubscribe function. For the server's own loops:
+        anything a client sees goes through ``subscribe_durable`` or ``durable()``. A
+        commit that fails is followed by events undoing its writes (revision: the last
+        committed one)."""
+        return self._listeners.subscribe(listener, resources)
 
     def subscribe_durable(self, listener: Callable[[Event], None]) -> Callable[[], None]:
         """Call ``listener(event)`` once the event is committed, in revision order."""
-        return _subscribe(self._durable_listeners, listener)
+        return self._durable_listeners.subscribe(listener)
 
     async def durable(self, revision: int | None = None) -> None:
         """Return once every write up to ``revision`` (default: every write so far) is
@@ -363,13 +355,13 @@ class Storage:
             self.compacted = self._history.popleft().revision
         self._journal.forget_until(self.compacted)
         self._journal.schedule()  # first: a listener that raises must not leave it uncommitted
-        for listener in list(self._listeners):
+        for listener in self._listeners.of(resource):
             listener(event)
         return obj
 
     def _committed(self, events: list[Event]) -> None:
         for event in events:
-            for listener in list(self._durable_listeners):
+            for listener in self._durable_listeners.of(event.resource):
                 listener(event)
 
     def _undo(self, staged: list[Event], failure: WriteFailedError) -> None:
@@ -393,7 +385,7 @@ class Storage:
         if not self._history:
             self.compacted = committed
         for event in undone:
-            for listener in list(self._listeners):
+            for listener in self._listeners.of(event.resource):
                 listener(event)
 
     def resources(self) -> Iterable[ResourceKey]:
