@@ -1,4 +1,4 @@
-"""The scheduler's pod index against the plain view it replaces.
+"""The scheduler's pod index against a view built from every stored pod.
 
 ``PodIndex`` keeps the bound pods per node and namespace, their summed requests and the
 waiting pods up to date from storage events; the scheduler filters and scores with the
@@ -92,7 +92,7 @@ def _incoming() -> list[dict[str, Any]]:
 def _plain_view(
     nodes: list[dict[str, Any]], stored: dict[Any, dict[str, Any]], pod: dict[str, Any]
 ) -> Placement:
-    """The view as the scheduler used to build it: every live bound pod, in key order, then
+    """The view from scratch: every live bound pod, in key order, then
     the waiting pods nominated to a node with at least ``pod``'s priority, as if placed."""
     ordered = [stored[key] for key in sorted(stored)]
     live = [p for p in ordered if holds_node(p)]

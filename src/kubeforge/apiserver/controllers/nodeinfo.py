@@ -1,9 +1,9 @@
 """The scheduler's cache: which pods hold each node and what they request, kept up to date
 from the storage's events, as kube-scheduler's cache keeps a ``NodeInfo`` per node.
 
-A scheduling attempt used to list every pod, pick out the bound ones and sum their
-requests per node: its cost grew with the pods in the cluster, so creating N pods cost
-N squared. ``PodIndex`` is told of every pod write (``observe``) and keeps, per node, the
+Listing every pod per attempt to find the bound ones and sum their requests would make
+an attempt cost what the whole cluster holds, and creating N pods cost N squared: instead
+``PodIndex`` is told of every pod write (``observe``) and keeps, per node, the
 live pods bound there (bound and not ``Succeeded``/``Failed``; a pod being deleted still
 holds its node until it is gone, as in the real cache) with their summed requests, the
 same pods by namespace (what affinity and topology spread count), the ones with required
@@ -79,6 +79,8 @@ class PodIndex:
         self._remove(key)
         if event.type != "DELETED":
             self._add(key, event.object)
+        else:
+            self._requests.pop(key, None)
 
     def waiting_keys(self) -> list[Key]:
         """The pods waiting for a node, in key order."""

@@ -248,7 +248,7 @@ def _finished(pod: dict[str, Any]) -> bool:
 class NodeScores:
     """NodeResourcesFit's least-allocated score per node, kept while the node's pods and
     allocatable stay the same (an attempt scores every node; most did not change since
-    the last one, and exact arithmetic on each was a good part of an attempt's cost)."""
+    the last one, and exact arithmetic on each is a good part of an attempt's cost)."""
 
     def __init__(self) -> None:
         self._kept: dict[str, tuple[Any, Fraction]] = {}
