@@ -30,6 +30,8 @@ KNOWN = {
     "apiserver": "Local API server: writes/s, pod creates/s, lists, watch fan-out",
     "apiserver-pods": "Local API server: pod creates with the simulated nodes, before/after",
     "apiserver-creates": "Local API server: durable creates, one and many in flight, before/after",
+    "apiserver-fanout": "Local API server: watch fan-out to 100 watchers, before/after",
+    "apiserver-routing": "Watch fan-out: CPU per event with 100 scoped watches, routed or not",
     "client": "Client decoding: lists and watch streams vs the Python clients",
     "informer": "Informer throughput, watch to handler",
     "cache": "Informer cache: memory per object and read cost",
