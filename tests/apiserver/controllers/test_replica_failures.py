@@ -98,7 +98,7 @@ class _Refusing:
         self.allowed = allowed
         self.calls = 0
 
-    def __call__(self) -> None:
+    async def __call__(self) -> None:
         self.calls += 1
         if self.calls > self.allowed:
             raise StatusError({"code": 403, "message": "exceeded quota"})
@@ -113,11 +113,11 @@ class _Refusing:
         (10, 4, 7, 4),  # 1, 2 ok; the batch of four runs whole with one success
     ],
 )
-def test_slow_start_stops_after_the_first_batch_with_a_refusal(
+async def test_slow_start_stops_after_the_first_batch_with_a_refusal(
     count: int, allowed: int, calls: int, successes: int
 ) -> None:
     create = _Refusing(allowed)
-    done, refusal = slow_start(count, create)
+    done, refusal = await slow_start(count, create)
     assert (create.calls, done) == (calls, successes)
     assert (refusal is None) == (successes == count)
 

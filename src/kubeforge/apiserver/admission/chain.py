@@ -35,7 +35,7 @@ from kubeforge.apiserver.admission.webhooks import Webhooks
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.authz.rbac import RBAC, Authorizer
 from kubeforge.apiserver.registry.engine import Engine
-from kubeforge.apiserver.registry.options import WriteOptions
+from kubeforge.apiserver.registry.options import PLAIN, WriteOptions
 from kubeforge.apiserver.registry.served import ServedResource
 
 __all__ = ["Admission"]
@@ -96,6 +96,19 @@ class Admission:
             and (info.plural in ROLE_KINDS or info.plural in _BINDINGS)
         )
 
+    def wants(
+        self, user: UserInfo, served: ServedResource, operation: str, subresource: str
+    ) -> bool:
+        """Whether a write of ``served`` by ``user`` may need admission (False: nothing
+        could match it, so it may go straight to the store)."""
+        if self._guards_escalation(user, served):
+            return True
+        policies = self._policies if self._policies and self._policies.configured else None
+        if not self._webhooks.configured and policies is None:
+            return False
+        req = self._request(user, False, served, operation, "", "", subresource)
+        return self._webhooks.may_match(req) or (policies is not None and policies.applies(req))
+
     async def write(
         self,
         user: UserInfo,
@@ -107,9 +120,12 @@ class Admission:
         subresource: str,
         attempt: Attempt,
         warnings: list[str],
+        *,
+        options: WriteOptions = PLAIN,
     ) -> dict[str, Any]:
         """Run ``attempt`` (a CREATE or UPDATE, patches included) with admission around it,
-        on behalf of ``user``; ``dry_run`` is the request's (webhooks are told of it)."""
+        on behalf of ``user``; ``dry_run`` is the request's (webhooks are told of it);
+        ``options`` are those of the final write when a webhook changed the object."""
         guarded = self._guards_escalation(user, served)
         policies = self._policies if self._policies and self._policies.configured else None
         if not guarded and not self._webhooks.configured and policies is None:
@@ -143,10 +159,11 @@ class Admission:
             return attempt(dry_run)
         # Store what admission saw: the patched object, and the name generateName gave it.
         if operation == "CREATE":
-            options = WriteOptions(dry_run=dry_run, warnings=warnings)
-            return self._engine.create(served, namespace, final, options)
+            created = dataclasses.replace(options, dry_run=dry_run, warnings=warnings)
+            return self._engine.create(served, namespace, final, created)
+        updated = dataclasses.replace(options, dry_run=dry_run)
         obj, _ = self._engine.update(
-            served, namespace, name, final, WriteOptions(dry_run=dry_run), subresource=subresource
+            served, namespace, name, final, updated, subresource=subresource
         )
         return obj
 

@@ -9,23 +9,30 @@ Entry point: ``Cluster(engine, registry)``; ``record(obj, type, reason, message,
 writes a ``v1`` Event as client-go's recorder does (``<name>.<hex>``, involvedObject,
 source, first/last timestamps, count); the same Event again (same source, object, type,
 reason and message) raises the recorded one's ``count`` and ``lastTimestamp`` instead,
-as its ``EventCorrelator`` does.
+as its ``EventCorrelator`` does. A new Event goes through ``admission`` as its
+component's user when a webhook or policy wants Events: then it is written a little
+later, as client-go's broadcaster writes them, never holding up the caller.
+
+These synchronous writes skip the admission webhooks and policies; a controller whose
+writes must pass them uses ``requests.ControllerRequests`` over this ``Cluster``.
 
 >>> # cluster.create("apps", "v1", "replicasets", "default", body)
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import secrets
 import time
 from collections import OrderedDict
 from typing import Any
 
+from kubeforge.apiserver.controllers.admitting import Admitting, user_of
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.engine import Engine
-from kubeforge.apiserver.registry.options import TRUSTED
+from kubeforge.apiserver.registry.options import TRUSTED, WriteOptions
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.apiserver.registry.system_metadata import format_time
 from kubeforge.apiserver.storage.journal import ResourceKey
@@ -45,6 +52,9 @@ class Cluster:
         self.engine = engine
         self.registry = registry
         self._recorded: OrderedDict[tuple[Any, ...], tuple[str, str]] = OrderedDict()
+        self.admission: Admitting | None = None
+        """The webhooks and policies around the controllers' writes (set by the server)."""
+        self._sending: set[asyncio.Task[None]] = set()
 
     def wall_time(self) -> float:
         return self.engine.wall_clock()
@@ -177,12 +187,40 @@ class Cluster:
         key = (component, host, *(involved[k] for k in identity), event_type, reason, message)
         if self._count_again(key, now):
             return
+        served = self.served(_EVENTS)
+        user = user_of(component, host)
+        if self.admission is not None and self.admission.wants(user, served, "CREATE", ""):
+            task = asyncio.ensure_future(self._send(key, namespace, event, user))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+            return
         # A terminating namespace refuses Events; the real recorder drops them too.
         with contextlib.suppress(StatusError):
-            created = self.create(_EVENTS, namespace, event)
-            self._recorded[key] = (namespace, created["metadata"]["name"])
-            while len(self._recorded) > _EVENT_CACHE:
-                self._recorded.popitem(last=False)
+            self._remember(key, self.create(_EVENTS, namespace, event))
+
+    async def _send(
+        self, key: tuple[Any, ...], namespace: str, event: dict[str, Any], user: Any
+    ) -> None:
+        """An Event written through admission (a refused one is dropped, as client-go's
+        broadcaster drops it after its retries)."""
+        admission, served, engine = self.admission, self.served(_EVENTS), self.engine
+        assert admission is not None
+
+        def attempt(dry_run: bool) -> dict[str, Any]:
+            return engine.create(served, namespace, event, WriteOptions(dry_run=dry_run))
+
+        with contextlib.suppress(StatusError):
+            created = await admission.write(
+                user, False, served, "CREATE", namespace, event["metadata"]["name"], "",
+                attempt, [],
+            )  # fmt: skip
+            self._remember(key, created)
+
+    def _remember(self, key: tuple[Any, ...], created: dict[str, Any]) -> None:
+        meta = created["metadata"]
+        self._recorded[key] = (meta.get("namespace") or "", meta["name"])
+        while len(self._recorded) > _EVENT_CACHE:
+            self._recorded.popitem(last=False)
 
     def _count_again(self, key: tuple[Any, ...], now: str) -> bool:
         """``eventObserve``: an Event seen before is counted on its first record."""

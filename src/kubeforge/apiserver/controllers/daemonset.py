@@ -21,7 +21,7 @@ from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import Cluster, controller_of
 from kubeforge.apiserver.controllers.daemonset_pods import daemon_pod, placement
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ownership import claim
 from kubeforge.apiserver.controllers.podcontrol import Retries, create_pod, slow_start
 from kubeforge.apiserver.controllers.ranking import is_active, is_available, is_ready
@@ -64,12 +64,12 @@ def _created(pod: dict[str, Any]) -> tuple[str, str]:
     return str(pod["metadata"].get("creationTimestamp")), pod["metadata"]["name"]
 
 
-class DaemonSetController(KeyedLoop):
+class DaemonSetController(ControllerLoop):
     resource = _SETS
+    account = "daemon-set-controller"
 
     def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
+        super().__init__(cluster)
         self._retries = Retries()
 
     def watched(self) -> frozenset[ResourceKey]:
@@ -89,7 +89,7 @@ class DaemonSetController(KeyedLoop):
                 keys.add((obj["metadata"].get("namespace") or "", str(ref.get("name"))))
         return keys
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         ds = self.cluster.get(_SETS, *key)
         if ds is None or ds["metadata"].get("deletionTimestamp"):
             return None
@@ -97,13 +97,14 @@ class DaemonSetController(KeyedLoop):
         revisions = sync_revisions(self.cluster, ds, selector)
         status = ds.get("status") or {}
         if revisions.collisions != int(status.get("collisionCount") or 0):
-            self.cluster.write_status(_SETS, ds, {**status, "collisionCount": revisions.collisions})
+            collisions = {**status, "collisionCount": revisions.collisions}
+            await self.api.write_status(_SETS, ds, collisions)
             return 0.05
         pod_hash = str(revisions.update["metadata"]["labels"][REVISION_LABEL])
         nodes = self.cluster.list(_NODES)
         by_node = self._by_node(ds, selector)
         try:
-            self._manage(ds, nodes, by_node, pod_hash)
+            await self._manage(ds, nodes, by_node, pod_hash)
             retry = None
             self._retries.forget(key)
         except StatusError:  # a refused create, recorded as FailedCreate: try again later
@@ -116,7 +117,7 @@ class DaemonSetController(KeyedLoop):
             in {revision_of(p) for pods in by_node.values() for p in pods} | {pod_hash}
         }
         trim_history(self.cluster, ds, revisions, live)
-        again = self._write_status(ds, nodes, by_node, pod_hash)
+        again = await self._write_status(ds, nodes, by_node, pod_hash)
         return retry if retry is not None else again
 
     def _by_node(self, ds: dict[str, Any], selector: dict[str, Any]) -> Pods:
@@ -128,33 +129,37 @@ class DaemonSetController(KeyedLoop):
 
     # --- pods -------------------------------------------------------------------------------
 
-    def _manage(
+    async def _manage(
         self, ds: dict[str, Any], nodes: list[dict[str, Any]], by_node: Pods, pod_hash: str
     ) -> None:
         wanted = []
         for node in nodes:
             name = node["metadata"]["name"]
             should_run, keep = placement(ds, node)
-            pods = self._without_failed(ds, name, by_node.get(name, []))
+            pods = await self._without_failed(ds, name, by_node.get(name, []))
             if not keep:
                 for pod in pods:
-                    self._delete(ds, pod)
+                    await self._delete(ds, pod)
             elif should_run and not pods:
                 wanted.append(name)
             elif len(pods) > 1 and not self._surging(ds):
                 oldest_first = sorted(pods, key=_created)
                 for pod in oldest_first[1:]:
-                    self._delete(ds, pod)
+                    await self._delete(ds, pod)
         pending = iter(wanted)
-        _, refusal = slow_start(len(wanted), lambda: self._create(ds, next(pending), pod_hash))
+        _, refusal = await slow_start(
+            len(wanted), lambda: self._create(ds, next(pending), pod_hash)
+        )
         if refusal is not None:
             raise refusal
         strategy = (ds.get("spec") or {}).get("updateStrategy") or {}
         if strategy.get("type", "RollingUpdate") == "RollingUpdate":
             eligible = {n["metadata"]["name"] for n in nodes if placement(ds, n)[1]}
-            self._roll(ds, {n: p for n, p in by_node.items() if n in eligible and p}, pod_hash)
+            await self._roll(
+                ds, {n: p for n, p in by_node.items() if n in eligible and p}, pod_hash
+            )
 
-    def _without_failed(
+    async def _without_failed(
         self, ds: dict[str, Any], node_name: str, pods: list[dict[str, Any]]
     ) -> list[dict[str, Any]]:
         """Delete the failed pods (the next pass replaces them); the others."""
@@ -169,7 +174,7 @@ class DaemonSetController(KeyedLoop):
                 f"on node {node_name}, will try to kill it"
             )
             self.cluster.record(ds, "Warning", "FailedDaemonPod", message, component=_COMPONENT)
-            self._delete(ds, pod)
+            await self._delete(ds, pod)
         return kept
 
     def _surging(self, ds: dict[str, Any]) -> bool:
@@ -190,14 +195,14 @@ class DaemonSetController(KeyedLoop):
         }
         return surge_and_unavailable(shaped)
 
-    def _roll(self, ds: dict[str, Any], by_node: Pods, pod_hash: str) -> None:
+    async def _roll(self, ds: dict[str, Any], by_node: Pods, pod_hash: str) -> None:
         min_ready = int((ds.get("spec") or {}).get("minReadySeconds") or 0)
         now = self.cluster.wall_time()
         surge, unavailable = self._budget(ds, len(by_node))
         new_of = {n: [p for p in ps if revision_of(p) == pod_hash] for n, ps in by_node.items()}
         old_of = {n: [p for p in ps if revision_of(p) != pod_hash] for n, ps in by_node.items()}
         if surge > 0:
-            self._roll_with_surge(ds, new_of, old_of, pod_hash, surge, min_ready, now)
+            await self._roll_with_surge(ds, new_of, old_of, pod_hash, surge, min_ready, now)
             return
         down = sum(not any(is_available(p, min_ready, now) for p in by_node[n]) for n in by_node)
         for name in sorted(by_node):
@@ -206,13 +211,13 @@ class DaemonSetController(KeyedLoop):
                 continue
             if not all(is_available(p, min_ready, now) for p in olds):
                 for pod in olds:
-                    self._delete(ds, pod)
+                    await self._delete(ds, pod)
             elif down < unavailable:
                 down += 1
                 for pod in olds:
-                    self._delete(ds, pod)
+                    await self._delete(ds, pod)
 
-    def _roll_with_surge(
+    async def _roll_with_surge(
         self,
         ds: dict[str, Any],
         new_of: Pods,
@@ -231,23 +236,24 @@ class DaemonSetController(KeyedLoop):
             broken = not news and not any(is_available(p, min_ready, now) for p in olds)
             if replaced or broken:
                 for pod in olds:
-                    self._delete(ds, pod)
+                    await self._delete(ds, pod)
             elif not news and surging < surge:
                 surging += 1
-                self._create(ds, name, pod_hash)
+                await self._create(ds, name, pod_hash)
 
-    def _create(self, ds: dict[str, Any], node_name: str, pod_hash: str) -> None:
-        create_pod(self.cluster, ds, daemon_pod(ds, node_name, pod_hash), _COMPONENT)
+    async def _create(self, ds: dict[str, Any], node_name: str, pod_hash: str) -> None:
+        await create_pod(self.api, ds, daemon_pod(ds, node_name, pod_hash), _COMPONENT)
 
-    def _delete(self, ds: dict[str, Any], pod: dict[str, Any]) -> None:
+    async def _delete(self, ds: dict[str, Any], pod: dict[str, Any]) -> None:
         meta = pod["metadata"]
-        if self.cluster.delete(_PODS, meta.get("namespace") or "", meta["name"], uid=meta["uid"]):
+        namespace = meta.get("namespace") or ""
+        if await self.api.delete(_PODS, namespace, meta["name"], uid=meta["uid"]):
             message = f"Deleted pod: {meta['name']}"
             self.cluster.record(ds, "Normal", "SuccessfulDelete", message, component=_COMPONENT)
 
     # --- status -----------------------------------------------------------------------------
 
-    def _write_status(
+    async def _write_status(
         self, ds: dict[str, Any], nodes: list[dict[str, Any]], by_node: Pods, pod_hash: str
     ) -> float | None:
         min_ready = int((ds.get("spec") or {}).get("minReadySeconds") or 0)
@@ -280,5 +286,5 @@ class DaemonSetController(KeyedLoop):
             "collisionCount": int((ds.get("status") or {}).get("collisionCount") or 0),
         }
         status.update({k: v for k, v in extra.items() if v})
-        self.cluster.write_status(_SETS, ds, status)
+        await self.api.write_status(_SETS, ds, status)
         return 0.5 if min_ready and ready > available else None

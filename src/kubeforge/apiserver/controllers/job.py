@@ -61,6 +61,7 @@ def _phase(pod: dict[str, Any]) -> str:
 
 class JobController(ControllerLoop):
     resource = _JOBS
+    account = _COMPONENT
 
     def __init__(self, cluster: Cluster, backoff: float = DEFAULT_BACKOFF) -> None:
         super().__init__(cluster)
@@ -78,10 +79,10 @@ class JobController(ControllerLoop):
             return self.owned_keys(event.object, "Job")
         return ()
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         job = self.cluster.get(_JOBS, *key)
         if job is None:
-            self._release_orphans(*key)
+            await self._release_orphans(*key)
             return None
         if job["metadata"].get("deletionTimestamp") or finished(job):
             self._backoff.forget(job["metadata"]["uid"])
@@ -89,24 +90,24 @@ class JobController(ControllerLoop):
         spec = job.get("spec") or {}
         pods = claim(self.cluster, _PODS, job, spec.get("selector") or {}, is_active)
         status = copy({"s": job.get("status") or {}})["s"]
-        target = self._account(job, pods, status)
+        target = await self._account(job, pods, status)
         pods = [p for p in self.cluster.list(_PODS, key[0]) if _mine(p, job)]
         again = None
         if target is None:
             target = self._terminal(job, pods, status)
         if target is not None:
-            self._finish(job, pods, status, target)
+            await self._finish(job, pods, status, target)
         elif spec.get("suspend"):
-            self._suspend(job, pods, status)
+            await self._suspend(job, pods, status)
         else:
-            again = self._progress(job, pods, status)
+            again = await self._progress(job, pods, status)
             pods = [p for p in self.cluster.list(_PODS, key[0]) if _mine(p, job)]
-        self._write(job, pods, status)
+        await self._write(job, pods, status)
         return again
 
     # --- counting ---------------------------------------------------------------------------
 
-    def _account(
+    async def _account(
         self, job: dict[str, Any], pods: list[dict[str, Any]], status: dict[str, Any]
     ) -> tuple[str, str, str] | None:
         """Count finished (or deleted: they count as failed) pods still holding the tracking
@@ -145,7 +146,7 @@ class JobController(ControllerLoop):
             body["metadata"]["finalizers"] = [
                 f for f in finalizers if f != rules.TRACKING_FINALIZER
             ]
-            self.cluster.update(_PODS, body)
+            await self.api.update(_PODS, body)
         self._backoff.update(job["metadata"]["uid"], succeeded, failed)
         if indexed:
             status["completedIndexes"] = rules.format_indexes(done)
@@ -192,7 +193,7 @@ class JobController(ControllerLoop):
 
     # --- acting -----------------------------------------------------------------------------
 
-    def _finish(
+    async def _finish(
         self,
         job: dict[str, Any],
         pods: list[dict[str, Any]],
@@ -206,7 +207,7 @@ class JobController(ControllerLoop):
         for pod in pods:
             if is_active(pod):
                 meta = pod["metadata"]
-                self.cluster.delete(_PODS, meta["namespace"], meta["name"], uid=meta["uid"])
+                await self.api.delete(_PODS, meta["namespace"], meta["name"], uid=meta["uid"])
         if any(_phase(p) not in ("Succeeded", "Failed") for p in pods):
             return  # the terminal condition waits until no pod of the Job runs
         rules.set_condition(status, kind, reason, message, now)
@@ -216,13 +217,13 @@ class JobController(ControllerLoop):
         else:
             self._event(job, "Warning", reason, message)
 
-    def _suspend(
+    async def _suspend(
         self, job: dict[str, Any], pods: list[dict[str, Any]], status: dict[str, Any]
     ) -> None:
         for pod in pods:
             if is_active(pod):
                 meta = pod["metadata"]
-                self.cluster.delete(_PODS, meta["namespace"], meta["name"], uid=meta["uid"])
+                await self.api.delete(_PODS, meta["namespace"], meta["name"], uid=meta["uid"])
         if rules.condition(status, "Suspended").get("status") != "True":
             rules.set_condition(
                 status, "Suspended", "JobSuspended", "Job suspended", self.cluster.now()
@@ -230,7 +231,7 @@ class JobController(ControllerLoop):
             status.pop("startTime", None)
             self._event(job, "Normal", "Suspended", "Job suspended")
 
-    def _progress(
+    async def _progress(
         self, job: dict[str, Any], pods: list[dict[str, Any]], status: dict[str, Any]
     ) -> float | None:
         spec = job.get("spec") or {}
@@ -246,12 +247,12 @@ class JobController(ControllerLoop):
             self._event(job, "Normal", "Resumed", "Job resumed")
         status.setdefault("startTime", self.cluster.now())
         active = [p for p in pods if is_active(p)]
-        active = self._drop_failed_indexes(job, active, status)
+        active = await self._drop_failed_indexes(job, active, status)
         room = int(spec.get("parallelism", 1)) - len(active)
         if spec.get("podReplacementPolicy") == "Failed":
             room -= sum(1 for p in pods if _terminating(p))  # replaced once they have failed
         missing = self._missing(job, active, status)[: max(room, 0)]
-        waits = [self._create_missing(job, pods, missing)]
+        waits = [await self._create_missing(job, pods, missing)]
         deadline = spec.get("activeDeadlineSeconds")
         started = parse_time(status.get("startTime"))
         if deadline is not None and started is not None:
@@ -259,7 +260,7 @@ class JobController(ControllerLoop):
         known = [w for w in waits if w is not None]
         return min(known) if known else None
 
-    def _drop_failed_indexes(
+    async def _drop_failed_indexes(
         self, job: dict[str, Any], active: list[dict[str, Any]], status: dict[str, Any]
     ) -> list[dict[str, Any]]:
         """A failed index's pods still running are deleted (``backoffLimitPerIndex``)."""
@@ -268,7 +269,7 @@ class JobController(ControllerLoop):
         for pod in active:
             if rules.pod_index(pod) in lost:
                 meta = pod["metadata"]
-                self.cluster.delete(_PODS, meta["namespace"], meta["name"], uid=meta["uid"])
+                await self.api.delete(_PODS, meta["namespace"], meta["name"], uid=meta["uid"])
             else:
                 kept.append(pod)
         return kept
@@ -290,7 +291,7 @@ class JobController(ControllerLoop):
             wanted = int(completions) - succeeded
         return [None] * max(wanted - len(active), 0)
 
-    def _create_missing(
+    async def _create_missing(
         self, job: dict[str, Any], pods: list[dict[str, Any]], missing: list[int | None]
     ) -> float | None:
         """Create the missing pods unless the Job (or, per index, the index) is backing
@@ -314,19 +315,19 @@ class JobController(ControllerLoop):
                 i: index_counts(last.get(i), rules.counts_as_failure(job, last.get(i))) for i in due
             }
         pending = iter(counts.items())
-        _, refusal = slow_start(len(counts), lambda: self._create(job, *next(pending)))
+        _, refusal = await slow_start(len(counts), lambda: self._create(job, *next(pending)))
         uid = job["metadata"]["uid"]
         if refusal is None:
             self._retries.forget(uid)
             return None
         return self._retries.failed(uid)  # recorded as FailedCreate; the rate-limited requeue
 
-    def _create(
+    async def _create(
         self, job: dict[str, Any], index: int | None, counts: tuple[int, int] | None
     ) -> None:
-        create_pod(self.cluster, job, job_pod(job, index, counts), _COMPONENT)
+        await create_pod(self.api, job, job_pod(job, index, counts), _COMPONENT)
 
-    def _release_orphans(self, namespace: str, name: str) -> None:
+    async def _release_orphans(self, namespace: str, name: str) -> None:
         """A deleted Job's pods lose the tracking finalizer, so they can go."""
         for pod in self.cluster.list(_PODS, namespace):
             ref = controller_of(pod)
@@ -341,9 +342,9 @@ class JobController(ControllerLoop):
                 body["metadata"]["finalizers"] = [
                     f for f in finalizers if f != rules.TRACKING_FINALIZER
                 ]
-                self.cluster.update(_PODS, body)
+                await self.api.update(_PODS, body)
 
-    def _write(
+    async def _write(
         self, job: dict[str, Any], pods: list[dict[str, Any]], status: dict[str, Any]
     ) -> None:
         active = [p for p in pods if is_active(p)]
@@ -361,7 +362,7 @@ class JobController(ControllerLoop):
             if current is not None:
                 body = copy(current)
                 body["status"] = status
-                self.cluster.update_status(_JOBS, body)
+                await self.api.update_status(_JOBS, body)
 
     def _event(self, job: dict[str, Any], kind: str, reason: str, message: str) -> None:
         self.cluster.record(job, kind, reason, message, component=_COMPONENT)

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
-from typing import Any
+import types
+from collections.abc import Callable, Coroutine, Iterable
+from typing import Any, cast
 
+from kubeforge.apiserver.controllers.admitting import controller_user
 from kubeforge.apiserver.controllers.cluster import Cluster
+from kubeforge.apiserver.controllers.eager import run_eagerly
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import Registry
@@ -83,6 +87,10 @@ class KeyedLoop:
     the level-triggered loop of the real controllers, with ``requeue_after``. A key is
     queued once however many events name it; a sync that meets a conflict or a racing
     delete runs again shortly, as a real controller's rate-limited requeue does.
+
+    ``sync`` may be a coroutine (its writes wait for admission webhooks): it runs at once
+    and becomes a task only when it has to wait; meanwhile its key is not synced again
+    (a workqueue hands a key to one worker at a time) but is run once it is done.
     """
 
     resource: ResourceKey = ("", "")
@@ -94,6 +102,8 @@ class KeyedLoop:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timers: dict[Key, tuple[float, asyncio.TimerHandle]] = {}
         self._unsubscribe: Callable[[], None] | None = None
+        self._waiting: dict[Key, asyncio.Task[float | None]] = {}
+        self._dirty: dict[Key, float] = {}
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -108,6 +118,9 @@ class KeyedLoop:
         for _, timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
+        for task in self._waiting.values():
+            task.cancel()
+        self._waiting.clear()
 
     def watched(self) -> frozenset[ResourceKey] | None:
         """The resources whose events ``keys_for`` reads (None: any): the storage calls this
@@ -120,8 +133,9 @@ class KeyedLoop:
             return (key_of(event.object),)
         return ()
 
-    def sync(self, key: Key) -> float | None:
-        """Reconcile ``key``; return seconds after which to look again, or None."""
+    def sync(self, key: Key) -> float | Coroutine[Any, Any, float | None] | None:
+        """Reconcile ``key``; return seconds after which to look again, or None (or a
+        coroutine giving that)."""
         raise NotImplementedError
 
     def enqueue(self, key: Key, delay: float = 0.0) -> None:
@@ -142,13 +156,42 @@ class KeyedLoop:
 
     def _run(self, key: Key) -> None:
         self._timers.pop(key, None)
+        if key in self._waiting:  # its sync waits on admission: run again once it is done
+            self._dirty[key] = 0.0
+            return
         try:
-            again = self.sync(key)
+            outcome = self.sync(key)
+            if isinstance(outcome, types.CoroutineType):
+                ran = run_eagerly(cast(Coroutine[Any, Any, float | None], outcome))
+                if isinstance(ran, asyncio.Task):
+                    self._waiting[key] = ran
+                    ran.add_done_callback(lambda task: self._done(key, task))
+                    return
+                outcome = ran
+            again = cast(float | None, outcome)
         except StatusError:
             again = _RETRY_CONFLICT  # a racing write: read the new state and try again
         except Exception:  # a bug must not stop the control plane; say so and retry later
             log.exception("%s: sync of %s/%s failed", type(self).__name__, *key)
             again = _RETRY_FAILURE
+        if again is not None:
+            self.enqueue(key, again)
+
+    def _done(self, key: Key, task: asyncio.Task[float | None]) -> None:
+        """A sync that waited has finished: its requeue, and any run asked for meanwhile."""
+        if self._waiting.get(key) is not task or task.cancelled():
+            return
+        del self._waiting[key]
+        error = task.exception()
+        if isinstance(error, StatusError):
+            again: float | None = _RETRY_CONFLICT
+        elif error is not None:
+            log.error("%s: sync of %s/%s failed", type(self).__name__, *key, exc_info=error)
+            again = _RETRY_FAILURE
+        else:
+            again = task.result()
+        if key in self._dirty:
+            again = min(self._dirty.pop(key), again if again is not None else 0.0)
         if again is not None:
             self.enqueue(key, again)
 
@@ -159,12 +202,17 @@ def key_of(obj: dict[str, Any]) -> Key:
 
 
 class ControllerLoop(KeyedLoop):
-    """A ``KeyedLoop`` of the simulated control plane: reads and writes go through
-    ``self.cluster``; ``owned_keys`` maps an object to the owner of ``kind`` it names."""
+    """A ``KeyedLoop`` of the simulated control plane: reads go through ``self.cluster``,
+    writes through ``self.api`` as the ServiceAccount ``account`` (admission sees them);
+    ``owned_keys`` maps an object to the owner of ``kind`` it names."""
+
+    account = ""
+    """The controller's ServiceAccount in kube-system (``controller_policy.go``'s names)."""
 
     def __init__(self, cluster: Cluster) -> None:
         super().__init__(cluster.engine, cluster.registry)
         self.cluster = cluster
+        self.api = ControllerRequests(cluster, controller_user(self.account))
 
     @staticmethod
     def owned_keys(obj: dict[str, Any] | None, kind: str) -> list[Key]:

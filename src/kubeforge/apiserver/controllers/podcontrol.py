@@ -8,21 +8,25 @@ the namespace is terminating, where the real recorder stays quiet. ``slow_start`
 refusal, so a template every create fails costs one attempt per sync, not ``count``.
 
 A sync that met a refusal is tried again as a workqueue's rate limiter allows
-(``Retries``: 5 ms, doubling per failure, up to 1000 s).
+(``Retries``: 5 ms, doubling per failure, up to 1000 s). The creates are requests
+(``requests.ControllerRequests``): the admission webhooks and policies see them, and a
+refusal of theirs is a ``FailedCreate`` like any other.
 
-Entry points: ``create_pod(cluster, owner, pod, component)``, ``slow_start(count, create)``,
+Entry points: ``create_pod(api, owner, pod, component)``, ``slow_start(count, create)``,
 ``Retries``.
 
->>> slow_start(5, lambda: None)
+>>> async def create() -> None: ...
+>>> from kubeforge.apiserver.controllers.eager import run_eagerly
+>>> run_eagerly(slow_start(5, create))
 (5, None)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import Cluster
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.failures import StatusError
 
 __all__ = ["BURST_REPLICAS", "Retries", "create_pod", "slow_start", "terminating_namespace"]
@@ -56,13 +60,14 @@ def terminating_namespace(error: StatusError) -> bool:
     return any(cause.get("reason") == "NamespaceTerminating" for cause in causes)
 
 
-def create_pod(
-    cluster: Cluster, owner: dict[str, Any], pod: dict[str, Any], component: str
+async def create_pod(
+    api: ControllerRequests, owner: dict[str, Any], pod: dict[str, Any], component: str
 ) -> dict[str, Any]:
     """Create ``pod`` for ``owner`` and record the Event; a refusal is re-raised."""
     namespace = owner["metadata"].get("namespace") or ""
+    cluster = api.cluster
     try:
-        created = cluster.create(_PODS, namespace, pod)
+        created = await api.create(_PODS, namespace, pod)
     except StatusError as error:
         if not terminating_namespace(error):
             message = f"Error creating: {error}"
@@ -73,17 +78,19 @@ def create_pod(
     return created
 
 
-def slow_start(count: int, create: Callable[[], object]) -> tuple[int, StatusError | None]:
+async def slow_start(
+    count: int, create: Callable[[], Awaitable[object]]
+) -> tuple[int, StatusError | None]:
     """Call ``create`` up to ``count`` times in doubling batches; ``(successes, first
-    refusal)``. A batch runs whole (the real one runs it in parallel); after a batch with
-    a refusal the rest are skipped."""
+    refusal)``. A batch runs whole, one create after another (the real one runs it in
+    parallel); after a batch with a refusal the rest are skipped."""
     successes, attempted, batch = 0, 0, 1
     refusal: StatusError | None = None
     while attempted < count and refusal is None:
         size = min(batch, count - attempted)
         for _ in range(size):
             try:
-                create()
+                await create()
             except StatusError as error:
                 refusal = refusal or error
             else:

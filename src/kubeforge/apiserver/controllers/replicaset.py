@@ -111,7 +111,7 @@ class _ReplicaController(ControllerLoop):
             if selector_matches(self.selector(owner), labels)
         ]
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         owner = self.cluster.get(self.resource, *key)
         if owner is None:
             return None
@@ -120,25 +120,27 @@ class _ReplicaController(ControllerLoop):
         active = [p for p in pods if is_active(p)]
         refusal = None
         if not owner["metadata"].get("deletionTimestamp"):
-            refusal = self._manage(owner, active)
+            refusal = await self._manage(owner, active)
             pods = [p for p in self.cluster.list(_PODS, key[0]) if controlled_by(p, owner)]
-        again = self._write_status(owner, [p for p in pods if is_active(p)], refusal)
+        again = await self._write_status(owner, [p for p in pods if is_active(p)], refusal)
         if refusal is None:
             self._retries.forget(key)
             return again
         return self._retries.failed(key)
 
-    def _manage(self, owner: dict[str, Any], active: list[dict[str, Any]]) -> StatusError | None:
+    async def _manage(
+        self, owner: dict[str, Any], active: list[dict[str, Any]]
+    ) -> StatusError | None:
         """``manageReplicas``: create or delete at most ``BurstReplicas``; the first refusal."""
         wanted = int((owner.get("spec") or {}).get("replicas", 1))
         namespace = owner["metadata"].get("namespace") or ""
         template = (owner.get("spec") or {}).get("template") or {}
         missing = min(wanted - len(active), BURST_REPLICAS)
         if missing > 0:
-            _, refusal = slow_start(
+            _, refusal = await slow_start(
                 missing,
                 lambda: create_pod(
-                    self.cluster, owner, pod_from_template(owner, template), self.component
+                    self.api, owner, pod_from_template(owner, template), self.component
                 ),
             )
             return refusal
@@ -146,11 +148,11 @@ class _ReplicaController(ControllerLoop):
         now = self.cluster.wall_time()
         for pod in deletion_order(active, active, now)[: max(surplus, 0)]:
             meta = pod["metadata"]
-            if self.cluster.delete(_PODS, namespace, meta["name"], uid=meta.get("uid", "")):
+            if await self.api.delete(_PODS, namespace, meta["name"], uid=meta.get("uid", "")):
                 self._event(owner, "Normal", "SuccessfulDelete", f"Deleted pod: {meta['name']}")
         return None
 
-    def _write_status(
+    async def _write_status(
         self, owner: dict[str, Any], active: list[dict[str, Any]], refusal: StatusError | None
     ) -> float | None:
         spec = owner.get("spec") or {}
@@ -177,7 +179,7 @@ class _ReplicaController(ControllerLoop):
         if status != (owner.get("status") or {}):
             body = copy(owner)
             body["status"] = status
-            self.cluster.update_status(self.resource, body)
+            await self.api.update_status(self.resource, body)
         waiting = [
             since + min_ready - now
             for p in active
@@ -191,7 +193,7 @@ class _ReplicaController(ControllerLoop):
 
 class ReplicaSetController(_ReplicaController):
     resource: ResourceKey = ("apps", "replicasets")
-    component = "replicaset-controller"
+    component = account = "replicaset-controller"
 
     def selector(self, owner: dict[str, Any]) -> dict[str, Any]:
         return dict((owner.get("spec") or {}).get("selector") or {})
@@ -199,7 +201,7 @@ class ReplicaSetController(_ReplicaController):
 
 class ReplicationManager(_ReplicaController):
     resource: ResourceKey = ("", "replicationcontrollers")
-    component = "replication-controller"
+    component = account = "replication-controller"
 
     def selector(self, owner: dict[str, Any]) -> dict[str, Any]:
         spec = owner.get("spec") or {}

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import Cluster, controller_of
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.ownership import claim, controlled_by
 from kubeforge.apiserver.controllers.podcontrol import Retries
 from kubeforge.apiserver.controllers.ranking import is_available, is_ready, ready_since
@@ -60,12 +60,12 @@ def _terminating(pod: dict[str, Any]) -> bool:
     return bool(pod["metadata"].get("deletionTimestamp"))
 
 
-class StatefulSetController(KeyedLoop):
+class StatefulSetController(ControllerLoop):
     resource = _SETS
+    account = _COMPONENT
 
     def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
+        super().__init__(cluster)
         self._retries = Retries()
 
     def watched(self) -> frozenset[ResourceKey]:
@@ -91,7 +91,7 @@ class StatefulSetController(KeyedLoop):
             )
         return keys
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         stateful_set = self.cluster.get(_SETS, *key)
         if stateful_set is None or stateful_set["metadata"].get("deletionTimestamp"):
             return None
@@ -99,7 +99,7 @@ class StatefulSetController(KeyedLoop):
         revisions = sync_revisions(self.cluster, stateful_set, selector)
         status = stateful_set.get("status") or {}
         if revisions.collisions != int(status.get("collisionCount") or 0):
-            self.cluster.write_status(
+            await self.api.write_status(
                 _SETS, stateful_set, {**status, "collisionCount": revisions.collisions}
             )
             return 0.05  # the next name is tried on the next pass
@@ -113,7 +113,7 @@ class StatefulSetController(KeyedLoop):
         members = {n: p for p in pods if (n := ordinal_of(stateful_set, p)) is not None}
         current = self._current_revision(stateful_set, revisions)
         try:
-            self._manage(stateful_set, members, revisions, current)
+            await self._manage(stateful_set, members, revisions, current)
             retry = None
             self._retries.forget(key)
         except StatusError:  # a refused create: its events are written; try again later
@@ -128,7 +128,7 @@ class StatefulSetController(KeyedLoop):
             revisions.update_name,
         }
         trim_history(self.cluster, stateful_set, revisions, live)
-        again = self._write_status(stateful_set, fresh, current, revisions)
+        again = await self._write_status(stateful_set, fresh, current, revisions)
         return retry if retry is not None else again
 
     def _current_revision(
@@ -142,7 +142,7 @@ class StatefulSetController(KeyedLoop):
 
     # --- pods -------------------------------------------------------------------------------
 
-    def _manage(
+    async def _manage(
         self,
         stateful_set: dict[str, Any],
         members: dict[int, dict[str, Any]],
@@ -155,18 +155,18 @@ class StatefulSetController(KeyedLoop):
         ordered = spec.get("podManagementPolicy") != "Parallel"
         for ordinal, pod in members.items():
             if ordinal in wanted and not _terminating(pod):
-                sync_claim_owners(self.cluster, stateful_set, pod, ordinal, in_range=True)
-        if not self._fill(stateful_set, members, wanted, revisions, current, ordered):
+                await sync_claim_owners(self.api, stateful_set, pod, ordinal, in_range=True)
+        if not await self._fill(stateful_set, members, wanted, revisions, current, ordered):
             return
         condemned = sorted((n for n in members if n not in wanted), reverse=True)
-        if condemned and not self._shrink(stateful_set, members, condemned, wanted, ordered):
+        if condemned and not await self._shrink(stateful_set, members, condemned, wanted, ordered):
             return
         strategy = spec.get("updateStrategy") or {}
         if strategy.get("type", "RollingUpdate") == "RollingUpdate":
             partition = int((strategy.get("rollingUpdate") or {}).get("partition") or 0)
-            self._roll(stateful_set, members, wanted, revisions, start + partition)
+            await self._roll(stateful_set, members, wanted, revisions, start + partition)
 
-    def _fill(
+    async def _fill(
         self,
         stateful_set: dict[str, Any],
         members: dict[int, dict[str, Any]],
@@ -183,18 +183,18 @@ class StatefulSetController(KeyedLoop):
             pod = members.get(ordinal)
             if pod is None:
                 older = rolling and ordinal < wanted.start + partition
-                self._create(stateful_set, ordinal, current if older else revisions.update)
+                await self._create(stateful_set, ordinal, current if older else revisions.update)
                 if ordered:
                     return False
             elif _finished(pod) and not _terminating(pod):
-                self._delete(stateful_set, pod)
+                await self._delete(stateful_set, pod)
                 if ordered:
                     return False
             elif ordered and not _running_and_ready(pod):
                 return False
         return True
 
-    def _shrink(
+    async def _shrink(
         self,
         stateful_set: dict[str, Any],
         members: dict[int, dict[str, Any]],
@@ -206,19 +206,19 @@ class StatefulSetController(KeyedLoop):
             return False
         for ordinal in condemned:
             pod = members[ordinal]
-            sync_claim_owners(self.cluster, stateful_set, pod, ordinal, in_range=False)
+            await sync_claim_owners(self.api, stateful_set, pod, ordinal, in_range=False)
         for ordinal in condemned:
             pod = members[ordinal]
             if _terminating(pod):
                 if ordered:
                     return False
                 continue
-            self._delete(stateful_set, pod)
+            await self._delete(stateful_set, pod)
             if ordered:
                 return False
         return True
 
-    def _roll(
+    async def _roll(
         self,
         stateful_set: dict[str, Any],
         members: dict[int, dict[str, Any]],
@@ -233,17 +233,19 @@ class StatefulSetController(KeyedLoop):
         for ordinal in sorted((n for n in wanted if n >= floor), reverse=True):
             pod = members[ordinal]
             if revision_of(pod) != revisions.update_name:
-                self._delete(stateful_set, pod)
+                await self._delete(stateful_set, pod)
                 return
 
-    def _create(self, stateful_set: dict[str, Any], ordinal: int, revision: dict[str, Any]) -> None:
+    async def _create(
+        self, stateful_set: dict[str, Any], ordinal: int, revision: dict[str, Any]
+    ) -> None:
         pod = stateful_pod(stateful_set, revision, ordinal)
-        create_pod(self.cluster, stateful_set, pod, ordinal)
+        await create_pod(self.api, stateful_set, pod, ordinal)
 
-    def _delete(self, stateful_set: dict[str, Any], pod: dict[str, Any]) -> None:
+    async def _delete(self, stateful_set: dict[str, Any], pod: dict[str, Any]) -> None:
         meta = pod["metadata"]
         namespace = meta.get("namespace") or ""
-        if self.cluster.delete(_PODS, namespace, meta["name"], uid=meta["uid"]):
+        if await self.api.delete(_PODS, namespace, meta["name"], uid=meta["uid"]):
             message = self._pod_message("delete", meta["name"], stateful_set)
             self._event(stateful_set, "SuccessfulDelete", message)
 
@@ -256,7 +258,7 @@ class StatefulSetController(KeyedLoop):
 
     # --- status -----------------------------------------------------------------------------
 
-    def _write_status(
+    async def _write_status(
         self,
         stateful_set: dict[str, Any],
         pods: list[dict[str, Any]],
@@ -290,7 +292,7 @@ class StatefulSetController(KeyedLoop):
             "collisionCount": revisions.collisions,
             "availableReplicas": sum(is_available(p, min_ready, now) for p in ready),
         }
-        self.cluster.write_status(_SETS, stateful_set, status)
+        await self.api.write_status(_SETS, stateful_set, status)
         waiting = [
             since + min_ready - now
             for p in ready

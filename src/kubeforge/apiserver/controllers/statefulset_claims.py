@@ -5,7 +5,8 @@ missing claims first (``SuccessfulCreate`` / ``create Claim <c> Pod <p> in State
 <s> success``, or ``FailedCreate`` / ``create Claim <c> for Pod <p> in StatefulSet <s>
 failed error: <why>``), then the pod (``create Pod <p> in StatefulSet <s> successful`` or
 ``... failed error: <why>``, also when a claim could not be made or is being deleted),
-then the claims' owner references. ``sync_claim_owners``
+then the claims' owner references, each write a request admission sees (``requests``).
+``sync_claim_owners``
 keeps those references true to ``persistentVolumeClaimRetentionPolicy`` on every sync
 (``isClaimOwnerUpToDate`` / ``updateClaimOwnerRefForSetAndPod``): the set as the claims'
 controller when ``whenDeleted: Delete`` (and, with ``whenScaled: Delete``, while the pod
@@ -13,7 +14,7 @@ is in range), the pod as their controller once it is scaled away under ``whenSca
 Delete``, nothing under Retain. A claim another controller owns, or whose reference names
 an older set or pod of the same name, is left alone.
 
-Entry points: ``create_pod(cluster, set, pod, ordinal)``, ``sync_claim_owners``.
+Entry points: ``create_pod(api, set, pod, ordinal)``, ``sync_claim_owners``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import Cluster, copy, owner_reference
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.controllers.statefulset_pods import claims_for, retention
 from kubeforge.apiserver.failures import StatusError
 
@@ -36,10 +38,11 @@ def _record(cluster: Cluster, owner: dict[str, Any], reason: str, message: str) 
     cluster.record(owner, kind, reason, message, component=_COMPONENT)
 
 
-def create_pod(
-    cluster: Cluster, stateful_set: dict[str, Any], pod: dict[str, Any], ordinal: int
+async def create_pod(
+    api: ControllerRequests, stateful_set: dict[str, Any], pod: dict[str, Any], ordinal: int
 ) -> None:
     """Claims, then the pod, then the claims' owners; a refusal is re-raised."""
+    cluster = api.cluster
     namespace = stateful_set["metadata"].get("namespace") or ""
     set_name, pod_name = stateful_set["metadata"]["name"], pod["metadata"]["name"]
     problems = []
@@ -51,7 +54,7 @@ def create_pod(
                 problems.append(f"pvc {claim_name} is being deleted")
             continue
         try:
-            cluster.create(_CLAIMS, namespace, body)
+            await api.create(_CLAIMS, namespace, body)
         except StatusError as error:
             problems.append(f"failed to create PVC {claim_name}: {error}")
             message = (
@@ -66,12 +69,12 @@ def create_pod(
         if problems:  # errors.NewAggregate: one error as itself, more in brackets
             text = problems[0] if len(problems) == 1 else f"[{', '.join(problems)}]"
             raise StatusError({"code": 409, "reason": "Conflict", "message": text})
-        created = cluster.create(_PODS, namespace, pod)
+        created = await api.create(_PODS, namespace, pod)
     except StatusError as error:
         message = f"create Pod {pod_name} in StatefulSet {set_name} failed error: {error}"
         _record(cluster, stateful_set, "FailedCreate", message)
         raise
-    sync_claim_owners(cluster, stateful_set, created, ordinal, in_range=True)
+    await sync_claim_owners(api, stateful_set, created, ordinal, in_range=True)
     message = f"create Pod {pod_name} in StatefulSet {set_name} successful"
     _record(cluster, stateful_set, "SuccessfulCreate", message)
 
@@ -121,8 +124,8 @@ def owners_after(
     return refs
 
 
-def sync_claim_owners(
-    cluster: Cluster,
+async def sync_claim_owners(
+    api: ControllerRequests,
     stateful_set: dict[str, Any],
     pod: dict[str, Any],
     ordinal: int,
@@ -132,7 +135,7 @@ def sync_claim_owners(
     """Bring the owner references of the pod's existing claims in line with the policy."""
     namespace = stateful_set["metadata"].get("namespace") or ""
     for body in claims_for(stateful_set, ordinal):
-        claim = cluster.get(_CLAIMS, namespace, body["metadata"]["name"])
+        claim = api.cluster.get(_CLAIMS, namespace, body["metadata"]["name"])
         if claim is None or claim["metadata"].get("deletionTimestamp"):
             continue
         refs = owners_after(claim, stateful_set, pod, in_range)
@@ -143,4 +146,4 @@ def sync_claim_owners(
             updated["metadata"]["ownerReferences"] = refs
         else:
             updated["metadata"].pop("ownerReferences", None)
-        cluster.update(_CLAIMS, updated)
+        await api.update(_CLAIMS, updated)

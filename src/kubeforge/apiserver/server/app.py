@@ -239,6 +239,7 @@ class LocalServer:
                     c.engine, c.registry, ca_pem
                 )
             cluster = Cluster(self.engine, self.registry)
+            cluster.admission = self.handlers.admission  # the controllers' writes are requests
             self._plane = build_control_plane(cluster, self.options.plane, aggregator)
             self._plane.start()
 

@@ -1,0 +1,95 @@
+"""Who the simulated control plane's components are, and the admission they write through.
+
+kube-controller-manager (``--use-service-account-credentials``, as kubeadm runs it)
+writes as one ServiceAccount per controller (``system:serviceaccount:kube-system:
+replicaset-controller``, ...; the names of 1.32's ``controller_policy.go``), the
+scheduler as ``system:kube-scheduler``, a kubelet as ``system:node:<name>``.
+``Admitting`` is what the server hands the control plane so those writes pass the
+admission webhooks and ValidatingAdmissionPolicies as any client's do (the compiled-in
+plugins run inside the store for every write already).
+
+Entry points: ``controller_user(account)``, ``user_of(component, host)`` (who writes a
+component's Events), the ``Admitting`` protocol (``admission.chain.Admission`` is one).
+
+>>> controller_user("job-controller").name
+'system:serviceaccount:kube-system:job-controller'
+>>> user_of("daemonset-controller").name
+'system:serviceaccount:kube-system:daemon-set-controller'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from kubeforge.apiserver.authn.authenticator import (
+    AUTHENTICATED,
+    UserInfo,
+    service_account_user,
+)
+from kubeforge.apiserver.registry.options import PLAIN, WriteOptions
+from kubeforge.apiserver.registry.served import ServedResource
+
+__all__ = ["SCHEDULER", "Admitting", "Attempt", "controller_user", "node_user", "user_of"]
+
+_SYSTEM = "kube-system"
+
+# The Event source components whose ServiceAccount is named otherwise (controller_policy.go).
+_ACCOUNTS = {
+    "daemonset-controller": "daemon-set-controller",
+    "persistentvolume-controller": "persistent-volume-binder",
+    "endpoints-controller": "endpoint-controller",
+}
+SCHEDULER = UserInfo("system:kube-scheduler", groups=(AUTHENTICATED,))
+
+
+def controller_user(account: str) -> UserInfo:
+    """The user a kube-controller-manager controller writes as (its ServiceAccount)."""
+    return service_account_user(_SYSTEM, account)
+
+
+def node_user(node: str) -> UserInfo:
+    return UserInfo(f"system:node:{node}", groups=("system:nodes", AUTHENTICATED))
+
+
+def user_of(component: str, host: str = "") -> UserInfo:
+    """Who writes the Events of an Event source ``component`` (on ``host``)."""
+    if component == "kubelet":
+        return node_user(host)
+    if component == "default-scheduler":
+        return SCHEDULER
+    return controller_user(_ACCOUNTS.get(component, component))
+
+
+Attempt = Callable[[bool], dict[str, Any]]
+"""Runs the write, as a dry run when given True; returns the resulting object."""
+
+
+class Admitting(Protocol):
+    """The webhooks and policies around a write (``admission.chain.Admission``)."""
+
+    def wants(
+        self, user: UserInfo, served: ServedResource, operation: str, subresource: str
+    ) -> bool:
+        """Whether anything may need to see such a write (False: write it directly)."""
+
+    async def write(
+        self,
+        user: UserInfo,
+        dry_run: bool,
+        served: ServedResource,
+        operation: str,
+        namespace: str,
+        name: str,
+        subresource: str,
+        attempt: Attempt,
+        warnings: list[str],
+        *,
+        options: WriteOptions = PLAIN,
+    ) -> dict[str, Any]:
+        """``attempt`` with admission around it; ``options`` those of the final write."""
+
+    async def delete(
+        self, user: UserInfo, dry_run: bool, served: ServedResource, namespace: str, name: str
+    ) -> None:
+        """Admit the DELETE of one object (raises when refused)."""

@@ -1,0 +1,127 @@
+"""A controller's writes as the API requests they are in a real cluster: through admission.
+
+Each write goes through ``cluster.admission`` (the webhooks and policies, see
+``admitting``) as the controller's user, and waits for the webhooks without blocking the
+event loop. The common case stays as cheap as before: when no webhook or policy could
+match a write (``Admitting.wants``, a synchronous look at their rules), it goes straight
+to the store and the coroutine never waits. A write that does wait runs admission in a
+task of its own: the sync may be running eagerly, outside any task (``eager``), and the
+webhook client's timeouts need one.
+
+Entry point: ``ControllerRequests(cluster, user)``: ``await create``, ``update``,
+``update_status``, ``write_status``, ``delete``, the ``Cluster`` writes of the same names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from kubeforge.apiserver.authn.authenticator import UserInfo
+from kubeforge.apiserver.controllers.admitting import Admitting
+from kubeforge.apiserver.controllers.cluster import Cluster, copy
+from kubeforge.apiserver.registry.options import TRUSTED, WriteOptions
+from kubeforge.apiserver.registry.served import ServedResource
+from kubeforge.apiserver.storage.journal import ResourceKey
+
+__all__ = ["ControllerRequests"]
+
+
+class ControllerRequests:
+    """One component's writes, as ``user``, through ``cluster.admission`` when it wants them."""
+
+    def __init__(self, cluster: Cluster, user: UserInfo) -> None:
+        self.cluster = cluster
+        self.user = user
+
+    def _admitting(self, served: ServedResource, operation: str, sub: str) -> Admitting | None:
+        admission = self.cluster.admission
+        if admission is None or not admission.wants(self.user, served, operation, sub):
+            return None
+        return admission
+
+    async def create(
+        self, resource: ResourceKey, namespace: str, body: dict[str, Any]
+    ) -> dict[str, Any]:
+        served = self.cluster.served(resource)
+        admission = self._admitting(served, "CREATE", "")
+        if admission is None:
+            return self.cluster.create(resource, namespace, body)
+        engine = self.cluster.engine
+        name = str(body["metadata"].get("name") or "")
+
+        def attempt(dry_run: bool) -> dict[str, Any]:
+            return engine.create(served, namespace, body, WriteOptions(dry_run=dry_run))
+
+        return await asyncio.ensure_future(
+            admission.write(self.user, False, served, "CREATE", namespace, name, "", attempt, [])
+        )
+
+    async def update(self, resource: ResourceKey, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._update(resource, body, "")
+
+    async def update_status(self, resource: ResourceKey, body: dict[str, Any]) -> dict[str, Any]:
+        return await self._update(resource, body, "status")
+
+    async def _update(
+        self, resource: ResourceKey, body: dict[str, Any], subresource: str
+    ) -> dict[str, Any]:
+        served = self.cluster.served(resource)
+        admission = self._admitting(served, "UPDATE", subresource)
+        if admission is None:
+            if subresource:
+                return self.cluster.update_status(resource, body)
+            return self.cluster.update(resource, body)
+        engine = self.cluster.engine
+        namespace = body["metadata"].get("namespace") or ""
+        name = body["metadata"]["name"]
+
+        def attempt(dry_run: bool) -> dict[str, Any]:
+            options = WriteOptions(dry_run=dry_run, trusted=True)
+            return engine.update(served, namespace, name, body, options, subresource=subresource)[0]
+
+        return await asyncio.ensure_future(
+            admission.write(
+                self.user,
+                False,
+                served,
+                "UPDATE",
+                namespace,
+                name,
+                subresource,
+                attempt,
+                [],
+                options=TRUSTED,
+            )
+        )
+
+    async def write_status(
+        self, resource: ResourceKey, obj: dict[str, Any], status: dict[str, Any]
+    ) -> None:
+        """``Cluster.write_status`` as a request: skipped when nothing changed."""
+        meta = obj["metadata"]
+        latest = self.cluster.get(resource, meta.get("namespace") or "", meta["name"]) or obj
+        kept = {k: v for k, v in (latest.get("status") or {}).items() if k == "conditions"}
+        if {**status, **kept} != (latest.get("status") or {}):
+            body = copy(latest)
+            body["status"] = {**status, **kept}
+            await self.update_status(resource, body)
+
+    async def delete(
+        self,
+        resource: ResourceKey,
+        namespace: str,
+        name: str,
+        *,
+        uid: str = "",
+        grace: int | None = None,
+        propagation: str | None = None,
+    ) -> bool:
+        """``Cluster.delete`` as a request: admitted first; False if already gone."""
+        served = self.cluster.served(resource)
+        admission = self._admitting(served, "DELETE", "")
+        if admission is not None:
+            await asyncio.ensure_future(admission.delete(self.user, False, served, namespace, name))
+        return self.cluster.delete(
+            resource, namespace, name, uid=uid, grace=grace, propagation=propagation
+        )

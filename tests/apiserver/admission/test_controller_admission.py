@@ -1,0 +1,230 @@
+"""The simulated controllers' writes pass admission as on a real cluster: a mutating webhook
+sees (and changes) a Deployment's pods, a validating webhook's refusal of a Job's pods is
+the Job's FailedCreate event, a ValidatingAdmissionPolicy sees the controller's
+ServiceAccount as ``request.userInfo``, and an unreachable webhook fails the controller's
+creates or not as its ``failurePolicy`` says. Real webhooks over HTTPS, a real server
+with its control plane."""
+# ruff: noqa: F811 -- the tests take the fixtures imported from test_webhooks as arguments
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from kf_http import Api
+from kf_plane import condition, events_for, until
+from test_webhooks import (  # the webhook server and the fixtures around it, shared
+    Review,
+    Webhook,
+    allow,
+    api,  # noqa: F401
+    config,
+    free_port,
+    install,
+    namespace,  # noqa: F401
+    webhook,  # noqa: F401
+)
+
+from kubeforge.testing import LocalApiServer
+
+ADMISSION = "/apis/admissionregistration.k8s.io/v1"
+RS_USER = {
+    "username": "system:serviceaccount:kube-system:replicaset-controller",
+    "groups": ["system:serviceaccounts", "system:serviceaccounts:kube-system",
+               "system:authenticated"],
+}  # fmt: skip
+POD_CREATES = [
+    {"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}
+]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LocalApiServer]:
+    # A server of the module's own, with its control plane: webhook configurations and
+    # policies are cluster-wide.
+    with LocalApiServer() as local:
+        yield local
+
+
+def _template(name: str) -> dict[str, Any]:
+    return {
+        "metadata": {"labels": {"app": name}},
+        "spec": {"containers": [{"name": "main", "image": "nginx"}]},
+    }
+
+
+def _replica_set(name: str, replicas: int = 2) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": _template(name),
+        },
+    }
+
+
+async def _pods(api: Api, namespace: str, app: str) -> list[dict[str, Any]]:
+    reply = await api.get(f"/api/v1/namespaces/{namespace}/pods", labelSelector=f"app={app}")
+    return list(reply.body["items"])
+
+
+async def _failed_creates(api: Api, namespace: str, name: str) -> list[dict[str, Any]]:
+    return [e for e in await events_for(api, namespace, name) if e["reason"] == "FailedCreate"]
+
+
+async def _until_failed_create(api: Api, namespace: str, name: str) -> dict[str, Any]:
+    path = f"/api/v1/namespaces/{namespace}/events"
+    await until(
+        api,
+        path,
+        lambda body: any(e["reason"] == "FailedCreate" for e in body["items"]),
+        fieldSelector=f"involvedObject.name={name}",
+    )
+    return (await _failed_creates(api, namespace, name))[0]
+
+
+async def test_a_mutating_webhook_injects_a_sidecar_into_a_deployments_pods(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    sidecar = {"name": "proxy", "image": "envoyproxy/envoy:v1.31"}
+
+    async def inject(review: Review) -> dict[str, Any]:
+        patch = [{"op": "add", "path": "/spec/containers/-", "value": sidecar}]
+        encoded = base64.b64encode(json.dumps(patch).encode()).decode()
+        return {**await allow(review), "patchType": "JSONPatch", "patch": encoded}
+
+    webhook.respond = inject
+    await install(api, "Mutating", config("Mutating", webhook, namespace, rules=POD_CREATES))
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "web"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                 "template": _template("web")},
+    }  # fmt: skip
+    path = f"/apis/apps/v1/namespaces/{namespace}/deployments"
+    assert (await api.post(path, deployment)).status == 201
+    available = await until(
+        api, f"{path}/web", lambda d: (d.get("status") or {}).get("availableReplicas") == 2
+    )
+    assert condition(available, "Available")["status"] == "True"
+    pods = await _pods(api, namespace, "web")
+    assert len(pods) == 2
+    for pod in pods:
+        assert [c["name"] for c in pod["spec"]["containers"]] == ["main", "proxy"]
+        statuses = pod["status"]["containerStatuses"]
+        assert sorted(s["name"] for s in statuses) == ["main", "proxy"]
+    reviewed = [r for r in webhook.requests() if r["namespace"] == namespace]
+    assert len(reviewed) == 2
+    for request in reviewed:
+        assert request["userInfo"] == RS_USER
+        assert request["operation"] == "CREATE"
+        assert request["object"]["metadata"]["generateName"].startswith("web-")
+        owner = request["object"]["metadata"]["ownerReferences"][0]
+        assert (owner["kind"], owner["controller"]) == ("ReplicaSet", True)
+    assert sorted(r["name"] for r in reviewed) == sorted(p["metadata"]["name"] for p in pods)
+
+
+async def test_a_validating_webhook_that_denies_a_jobs_pods_is_its_failed_create(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    async def deny(review: Review) -> dict[str, Any]:
+        status = {"code": 403, "message": "batch pods are not allowed here"}
+        return {"uid": review["request"]["uid"], "allowed": False, "status": status}
+
+    webhook.respond = deny
+    await install(api, "Validating", config("Validating", webhook, namespace, rules=POD_CREATES))
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "refused"},
+        "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                       "containers": [{"name": "main", "image": "busybox"}]}}},
+    }  # fmt: skip
+    assert (await api.post(f"/apis/batch/v1/namespaces/{namespace}/jobs", job)).status == 201
+    event = await _until_failed_create(api, namespace, "refused")
+    assert event["type"] == "Warning"
+    assert event["source"] == {"component": "job-controller"}
+    assert event["involvedObject"]["kind"] == "Job"
+    assert event["message"] == (
+        'Error creating: admission webhook "check.example.com" denied the request: '
+        "batch pods are not allowed here"
+    )
+    assert await _pods(api, namespace, "refused") == []
+    user = webhook.requests()[0]["userInfo"]["username"]
+    assert user == "system:serviceaccount:kube-system:job-controller"
+
+
+async def test_a_policy_on_request_user_info_sees_the_controllers_service_account(
+    api: Api, namespace: str
+) -> None:
+    name = f"no-rs-pods-{uuid.uuid4().hex[:6]}"
+    rs_user = RS_USER["username"]
+    spec = {
+        "matchConstraints": {
+            "resourceRules": POD_CREATES,
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+        },
+        "validations": [{
+            "expression": f"request.userInfo.username != '{rs_user}'",
+            "messageExpression": "'pods by ' + request.userInfo.username + ' are not wanted'",
+        }],
+    }  # fmt: skip
+    policy = {"metadata": {"name": name}, "spec": spec}
+    assert (await api.post(f"{ADMISSION}/validatingadmissionpolicies", policy)).status == 201
+    binding = {"metadata": {"name": f"{name}-binding"},
+               "spec": {"policyName": name, "validationActions": ["Deny"]}}  # fmt: skip
+    assert (await api.post(f"{ADMISSION}/validatingadmissionpolicybindings", binding)).status == 201
+    try:
+        sets = f"/apis/apps/v1/namespaces/{namespace}/replicasets"
+        assert (await api.post(sets, _replica_set("guarded"))).status == 201
+        event = await _until_failed_create(api, namespace, "guarded")
+        refusal = (
+            f"ValidatingAdmissionPolicy '{name}' with binding '{name}-binding' denied request: "
+            f"pods by {rs_user} are not wanted"
+        )
+        assert event["message"].startswith('Error creating: pods "guarded-')
+        assert event["message"].endswith(f" is forbidden: {refusal}")
+        failing = await until(
+            api, f"{sets}/guarded", lambda rs: bool(condition(rs, "ReplicaFailure"))
+        )
+        assert condition(failing, "ReplicaFailure")["reason"] == "FailedCreate"
+        assert await _pods(api, namespace, "guarded") == []
+        # Another user's pod is let through: the policy looked at who asked.
+        mine = {"metadata": {"name": "mine", "labels": {"app": "mine"}},
+                "spec": _template("mine")["spec"]}  # fmt: skip
+        assert (await api.post(f"/api/v1/namespaces/{namespace}/pods", mine)).status == 201
+    finally:
+        await api.delete(f"{ADMISSION}/validatingadmissionpolicybindings/{name}-binding")
+        await api.delete(f"{ADMISSION}/validatingadmissionpolicies/{name}")
+
+
+async def test_an_unreachable_webhook_fails_controller_creates_unless_its_policy_is_ignore(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    dead = Webhook(f"https://127.0.0.1:{free_port()}", webhook.ca_bundle)
+    await install(api, "Validating", config("Validating", dead, namespace, rules=POD_CREATES))
+    sets = f"/apis/apps/v1/namespaces/{namespace}/replicasets"
+    assert (await api.post(sets, _replica_set("strict"))).status == 201
+    event = await _until_failed_create(api, namespace, "strict")
+    assert event["message"].startswith(
+        'Error creating: Internal error occurred: failed calling webhook "check.example.com": '
+        f'failed to call webhook: Post "{dead.url}/?timeout=10s"'
+    )
+    assert await _pods(api, namespace, "strict") == []
+    await api.delete(f"{ADMISSION}/validatingwebhookconfigurations")
+    lenient = config("Validating", dead, namespace, rules=POD_CREATES, failurePolicy="Ignore")
+    await install(api, "Validating", lenient)
+    assert (await api.post(sets, _replica_set("lenient"))).status == 201
+    await until(
+        api, f"{sets}/lenient", lambda rs: (rs.get("status") or {}).get("replicas") == 2
+    )
+    assert len(await _pods(api, namespace, "lenient")) == 2
+    assert await _failed_creates(api, namespace, "lenient") == []
