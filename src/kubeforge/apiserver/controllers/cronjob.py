@@ -26,6 +26,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from kubeforge.apiserver.controllers.cluster import (
+    Cluster,
     controller_of,
     copy,
     owner_reference,
@@ -33,7 +34,9 @@ from kubeforge.apiserver.controllers.cluster import (
 from kubeforge.apiserver.controllers.cron import Schedule, most_recent
 from kubeforge.apiserver.controllers.job import finished
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.podcontrol import Retries, terminating_namespace
 from kubeforge.apiserver.controllers.ranking import parse_time
+from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["CronJobController"]
@@ -68,6 +71,11 @@ def _stamp(moment: datetime) -> str:
 
 class CronJobController(ControllerLoop):
     resource = _CRONJOBS
+    account = _COMPONENT
+
+    def __init__(self, cluster: Cluster) -> None:
+        super().__init__(cluster)
+        self._retries = Retries()
 
     def watched(self) -> frozenset[ResourceKey]:
         return frozenset({_CRONJOBS, _JOBS})
@@ -79,7 +87,7 @@ class CronJobController(ControllerLoop):
             return self.owned_keys(event.object, "CronJob")
         return ()
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         cronjob = self.cluster.get(_CRONJOBS, *key)
         if cronjob is None or cronjob["metadata"].get("deletionTimestamp"):
             return None
@@ -91,12 +99,16 @@ class CronJobController(ControllerLoop):
         ]
         status = copy({"s": cronjob.get("status") or {}})["s"]
         self._follow(cronjob, jobs, status)
-        self._trim_history(cronjob, jobs)
-        again = self._schedule(cronjob, status)
+        await self._trim_history(cronjob, jobs)
+        try:
+            again = await self._schedule(cronjob, status)
+            self._retries.forget(key)
+        except StatusError:  # a refused Job create (its event written): retried, rate-limited
+            again = self._retries.failed(key)
         if status != (cronjob.get("status") or {}):
             body = copy(self.cluster.get(_CRONJOBS, *key) or cronjob)
             body["status"] = status
-            self.cluster.update_status(_CRONJOBS, body)
+            await self.api.update_status(_CRONJOBS, body)
         return again
 
     def _follow(
@@ -139,7 +151,7 @@ class CronJobController(ControllerLoop):
         else:
             status.pop("active", None)
 
-    def _trim_history(self, cronjob: dict[str, Any], jobs: list[dict[str, Any]]) -> None:
+    async def _trim_history(self, cronjob: dict[str, Any], jobs: list[dict[str, Any]]) -> None:
         spec = cronjob.get("spec") or {}
         limits = {
             "Complete": spec.get("successfulJobsHistoryLimit", 3),
@@ -156,11 +168,11 @@ class CronJobController(ControllerLoop):
                 )
             )
             for job in done[: max(len(done) - int(limit), 0)]:
-                self._delete(cronjob, job)
+                await self._delete(cronjob, job)
 
-    def _delete(self, cronjob: dict[str, Any], job: dict[str, Any]) -> None:
+    async def _delete(self, cronjob: dict[str, Any], job: dict[str, Any]) -> None:
         meta = job["metadata"]
-        if self.cluster.delete(
+        if await self.api.delete(
             _JOBS,
             meta["namespace"],
             meta["name"],
@@ -169,7 +181,7 @@ class CronJobController(ControllerLoop):
         ):
             self._event(cronjob, "Normal", "SuccessfulDelete", f"Deleted job {meta['name']}")
 
-    def _schedule(self, cronjob: dict[str, Any], status: dict[str, Any]) -> float | None:
+    async def _schedule(self, cronjob: dict[str, Any], status: dict[str, Any]) -> float | None:
         spec = cronjob.get("spec") or {}
         try:
             schedule = Schedule.parse(str(spec.get("schedule") or ""))
@@ -199,13 +211,13 @@ class CronJobController(ControllerLoop):
         if missed > _MAX_MISSED:
             self._event(cronjob, "Warning", "TooManyMissedTimes", _TOO_MANY)
         if due is not None:
-            self._start(cronjob, status, due, now)
+            await self._start(cronjob, status, due, now)
         upcoming = schedule.next_after(max(due or since, now))
         if upcoming is None:
             return None
         return max((upcoming - now).total_seconds(), 0.0) + 0.01
 
-    def _start(
+    async def _start(
         self,
         cronjob: dict[str, Any],
         status: dict[str, Any],
@@ -229,14 +241,14 @@ class CronJobController(ControllerLoop):
             for ref in active:
                 job = self.cluster.get(_JOBS, namespace, str(ref.get("name")))
                 if job is not None:
-                    self._delete(cronjob, job)
+                    await self._delete(cronjob, job)
             status.pop("active", None)
         job = self._job_for(cronjob, due)
         existing = self.cluster.get(
             _JOBS, cronjob["metadata"]["namespace"], job["metadata"]["name"]
         )
         if existing is None:
-            existing = self.cluster.create(_JOBS, cronjob["metadata"]["namespace"], job)
+            existing = await self._create(cronjob, job)
             self._event(
                 cronjob,
                 "Normal",
@@ -257,6 +269,16 @@ class CronJobController(ControllerLoop):
             "resourceVersion": meta.get("resourceVersion"),
         }
         status["active"] = [*refs, ref]
+
+    async def _create(self, cronjob: dict[str, Any], job: dict[str, Any]) -> dict[str, Any]:
+        """Create the Job; a refusal is the Warning ``FailedCreate`` (not in a terminating
+        namespace, as ``syncCronJob`` does) and is raised again."""
+        try:
+            return await self.api.create(_JOBS, cronjob["metadata"]["namespace"], job)
+        except StatusError as error:
+            if not terminating_namespace(error):
+                self._event(cronjob, "Warning", "FailedCreate", f"Error creating job: {error}")
+            raise
 
     def _job_for(self, cronjob: dict[str, Any], due: datetime) -> dict[str, Any]:
         template = copy((cronjob.get("spec") or {}).get("jobTemplate") or {})

@@ -46,6 +46,7 @@ def _created(obj: dict[str, Any]) -> tuple[str, str]:
 
 class DeploymentController(ControllerLoop):
     resource = _DEPLOYMENTS
+    account = _COMPONENT
 
     def watched(self) -> frozenset[ResourceKey]:
         return frozenset({_DEPLOYMENTS, _SETS, _PODS})
@@ -87,13 +88,13 @@ class DeploymentController(ControllerLoop):
 
     # --- sync -------------------------------------------------------------------------------
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         deployment = self.cluster.get(_DEPLOYMENTS, *key)
         if deployment is None:
             return None
         sets = self._claim(deployment)
         if deployment["metadata"].get("deletionTimestamp"):
-            return self._write_status(
+            return await self._write_status(
                 deployment, sets, self._find_new(deployment, sets), rolling=False
             )
         spec = deployment.get("spec") or {}
@@ -101,24 +102,24 @@ class DeploymentController(ControllerLoop):
         new = self._find_new(deployment, sets)
         if paused or self._scaling(deployment, sets, new):
             if new is not None:
-                new = self._sync_revision(deployment, sets, new)
-            self._scale(deployment, sets, new)
-            return self._write_status(deployment, self._claim(deployment), new, rolling=False)
+                new = await self._sync_revision(deployment, sets, new)
+            await self._scale(deployment, sets, new)
+            return await self._write_status(deployment, self._claim(deployment), new, rolling=False)
         recreate = spec.get("strategy", {}).get("type") == "Recreate"
-        if recreate and not self._olds_stopped(deployment, sets, new):
-            return self._write_status(deployment, self._claim(deployment), new, rolling=True)
-        new = self._ensure_new(deployment, sets, new)
+        if recreate and not await self._olds_stopped(deployment, sets, new):
+            return await self._write_status(deployment, self._claim(deployment), new, rolling=True)
+        new = await self._ensure_new(deployment, sets, new)
         if new is None:
             return 0.05  # a hash collision was counted; try the next name
         sets = self._claim(deployment)
         olds = [rs for rs in sets if rs["metadata"]["uid"] != new["metadata"]["uid"]]
         if recreate:
-            self._recreate(deployment, new, olds)
+            await self._recreate(deployment, new, olds)
         else:
-            self._rolling(deployment, new, olds)
+            await self._rolling(deployment, new, olds)
         sets = self._claim(deployment)
         new = next((rs for rs in sets if rs["metadata"]["uid"] == new["metadata"]["uid"]), new)
-        return self._write_status(deployment, sets, new, rolling=True)
+        return await self._write_status(deployment, sets, new, rolling=True)
 
     def _claim(self, deployment: dict[str, Any]) -> list[dict[str, Any]]:
         selector = (deployment.get("spec") or {}).get("selector") or {}
@@ -147,7 +148,7 @@ class DeploymentController(ControllerLoop):
                     return True
         return False
 
-    def _sync_revision(
+    async def _sync_revision(
         self, deployment: dict[str, Any], sets: list[dict[str, Any]], new: dict[str, Any]
     ) -> dict[str, Any]:
         wanted = rollout.max_old_revision(sets, new) + 1
@@ -161,23 +162,23 @@ class DeploymentController(ControllerLoop):
             ) or 0
             changed = True
         if changed:
-            new = self.cluster.update(_SETS, body)
-        self._set_deployment_revision(deployment, rollout.revision(new))
+            new = await self.api.update(_SETS, body)
+        await self._set_deployment_revision(deployment, rollout.revision(new))
         return new
 
-    def _set_deployment_revision(self, deployment: dict[str, Any], number: int) -> None:
+    async def _set_deployment_revision(self, deployment: dict[str, Any], number: int) -> None:
         notes = deployment["metadata"].get("annotations") or {}
         if notes.get(rollout.REVISION) == str(number):
             return
         body = copy(deployment)
         body["metadata"].setdefault("annotations", {})[rollout.REVISION] = str(number)
-        self.cluster.update(_DEPLOYMENTS, body)
+        await self.api.update(_DEPLOYMENTS, body)
 
-    def _ensure_new(
+    async def _ensure_new(
         self, deployment: dict[str, Any], sets: list[dict[str, Any]], new: dict[str, Any] | None
     ) -> dict[str, Any] | None:
         if new is not None:
-            return self._sync_revision(deployment, sets, new)
+            return await self._sync_revision(deployment, sets, new)
         status = deployment.get("status") or {}
         collisions = int(status.get("collisionCount") or 0)
         template = (deployment.get("spec") or {}).get("template") or {}
@@ -187,16 +188,16 @@ class DeploymentController(ControllerLoop):
         if self.cluster.get(_SETS, namespace, name) is not None:
             body = copy(deployment)
             body.setdefault("status", {})["collisionCount"] = collisions + 1
-            self.cluster.update_status(_DEPLOYMENTS, body)
+            await self.api.update_status(_DEPLOYMENTS, body)
             return None
         replicas = self._new_replicas(deployment, sets, None)
         revision = rollout.max_old_revision(sets, None) + 1
-        created = self.cluster.create(
+        created = await self.api.create(
             _SETS, namespace, rollout.new_replica_set(deployment, pod_hash, replicas, revision)
         )
         if replicas > 0:
             self._scaled(deployment, created, 0, replicas)
-        self._set_deployment_revision(deployment, revision)
+        await self._set_deployment_revision(deployment, revision)
         fresh = self.cluster.get(_DEPLOYMENTS, namespace, deployment["metadata"]["name"])
         if fresh is not None:
             body = copy(fresh)
@@ -205,7 +206,7 @@ class DeploymentController(ControllerLoop):
             progress.set_condition(
                 status, "Progressing", "True", "NewReplicaSetCreated", message, self.cluster.now()
             )
-            self.cluster.update_status(_DEPLOYMENTS, body)
+            await self.api.update_status(_DEPLOYMENTS, body)
         return created
 
     def _new_replicas(
@@ -224,24 +225,24 @@ class DeploymentController(ControllerLoop):
 
     # --- strategies -------------------------------------------------------------------------
 
-    def _rolling(
+    async def _rolling(
         self, deployment: dict[str, Any], new: dict[str, Any], olds: list[dict[str, Any]]
     ) -> None:
         wanted = _replicas(deployment)
         if _replicas(new) > wanted:
-            self._resize(deployment, new, wanted)
+            await self._resize(deployment, new, wanted)
             return
         target = self._new_replicas(deployment, [new, *olds], new)
         if target != _replicas(new):
-            self._resize(deployment, new, target)
+            await self._resize(deployment, new, target)
             return
-        self._scale_down_olds(deployment, new, olds)
+        await self._scale_down_olds(deployment, new, olds)
         if progress.complete(
             deployment, progress.calculate_status(deployment, [new, *olds], new, self.cluster.now())
         ):
-            self._clean_up(deployment, olds)
+            await self._clean_up(deployment, olds)
 
-    def _scale_down_olds(
+    async def _scale_down_olds(
         self, deployment: dict[str, Any], new: dict[str, Any], olds: list[dict[str, Any]]
     ) -> None:
         """``reconcileOldReplicaSets``: unhealthy old pods first, then within maxUnavailable."""
@@ -261,7 +262,7 @@ class DeploymentController(ControllerLoop):
             unhealthy = _replicas(rs) - _status(rs, "availableReplicas")
             cut = min(room, max(unhealthy, 0))
             if cut > 0:
-                self._resize(deployment, rs, _replicas(rs) - cut)
+                await self._resize(deployment, rs, _replicas(rs) - cut)
                 room -= cut
         olds = [
             self.cluster.get(_SETS, rs["metadata"]["namespace"], rs["metadata"]["name"]) or rs
@@ -274,17 +275,17 @@ class DeploymentController(ControllerLoop):
                 break
             cut = min(_replicas(rs), budget)
             if cut > 0:
-                self._resize(deployment, rs, _replicas(rs) - cut)
+                await self._resize(deployment, rs, _replicas(rs) - cut)
                 budget -= cut
 
-    def _olds_stopped(
+    async def _olds_stopped(
         self, deployment: dict[str, Any], sets: list[dict[str, Any]], new: dict[str, Any] | None
     ) -> bool:
         """Recreate's first half: every old set at zero and all of its pods gone."""
         olds = [rs for rs in sets if new is None or rs["metadata"]["uid"] != new["metadata"]["uid"]]
         active = [rs for rs in olds if _replicas(rs) > 0]
         for rs in active:
-            self._resize(deployment, rs, 0)
+            await self._resize(deployment, rs, 0)
         if active:
             return False
         old_uids = {rs["metadata"]["uid"] for rs in olds}
@@ -296,17 +297,17 @@ class DeploymentController(ControllerLoop):
                 return False  # still running or terminating
         return True
 
-    def _recreate(
+    async def _recreate(
         self, deployment: dict[str, Any], new: dict[str, Any], olds: list[dict[str, Any]]
     ) -> None:
         if _replicas(new) != _replicas(deployment):
-            self._resize(deployment, new, _replicas(deployment))
+            await self._resize(deployment, new, _replicas(deployment))
             return
         status = progress.calculate_status(deployment, [new, *olds], new, self.cluster.now())
         if progress.complete(deployment, status):
-            self._clean_up(deployment, olds)
+            await self._clean_up(deployment, olds)
 
-    def _scale(
+    async def _scale(
         self, deployment: dict[str, Any], sets: list[dict[str, Any]], new: dict[str, Any] | None
     ) -> None:
         """A replica-count change outside a rollout, spread over the active sets by size."""
@@ -314,26 +315,26 @@ class DeploymentController(ControllerLoop):
         target = _replicas(deployment)
         if not active:
             if new is not None and not (deployment.get("spec") or {}).get("paused"):
-                self._resize(deployment, new, target)
+                await self._resize(deployment, new, target)
             return
         if len(active) == 1:
-            self._resize(deployment, active[0], target)
+            await self._resize(deployment, active[0], target)
             return
         surge, _ = rollout.surge_and_unavailable(deployment)
         to_add = target + surge - sum(_replicas(rs) for rs in active)
         ordered = sorted(active, key=lambda rs: (-_replicas(rs), _created(rs)), reverse=to_add < 0)
         sizes = rollout.proportional_sizes([_replicas(rs) for rs in ordered], to_add)
         for rs, size in zip(ordered, sizes, strict=True):
-            self._resize(deployment, rs, size)
+            await self._resize(deployment, rs, size)
 
-    def _resize(self, deployment: dict[str, Any], rs: dict[str, Any], replicas: int) -> None:
+    async def _resize(self, deployment: dict[str, Any], rs: dict[str, Any], replicas: int) -> None:
         body = copy(rs)
         before = _replicas(rs)
         body["spec"]["replicas"] = replicas
         changed = rollout.annotate(body, deployment, None)
         if before == replicas and not changed:
             return
-        self.cluster.update(_SETS, body)
+        await self.api.update(_SETS, body)
         if before != replicas:
             self._scaled(deployment, rs, before, replicas)
 
@@ -348,7 +349,7 @@ class DeploymentController(ControllerLoop):
             deployment, "Normal", "ScalingReplicaSet", message, component=_COMPONENT
         )
 
-    def _clean_up(self, deployment: dict[str, Any], olds: list[dict[str, Any]]) -> None:
+    async def _clean_up(self, deployment: dict[str, Any], olds: list[dict[str, Any]]) -> None:
         limit = (deployment.get("spec") or {}).get("revisionHistoryLimit", 10)
         if limit is None:
             return
@@ -356,9 +357,9 @@ class DeploymentController(ControllerLoop):
         empty.sort(key=lambda rs: (rollout.revision(rs), _created(rs)))
         for rs in empty[: max(len(empty) - int(limit), 0)]:
             meta = rs["metadata"]
-            self.cluster.delete(_SETS, meta.get("namespace") or "", meta["name"], uid=meta["uid"])
+            await self.api.delete(_SETS, meta.get("namespace") or "", meta["name"], uid=meta["uid"])
 
-    def _write_status(
+    async def _write_status(
         self,
         deployment: dict[str, Any],
         sets: list[dict[str, Any]],
@@ -366,4 +367,4 @@ class DeploymentController(ControllerLoop):
         *,
         rolling: bool,
     ) -> float | None:
-        return progress.write_status(self.cluster, deployment, sets, new, rolling=rolling)
+        return await progress.write_status(self.api, deployment, sets, new, rolling=rolling)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import Cluster, copy
+from kubeforge.apiserver.controllers.cluster import copy
 from kubeforge.apiserver.controllers.ranking import parse_time
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.controllers.rollout import surge_and_unavailable
 
 __all__ = [
@@ -228,8 +229,8 @@ def _move_replica_failure(
     status["conditions"] = [*others, failure]
 
 
-def write_status(
-    cluster: Cluster,
+async def write_status(
+    api: ControllerRequests,
     deployment: dict[str, Any],
     sets: list[dict[str, Any]],
     new: dict[str, Any] | None,
@@ -239,6 +240,7 @@ def write_status(
     """Write the Deployment's status from its sets (``syncRolloutStatus`` when ``rolling``,
     else ``syncDeploymentStatus``); seconds until the progress deadline, if one runs."""
     meta = deployment["metadata"]
+    cluster = api.cluster
     current = cluster.get(_DEPLOYMENTS, meta.get("namespace") or "", meta["name"]) or deployment
     now = cluster.now()
     status = calculate_status(current, sets, new, now)
@@ -259,5 +261,5 @@ def write_status(
     if status != (current.get("status") or {}):
         body = copy(current)
         body["status"] = status
-        cluster.update_status(_DEPLOYMENTS, body)
+        await api.update_status(_DEPLOYMENTS, body)
     return again

@@ -32,8 +32,9 @@ def _finished_at(job: dict[str, Any]) -> float | None:
 
 class TTLAfterFinished(ControllerLoop):
     resource = _JOBS
+    account = "ttl-after-finished-controller"
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         job = self.cluster.get(_JOBS, *key)
         if job is None or job["metadata"].get("deletionTimestamp") or not finished(job):
             return None
@@ -45,5 +46,5 @@ class TTLAfterFinished(ControllerLoop):
         if left > 0:
             return left
         meta = job["metadata"]
-        self.cluster.delete(_JOBS, *key, uid=meta["uid"], propagation="Foreground")
+        await self.api.delete(_JOBS, *key, uid=meta["uid"], propagation="Foreground")
         return None
