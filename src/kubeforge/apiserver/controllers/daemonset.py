@@ -94,7 +94,7 @@ class DaemonSetController(ControllerLoop):
         if ds is None or ds["metadata"].get("deletionTimestamp"):
             return None
         selector = dict((ds.get("spec") or {}).get("selector") or {})
-        revisions = sync_revisions(self.cluster, ds, selector)
+        revisions = await sync_revisions(self.api, ds, selector)
         status = ds.get("status") or {}
         if revisions.collisions != int(status.get("collisionCount") or 0):
             collisions = {**status, "collisionCount": revisions.collisions}
@@ -102,27 +102,27 @@ class DaemonSetController(ControllerLoop):
             return 0.05
         pod_hash = str(revisions.update["metadata"]["labels"][REVISION_LABEL])
         nodes = self.cluster.list(_NODES)
-        by_node = self._by_node(ds, selector)
+        by_node = await self._by_node(ds, selector)
         try:
             await self._manage(ds, nodes, by_node, pod_hash)
             retry = None
             self._retries.forget(key)
         except StatusError:  # a refused create, recorded as FailedCreate: try again later
             retry = self._retries.failed(key)
-        by_node = self._by_node(ds, selector)
+        by_node = await self._by_node(ds, selector)
         live = {
             r["metadata"]["name"]
             for r in revisions.history
             if r["metadata"]["labels"].get(REVISION_LABEL)
             in {revision_of(p) for pods in by_node.values() for p in pods} | {pod_hash}
         }
-        trim_history(self.cluster, ds, revisions, live)
+        await trim_history(self.api, ds, revisions, live)
         again = await self._write_status(ds, nodes, by_node, pod_hash)
         return retry if retry is not None else again
 
-    def _by_node(self, ds: dict[str, Any], selector: dict[str, Any]) -> Pods:
+    async def _by_node(self, ds: dict[str, Any], selector: dict[str, Any]) -> Pods:
         by_node: Pods = {}
-        for pod in claim(self.cluster, _PODS, ds, selector, is_active):
+        for pod in await claim(self.api, _PODS, ds, selector, is_active):
             if not pod["metadata"].get("deletionTimestamp"):
                 by_node.setdefault(_node_of(pod), []).append(pod)
         return by_node

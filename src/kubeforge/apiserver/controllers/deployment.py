@@ -92,7 +92,7 @@ class DeploymentController(ControllerLoop):
         deployment = self.cluster.get(_DEPLOYMENTS, *key)
         if deployment is None:
             return None
-        sets = self._claim(deployment)
+        sets = await self._claim(deployment)
         if deployment["metadata"].get("deletionTimestamp"):
             return await self._write_status(
                 deployment, sets, self._find_new(deployment, sets), rolling=False
@@ -104,26 +104,30 @@ class DeploymentController(ControllerLoop):
             if new is not None:
                 new = await self._sync_revision(deployment, sets, new)
             await self._scale(deployment, sets, new)
-            return await self._write_status(deployment, self._claim(deployment), new, rolling=False)
+            return await self._write_status(
+                deployment, await self._claim(deployment), new, rolling=False
+            )
         recreate = spec.get("strategy", {}).get("type") == "Recreate"
         if recreate and not await self._olds_stopped(deployment, sets, new):
-            return await self._write_status(deployment, self._claim(deployment), new, rolling=True)
+            return await self._write_status(
+                deployment, await self._claim(deployment), new, rolling=True
+            )
         new = await self._ensure_new(deployment, sets, new)
         if new is None:
             return 0.05  # a hash collision was counted; try the next name
-        sets = self._claim(deployment)
+        sets = await self._claim(deployment)
         olds = [rs for rs in sets if rs["metadata"]["uid"] != new["metadata"]["uid"]]
         if recreate:
             await self._recreate(deployment, new, olds)
         else:
             await self._rolling(deployment, new, olds)
-        sets = self._claim(deployment)
+        sets = await self._claim(deployment)
         new = next((rs for rs in sets if rs["metadata"]["uid"] == new["metadata"]["uid"]), new)
         return await self._write_status(deployment, sets, new, rolling=True)
 
-    def _claim(self, deployment: dict[str, Any]) -> list[dict[str, Any]]:
+    async def _claim(self, deployment: dict[str, Any]) -> list[dict[str, Any]]:
         selector = (deployment.get("spec") or {}).get("selector") or {}
-        sets = claim(self.cluster, _SETS, deployment, selector)
+        sets = await claim(self.api, _SETS, deployment, selector)
         return [rs for rs in sets if not rs["metadata"].get("deletionTimestamp")]
 
     def _find_new(

@@ -120,6 +120,7 @@ def _address(pod: dict[str, Any]) -> dict[str, Any]:
 
 class EndpointsController(ControllerLoop):
     resource = _SERVICES
+    account = "endpoint-controller"
 
     def watched(self) -> frozenset[ResourceKey]:
         return SERVICE_EVENTS
@@ -127,13 +128,13 @@ class EndpointsController(ControllerLoop):
     def keys_for(self, event: Event) -> Iterable[Key]:
         return service_keys(self.cluster, event)
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         service = self.cluster.get(_SERVICES, *key)
         current = self.cluster.get(_ENDPOINTS, *key)
         if service is None or service["metadata"].get("deletionTimestamp"):
             if current is not None and service is None:
                 meta = current["metadata"]
-                self.cluster.delete(_ENDPOINTS, *key, uid=meta.get("uid", ""))
+                await self.api.delete(_ENDPOINTS, *key, uid=meta.get("uid", ""))
             return None
         if not (service.get("spec") or {}).get("selector"):
             return None  # endpoints of a Service without a selector are its owner's to write
@@ -163,9 +164,9 @@ class EndpointsController(ControllerLoop):
         else:
             body.pop("subsets", None)
         if current is None:
-            self.cluster.create(_ENDPOINTS, key[0], body)
+            await self.api.create(_ENDPOINTS, key[0], body)
         else:
-            self.cluster.update(_ENDPOINTS, body)
+            await self.api.update(_ENDPOINTS, body)
         return None
 
     def _subsets(self, service: dict[str, Any]) -> list[dict[str, Any]]:

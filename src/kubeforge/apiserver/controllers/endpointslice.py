@@ -54,6 +54,7 @@ def _endpoint(pod: dict[str, Any], publish: bool) -> dict[str, Any]:
 
 class EndpointSliceController(ControllerLoop):
     resource = _SERVICES
+    account = "endpointslice-controller"
 
     def watched(self) -> frozenset[ResourceKey]:
         return SERVICE_EVENTS | {_SLICES}
@@ -63,7 +64,7 @@ class EndpointSliceController(ControllerLoop):
             return self.owned_keys(event.object, "Service")
         return service_keys(self.cluster, event)
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         service = self.cluster.get(_SERVICES, *key)
         if service is None or service["metadata"].get("deletionTimestamp"):
             return None  # the garbage collector takes its slices with it
@@ -78,12 +79,12 @@ class EndpointSliceController(ControllerLoop):
         ]
         mine.sort(key=lambda s: s["metadata"]["name"])
         for slice_, (ports, endpoints) in zip(mine, wanted, strict=False):
-            self._write(service, slice_, ports, endpoints)
+            await self._write(service, slice_, ports, endpoints)
         for ports, endpoints in wanted[len(mine) :]:
-            self._write(service, None, ports, endpoints)
+            await self._write(service, None, ports, endpoints)
         for extra in mine[len(wanted) :]:
             meta = extra["metadata"]
-            self.cluster.delete(_SLICES, meta["namespace"], meta["name"], uid=meta["uid"])
+            await self.api.delete(_SLICES, meta["namespace"], meta["name"], uid=meta["uid"])
         return None
 
     def _desired(
@@ -101,7 +102,7 @@ class EndpointSliceController(ControllerLoop):
         ]
         return wanted or [([], [])]
 
-    def _write(
+    async def _write(
         self,
         service: dict[str, Any],
         current: dict[str, Any] | None,
@@ -146,6 +147,6 @@ class EndpointSliceController(ControllerLoop):
             else:
                 body.pop(field, None)
         if current is None:
-            self.cluster.create(_SLICES, meta["namespace"], body)
+            await self.api.create(_SLICES, meta["namespace"], body)
         else:
-            self.cluster.update(_SLICES, body)
+            await self.api.update(_SLICES, body)

@@ -88,7 +88,7 @@ class JobController(ControllerLoop):
             self._backoff.forget(job["metadata"]["uid"])
             return None
         spec = job.get("spec") or {}
-        pods = claim(self.cluster, _PODS, job, spec.get("selector") or {}, is_active)
+        pods = await claim(self.api, _PODS, job, spec.get("selector") or {}, is_active)
         status = copy({"s": job.get("status") or {}})["s"]
         target = await self._account(job, pods, status)
         pods = [p for p in self.cluster.list(_PODS, key[0]) if _mine(p, job)]

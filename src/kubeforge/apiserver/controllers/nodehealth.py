@@ -14,7 +14,7 @@ status.`` for one never posted). When ``Ready`` leaves ``True`` the node gets th
 ``Ready=False`` and the Warning ``NodeNotReady`` (``Node is not ready``), as
 ``MarkPodsNotReady`` does.
 
-Entry point: ``NodeHealth(cluster, timing).check(node)``.
+Entry point: ``await NodeHealth(api, timing).check(node)`` (its writes are requests, ``requests``).
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import Cluster, copy
+from kubeforge.apiserver.controllers.cluster import copy
 from kubeforge.apiserver.controllers.heartbeat import HeartbeatTiming
 from kubeforge.apiserver.controllers.nodes import HEALTHY_CONDITIONS
 from kubeforge.apiserver.controllers.ranking import is_active
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 
 __all__ = ["NodeHealth"]
 
@@ -46,15 +47,16 @@ class _Seen:
 class NodeHealth:
     """What the controller last heard from each node, and when."""
 
-    def __init__(self, cluster: Cluster, timing: HeartbeatTiming) -> None:
-        self._cluster = cluster
+    def __init__(self, api: ControllerRequests, timing: HeartbeatTiming) -> None:
+        self._api = api
+        self._cluster = api.cluster
         self._timing = timing
         self._seen: dict[str, _Seen] = {}
 
     def forget(self, name: str) -> None:
         self._seen.pop(name, None)
 
-    def check(self, node: dict[str, Any]) -> tuple[dict[str, Any], float]:
+    async def check(self, node: dict[str, Any]) -> tuple[dict[str, Any], float]:
         """The node as it stands after this look (marked ``Unknown`` if its kubelet went
         silent) and the seconds after which to look again."""
         name = node["metadata"]["name"]
@@ -73,11 +75,11 @@ class NodeHealth:
             (_condition(node, kind) or {}).get("status") != "Unknown"
             for kind in _KUBELET_CONDITIONS
         ):
-            node = self._mark_unknown(node)
+            node = await self._mark_unknown(node)
             seen.heartbeat = self._heartbeat(node)
         status = str((_condition(node, "Ready") or {}).get("status", "Unknown"))
         if seen.ready == "True" and status != "True":
-            self._not_ready(node)
+            await self._not_ready(node)
         seen.ready = status
         return node, max(seen.at + grace - now, 0.0) + 0.01
 
@@ -87,7 +89,7 @@ class NodeHealth:
         renewed = (lease.get("spec") or {}).get("renewTime")
         return ready.get("lastHeartbeatTime"), ready.get("status"), renewed
 
-    def _mark_unknown(self, node: dict[str, Any]) -> dict[str, Any]:
+    async def _mark_unknown(self, node: dict[str, Any]) -> dict[str, Any]:
         now = self._cluster.now()
         body = copy(node)
         status = body.setdefault("status", {})
@@ -113,23 +115,23 @@ class NodeHealth:
                     lastTransitionTime=now,
                 )
         status["conditions"] = conditions
-        return self._cluster.update_status(_NODES, body)
+        return await self._api.update_status(_NODES, body)
 
-    def _not_ready(self, node: dict[str, Any]) -> None:
+    async def _not_ready(self, node: dict[str, Any]) -> None:
         name = node["metadata"]["name"]
         message = f"Node {name} status is now: NodeNotReady"
         self._cluster.record(node, "Normal", "NodeNotReady", message, component=_COMPONENT)
         for pod in self._cluster.list(_PODS):
             if (pod.get("spec") or {}).get("nodeName") == name and is_active(pod):
-                self._mark_pod_not_ready(pod)
+                await self._mark_pod_not_ready(pod)
 
-    def _mark_pod_not_ready(self, pod: dict[str, Any]) -> None:
+    async def _mark_pod_not_ready(self, pod: dict[str, Any]) -> None:
         body = copy(pod)
         ready = _condition(body, "Ready")
         if ready is None or ready.get("status") == "False":
             return
         ready.update(status="False", lastTransitionTime=self._cluster.now())
-        self._cluster.update_status(_PODS, body)
+        await self._api.update_status(_PODS, body)
         self._cluster.record(
             pod, "Warning", "NodeNotReady", "Node is not ready", component=_COMPONENT
         )

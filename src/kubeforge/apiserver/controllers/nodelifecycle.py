@@ -81,10 +81,11 @@ def eviction_delay(pod: dict[str, Any], taints: list[dict[str, Any]]) -> float |
 
 class NodeLifecycle(ControllerLoop):
     resource = _NODES
+    account = "node-controller"
 
     def __init__(self, cluster: Cluster, timing: HeartbeatTiming | None = None) -> None:
         super().__init__(cluster)
-        self._health = NodeHealth(cluster, timing or HeartbeatTiming())
+        self._health = NodeHealth(self.api, timing or HeartbeatTiming())
         self._scheduled: dict[str, dict[str, float]] = {}
         """Per node, when each pod's eviction was scheduled (pod uid -> wall time)."""
 
@@ -106,15 +107,15 @@ class NodeLifecycle(ControllerLoop):
                 return (("", str(node)),)
         return ()
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         node = self.cluster.get(_NODES, *key)
         if node is None:
             return None
-        node, recheck = self._health.check(node)
-        node = self._taint(node)
-        return _sooner(recheck, self._evict_untolerating(node))
+        node, recheck = await self._health.check(node)
+        node = await self._taint(node)
+        return _sooner(recheck, await self._evict_untolerating(node))
 
-    def _evict_untolerating(self, node: dict[str, Any]) -> float | None:
+    async def _evict_untolerating(self, node: dict[str, Any]) -> float | None:
         """Evict the pods that do not tolerate the node's ``NoExecute`` taints (long
         enough); the seconds until the next one is due, if any."""
         taints = [
@@ -141,12 +142,12 @@ class NodeLifecycle(ControllerLoop):
             # work is (a taint's timeAdded is not what it reads).
             due = scheduled.setdefault(uid, now) + delay
             if due <= now:
-                self._evict(pod)
+                await self._evict(pod)
             else:
                 again = _sooner(again, due - now)
         return again
 
-    def _taint(self, node: dict[str, Any]) -> dict[str, Any]:
+    async def _taint(self, node: dict[str, Any]) -> dict[str, Any]:
         wanted_key = _BY_STATUS.get(_ready(node))
         taints = list((node.get("spec") or {}).get("taints") or [])
         cordoned = bool((node.get("spec") or {}).get("unschedulable"))
@@ -175,9 +176,9 @@ class NodeLifecycle(ControllerLoop):
             body.setdefault("spec", {})["taints"] = kept
         else:
             body.setdefault("spec", {}).pop("taints", None)
-        return self.cluster.update(_NODES, body)
+        return await self.api.update(_NODES, body)
 
-    def _evict(self, pod: dict[str, Any]) -> None:
+    async def _evict(self, pod: dict[str, Any]) -> None:
         meta = pod["metadata"]
         body = copy(pod)
         conditions = [
@@ -196,9 +197,9 @@ class NodeLifecycle(ControllerLoop):
             }
         )
         body.setdefault("status", {})["conditions"] = conditions
-        self.cluster.update_status(_PODS, body)
+        await self.api.update_status(_PODS, body)
         message = f"Marking for deletion Pod {meta['namespace']}/{meta['name']}"
         self.cluster.record(
             pod, "Normal", "TaintManagerEviction", message, component="taint-eviction-controller"
         )
-        self.cluster.delete(_PODS, meta["namespace"], meta["name"], uid=meta["uid"])
+        await self.api.delete(_PODS, meta["namespace"], meta["name"], uid=meta["uid"])

@@ -5,7 +5,8 @@ adopts matching objects that have no controller (unless it is being deleted), an
 releases the ones it controls that stopped matching (their controller reference is
 removed, other owner references stay).
 
-Entry point: ``claim(cluster, resource, owner, selector, adoptable)``.
+Entry point: ``await claim(api, resource, owner, selector, adoptable)``; adoption and
+release are updates (a real controller's patches) that admission sees.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import Cluster, controller_of, copy, owner_reference
+from kubeforge.apiserver.controllers.cluster import controller_of, copy, owner_reference
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.meta.labelselector import selector_matches
 from kubeforge.apiserver.storage.journal import ResourceKey
 
@@ -25,8 +27,8 @@ def controlled_by(obj: dict[str, Any], owner: dict[str, Any]) -> bool:
     return ref is not None and ref.get("uid") == owner["metadata"].get("uid")
 
 
-def claim(
-    cluster: Cluster,
+async def claim(
+    api: ControllerRequests,
     resource: ResourceKey,
     owner: dict[str, Any],
     selector: dict[str, Any],
@@ -37,20 +39,23 @@ def claim(
     meta = owner["metadata"]
     deleting = bool(meta.get("deletionTimestamp"))
     claimed = []
-    for obj in cluster.list(resource, meta.get("namespace") or ""):
+    for obj in api.cluster.list(resource, meta.get("namespace") or ""):
         matches = selector_matches(selector, obj["metadata"].get("labels") or {})
         if controlled_by(obj, owner):
             if matches:
                 claimed.append(obj)
             elif not obj["metadata"].get("deletionTimestamp"):
-                _set_controller(cluster, resource, obj, None)
+                await _set_controller(api, resource, obj, None)
         elif controller_of(obj) is None and matches and adoptable(obj) and not deleting:
-            claimed.append(_set_controller(cluster, resource, obj, owner))
+            claimed.append(await _set_controller(api, resource, obj, owner))
     return claimed
 
 
-def _set_controller(
-    cluster: Cluster, resource: ResourceKey, obj: dict[str, Any], owner: dict[str, Any] | None
+async def _set_controller(
+    api: ControllerRequests,
+    resource: ResourceKey,
+    obj: dict[str, Any],
+    owner: dict[str, Any] | None,
 ) -> dict[str, Any]:
     body = copy(obj)
     refs = [r for r in body["metadata"].get("ownerReferences") or [] if not r.get("controller")]
@@ -60,4 +65,4 @@ def _set_controller(
         body["metadata"]["ownerReferences"] = refs
     else:
         body["metadata"].pop("ownerReferences", None)
-    return cluster.update(resource, body)
+    return await api.update(resource, body)

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import Cluster, copy
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.cluster import copy
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.volumes import claims_of
 from kubeforge.apiserver.storage.journal import ResourceKey
 from kubeforge.apiserver.storage.sqlite import Event
@@ -31,19 +31,15 @@ _VOLUMES = ("", "persistentvolumes")
 _PODS = ("", "pods")
 
 
-class _Protection(KeyedLoop):
+class _Protection(ControllerLoop):
     """Adds ``finalizer`` to live objects, removes it from deleted ones not in use."""
 
     finalizer = ""
 
-    def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
-
     def in_use(self, obj: dict[str, Any]) -> bool:
         raise NotImplementedError
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         obj = self.cluster.get(self.resource, *key)
         if obj is None:
             return None
@@ -57,12 +53,13 @@ class _Protection(KeyedLoop):
             return None
         body = copy(obj)
         body["metadata"]["finalizers"] = finalizers
-        self.cluster.update(self.resource, body)
+        await self.api.update(self.resource, body)
         return None
 
 
 class ClaimProtection(_Protection):
     resource: ResourceKey = _CLAIMS
+    account = "pvc-protection-controller"
     finalizer = PVC_FINALIZER
 
     def watched(self) -> frozenset[ResourceKey]:
@@ -92,6 +89,7 @@ class ClaimProtection(_Protection):
 
 class VolumeProtection(_Protection):
     resource: ResourceKey = _VOLUMES
+    account = "pv-protection-controller"
     finalizer = PV_FINALIZER
 
     def in_use(self, obj: dict[str, Any]) -> bool:

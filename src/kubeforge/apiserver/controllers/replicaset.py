@@ -116,7 +116,7 @@ class _ReplicaController(ControllerLoop):
         if owner is None:
             return None
         selector = self.selector(owner)
-        pods = claim(self.cluster, _PODS, owner, selector, is_active)
+        pods = await claim(self.api, _PODS, owner, selector, is_active)
         active = [p for p in pods if is_active(p)]
         refusal = None
         if not owner["metadata"].get("deletionTimestamp"):

@@ -37,6 +37,7 @@ _PAST = 0.5  # seconds after a grace period ends to look again: the pod is then 
 
 class ResourceQuotaController(ControllerLoop):
     resource = _QUOTAS
+    account = "resourcequota-controller"
 
     def _on_event(self, event: Event) -> None:
         # A recount lists the namespace: one per burst of writes, not one per write.
@@ -83,7 +84,7 @@ class ResourceQuotaController(ControllerLoop):
 
         return objects
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         quota = self.cluster.get(_QUOTAS, *key)
         if quota is None:
             return None
@@ -93,7 +94,7 @@ class ResourceQuotaController(ControllerLoop):
         if status != (quota.get("status") or {}):
             body = copy(quota)
             body["status"] = status
-            self.cluster.update_status(_QUOTAS, body)
+            await self.api.update_status(_QUOTAS, body)
         return self._next_release(key[0], hard)
 
     def _next_release(self, namespace: str, hard: Iterable[str]) -> float | None:

@@ -7,7 +7,7 @@ and ``controller-revision-hash: <hash>``,
 a controller reference to its owner and a ``revision`` number one past the highest.
 Pods record the revision they were made from in the ``controller-revision-hash`` label.
 
-Entry points: ``sync_revisions(cluster, owner, selector)`` -> ``Revisions``;
+Entry points: ``await sync_revisions(api, owner, selector)`` -> ``Revisions``;
 ``REVISION_LABEL``; ``revision_of(pod)``.
 """
 
@@ -16,8 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import Cluster, copy, owner_reference
+from kubeforge.apiserver.controllers.cluster import copy, owner_reference
 from kubeforge.apiserver.controllers.ownership import claim
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.controllers.rollout import template_hash
 
 __all__ = ["REVISION_LABEL", "Revisions", "revision_of", "sync_revisions"]
@@ -53,13 +54,16 @@ def _number(revision: dict[str, Any]) -> int:
     return int(revision.get("revision") or 0)
 
 
-def sync_revisions(cluster: Cluster, owner: dict[str, Any], selector: dict[str, Any]) -> Revisions:
+async def sync_revisions(
+    api: ControllerRequests, owner: dict[str, Any], selector: dict[str, Any]
+) -> Revisions:
     """Claim the owner's revisions and make sure one holds its current template: an equal
     older one is renumbered to the newest, a new one is created (a name taken by other
     data counts a collision and the next sync tries the next name)."""
     meta = owner["metadata"]
     namespace = meta.get("namespace") or ""
-    history = sorted(claim(cluster, _REVISIONS, owner, selector), key=_number)
+    cluster = api.cluster
+    history = sorted(await claim(api, _REVISIONS, owner, selector), key=_number)
     data = _patch(owner)
     top = max((_number(r) for r in history), default=0)
     collisions = int((owner.get("status") or {}).get("collisionCount") or 0)
@@ -69,7 +73,7 @@ def sync_revisions(cluster: Cluster, owner: dict[str, Any], selector: dict[str, 
         if _number(found) != top:
             body = copy(found)
             body["revision"] = top + 1
-            found = cluster.update(_REVISIONS, body)
+            found = await api.update(_REVISIONS, body)
             history = sorted([*(r for r in history if r is not equal[-1]), found], key=_number)
         return Revisions(history, found, collisions)
     pod_hash = template_hash(data, collisions)
@@ -81,7 +85,7 @@ def sync_revisions(cluster: Cluster, owner: dict[str, Any], selector: dict[str, 
         (((owner.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels")
         or {}
     )
-    created = cluster.create(
+    created = await api.create(
         _REVISIONS,
         namespace,
         {
@@ -99,8 +103,8 @@ def sync_revisions(cluster: Cluster, owner: dict[str, Any], selector: dict[str, 
     return Revisions([*history, created], created, collisions)
 
 
-def trim_history(
-    cluster: Cluster, owner: dict[str, Any], revisions: Revisions, live: set[str]
+async def trim_history(
+    api: ControllerRequests, owner: dict[str, Any], revisions: Revisions, live: set[str]
 ) -> None:
     """Delete the oldest revisions past ``revisionHistoryLimit`` (default 10) that no
     live pod and neither the current nor the update revision uses."""
@@ -108,4 +112,4 @@ def trim_history(
     spare = [r for r in revisions.history if r["metadata"]["name"] not in live]
     for revision in spare[: max(len(spare) - limit, 0)]:
         meta = revision["metadata"]
-        cluster.delete(_REVISIONS, meta.get("namespace") or "", meta["name"], uid=meta["uid"])
+        await api.delete(_REVISIONS, meta.get("namespace") or "", meta["name"], uid=meta["uid"])

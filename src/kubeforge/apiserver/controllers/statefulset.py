@@ -96,15 +96,15 @@ class StatefulSetController(ControllerLoop):
         if stateful_set is None or stateful_set["metadata"].get("deletionTimestamp"):
             return None
         selector = dict((stateful_set.get("spec") or {}).get("selector") or {})
-        revisions = sync_revisions(self.cluster, stateful_set, selector)
+        revisions = await sync_revisions(self.api, stateful_set, selector)
         status = stateful_set.get("status") or {}
         if revisions.collisions != int(status.get("collisionCount") or 0):
             await self.api.write_status(
                 _SETS, stateful_set, {**status, "collisionCount": revisions.collisions}
             )
             return 0.05  # the next name is tried on the next pass
-        pods = claim(
-            self.cluster,
+        pods = await claim(
+            self.api,
             _PODS,
             stateful_set,
             selector,
@@ -127,7 +127,7 @@ class StatefulSetController(ControllerLoop):
             current["metadata"]["name"],
             revisions.update_name,
         }
-        trim_history(self.cluster, stateful_set, revisions, live)
+        await trim_history(self.api, stateful_set, revisions, live)
         again = await self._write_status(stateful_set, fresh, current, revisions)
         return retry if retry is not None else again
 

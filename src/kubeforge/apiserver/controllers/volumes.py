@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
-from kubeforge.apiserver.controllers.loop import Key, KeyedLoop, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.nodes import quantity
 from kubeforge.apiserver.controllers.provisioner import (
     DEFAULT_CLASS,
@@ -110,12 +110,12 @@ def _claimed_by(volume: dict[str, Any], claim: dict[str, Any]) -> bool | None:
     return same and ref.get("uid") in (None, "", meta["uid"])
 
 
-class VolumeBinder(KeyedLoop):
+class VolumeBinder(ControllerLoop):
     resource = _CLAIMS
+    account = "persistent-volume-binder"
 
     def __init__(self, cluster: Cluster) -> None:
-        super().__init__(cluster.engine, cluster.registry)
-        self.cluster = cluster
+        super().__init__(cluster)
         self._told: set[tuple[str, str]] = set()
 
     def start(self) -> None:
@@ -144,18 +144,18 @@ class VolumeBinder(KeyedLoop):
             return [key_of(c) for c in self.cluster.list(_CLAIMS) if not _bound(c)]
         return ()
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         if not key[0]:
-            self._sync_volume(key[1])
+            await self._sync_volume(key[1])
             return None
         claim = self.cluster.get(_CLAIMS, *key)
         if claim is None:
-            self._release(*key)
+            await self._release(*key)
         elif not _bound(claim) and not claim["metadata"].get("deletionTimestamp"):
-            self._sync_claim(claim)
+            await self._sync_claim(claim)
         return None
 
-    def _sync_volume(self, name: str) -> None:
+    async def _sync_volume(self, name: str) -> None:
         """``syncVolume`` for a volume nobody claims: it is Available."""
         volume = self.cluster.get(_VOLUMES, "", name)
         if (
@@ -167,23 +167,23 @@ class VolumeBinder(KeyedLoop):
         if (volume.get("status") or {}).get("phase") != "Available":
             body = copy(volume)
             body["status"] = {"phase": "Available"}
-            self.cluster.update_status(_VOLUMES, body)
+            await self.api.update_status(_VOLUMES, body)
 
-    def _sync_claim(self, claim: dict[str, Any]) -> None:
+    async def _sync_claim(self, claim: dict[str, Any]) -> None:
         spec = _spec(claim)
         if spec.get("volumeName"):
-            self._sync_requested(claim, str(spec["volumeName"]))
+            await self._sync_requested(claim, str(spec["volumeName"]))
             return
         if spec.get("storageClassName") is None:
             default = self._default_class()
             if default is not None:
                 body = copy(claim)
                 body["spec"]["storageClassName"] = default["metadata"]["name"]
-                self.cluster.update(_CLAIMS, body)
+                await self.api.update(_CLAIMS, body)
                 return
         volume = self._best_match(claim)
         if volume is not None:
-            self._bind(claim, volume)
+            await self._bind(claim, volume)
             return
         class_name = spec.get("storageClassName") or ""
         if not class_name:
@@ -194,11 +194,11 @@ class VolumeBinder(KeyedLoop):
             message = f'storageclass.storage.k8s.io "{class_name}" not found'
             self._event(claim, "Warning", "ProvisioningFailed", message)
             return
-        node = self._selected_node(claim, storage_class)
+        node = await self._selected_node(claim, storage_class)
         if node is not None:
-            self._provision(claim, storage_class, node)
+            await self._provision(claim, storage_class, node)
 
-    def _sync_requested(self, claim: dict[str, Any], name: str) -> None:
+    async def _sync_requested(self, claim: dict[str, Any], name: str) -> None:
         """The claim names its volume (``syncUnboundClaim`` with ``spec.volumeName``)."""
         volume = self.cluster.get(_VOLUMES, "", name)
         if volume is None:
@@ -213,7 +213,7 @@ class VolumeBinder(KeyedLoop):
             message = f'Cannot bind to requested volume "{name}": {why}'
             self._event(claim, "Warning", "VolumeMismatch", message)
             return
-        self._bind(claim, volume)
+        await self._bind(claim, volume)
 
     # --- finding or making a volume ---------------------------------------------------------
 
@@ -242,7 +242,9 @@ class VolumeBinder(KeyedLoop):
                 fitting.append(volume)
         return min(fitting, key=_size, default=None)
 
-    def _selected_node(self, claim: dict[str, Any], storage_class: dict[str, Any]) -> str | None:
+    async def _selected_node(
+        self, claim: dict[str, Any], storage_class: dict[str, Any]
+    ) -> str | None:
         """The node a WaitForFirstConsumer claim's first pod went to ("" for Immediate),
         written into the claim's selected-node annotation; None while there is none."""
         if storage_class.get("volumeBindingMode") != "WaitForFirstConsumer":
@@ -256,7 +258,7 @@ class VolumeBinder(KeyedLoop):
             if node and meta["name"] in claims_of(pod):
                 body = copy(claim)
                 body["metadata"].setdefault("annotations", {})[_SELECTED_NODE] = str(node)
-                self.cluster.update(_CLAIMS, body)
+                await self.api.update(_CLAIMS, body)
                 return None  # the update brings the claim back with its node
         if (meta["uid"], "wait") not in self._told:
             self._told.add((meta["uid"], "wait"))
@@ -264,14 +266,16 @@ class VolumeBinder(KeyedLoop):
             self._event(claim, "Normal", "WaitForFirstConsumer", message)
         return None
 
-    def _provision(self, claim: dict[str, Any], storage_class: dict[str, Any], node: str) -> None:
+    async def _provision(
+        self, claim: dict[str, Any], storage_class: dict[str, Any], node: str
+    ) -> None:
         provisioner = str(storage_class.get("provisioner") or "")
         notes = claim["metadata"].get("annotations") or {}
         if any(notes.get(n) != provisioner for n in _PROVISIONER_NOTES):
             body = copy(claim)
             for note in _PROVISIONER_NOTES:
                 body["metadata"].setdefault("annotations", {})[note] = provisioner
-            self.cluster.update(_CLAIMS, body)
+            await self.api.update(_CLAIMS, body)
             return  # the update brings the claim back, annotated as a provisioner expects
         meta = claim["metadata"]
         if (meta["uid"], "external") not in self._told:
@@ -295,37 +299,37 @@ class VolumeBinder(KeyedLoop):
             f'External provisioner is provisioning volume for claim "{who}"',
             component=PROVISIONER,
         )
-        volume = self.cluster.create(_VOLUMES, "", volume_for(claim, storage_class, node))
+        volume = await self.api.create(_VOLUMES, "", volume_for(claim, storage_class, node))
         message = f"Successfully provisioned volume {volume['metadata']['name']}"
         self._event(claim, "Normal", "ProvisioningSucceeded", message, component=PROVISIONER)
-        self._bind(claim, volume)
+        await self._bind(claim, volume)
 
     # --- binding ----------------------------------------------------------------------------
 
-    def _bind(self, claim: dict[str, Any], volume: dict[str, Any]) -> None:
+    async def _bind(self, claim: dict[str, Any], volume: dict[str, Any]) -> None:
         """``bind``: the volume's claimRef and phase, then the claim's volumeName and phase."""
         bound_volume = copy(volume)
         if not _spec(volume).get("claimRef"):
             bound_volume["metadata"].setdefault("annotations", {})[_BOUND_BY_CONTROLLER] = "yes"
         bound_volume["spec"]["claimRef"] = claim_ref(claim)
-        bound_volume = self.cluster.update(_VOLUMES, bound_volume)
+        bound_volume = await self.api.update(_VOLUMES, bound_volume)
         bound_volume["status"] = {"phase": "Bound"}
-        self.cluster.update_status(_VOLUMES, bound_volume)
+        await self.api.update_status(_VOLUMES, bound_volume)
         body = copy(claim)
         notes = body["metadata"].setdefault("annotations", {})
         if _spec(claim).get("volumeName") != volume["metadata"]["name"]:
             body["spec"]["volumeName"] = volume["metadata"]["name"]
             notes[_BOUND_BY_CONTROLLER] = "yes"
         notes["pv.kubernetes.io/bind-completed"] = "yes"
-        body = self.cluster.update(_CLAIMS, body)
+        body = await self.api.update(_CLAIMS, body)
         body["status"] = {
             "phase": "Bound",
             "accessModes": list(_spec(volume).get("accessModes") or []),
             "capacity": dict(_spec(volume).get("capacity") or {}),
         }
-        self.cluster.update_status(_CLAIMS, body)
+        await self.api.update_status(_CLAIMS, body)
 
-    def _release(self, namespace: str, name: str) -> None:
+    async def _release(self, namespace: str, name: str) -> None:
         """A claim is gone: its volume is deleted or kept ``Released``, as its policy says."""
         for volume in self.cluster.list(_VOLUMES):
             ref = _spec(volume).get("claimRef") or {}
@@ -338,9 +342,9 @@ class VolumeBinder(KeyedLoop):
             vmeta = volume["metadata"]
             released = copy(volume)
             released["status"] = {"phase": "Released"}
-            self.cluster.update_status(_VOLUMES, released)  # no longer Bound: unprotected
+            await self.api.update_status(_VOLUMES, released)  # no longer Bound: unprotected
             if _spec(volume).get("persistentVolumeReclaimPolicy") == "Delete":
-                self.cluster.delete(_VOLUMES, "", vmeta["name"], uid=vmeta["uid"])
+                await self.api.delete(_VOLUMES, "", vmeta["name"], uid=vmeta["uid"])
 
     def _event(
         self,
