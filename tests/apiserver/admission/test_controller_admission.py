@@ -223,8 +223,6 @@ async def test_an_unreachable_webhook_fails_controller_creates_unless_its_policy
     lenient = config("Validating", dead, namespace, rules=POD_CREATES, failurePolicy="Ignore")
     await install(api, "Validating", lenient)
     assert (await api.post(sets, _replica_set("lenient"))).status == 201
-    await until(
-        api, f"{sets}/lenient", lambda rs: (rs.get("status") or {}).get("replicas") == 2
-    )
+    await until(api, f"{sets}/lenient", lambda rs: (rs.get("status") or {}).get("replicas") == 2)
     assert len(await _pods(api, namespace, "lenient")) == 2
     assert await _failed_creates(api, namespace, "lenient") == []
