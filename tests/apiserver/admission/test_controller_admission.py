@@ -226,3 +226,23 @@ async def test_an_unreachable_webhook_fails_controller_creates_unless_its_policy
     await until(api, f"{sets}/lenient", lambda rs: (rs.get("status") or {}).get("replicas") == 2)
     assert len(await _pods(api, namespace, "lenient")) == 2
     assert await _failed_creates(api, namespace, "lenient") == []
+
+
+async def test_the_garbage_collectors_deletes_are_seen_as_its_service_account(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    deletes = [{"operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"],
+                "resources": ["configmaps"]}]  # fmt: skip
+    await install(api, "Validating", config("Validating", webhook, namespace, rules=deletes))
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    owner = (await api.post(path, {"metadata": {"name": "owner"}})).body
+    ref = {"apiVersion": "v1", "kind": "ConfigMap", "name": "owner",
+           "uid": owner["metadata"]["uid"]}  # fmt: skip
+    dependent = {"metadata": {"name": "dependent", "ownerReferences": [ref]}}
+    assert (await api.post(path, dependent)).status == 201
+    assert (await api.delete(f"{path}/owner")).status == 200
+    await until(api, path, lambda body: not any(
+        c["metadata"]["name"] == "dependent" for c in body["items"]))  # fmt: skip
+    by_name = {r["name"]: r["userInfo"]["username"] for r in webhook.requests()}
+    assert by_name["dependent"] == "system:serviceaccount:kube-system:generic-garbage-collector"
+    assert by_name["owner"] != by_name["dependent"]  # the test's own user deleted the owner

@@ -107,12 +107,21 @@ class Cluster:
     ) -> None:
         """Replace the latest ``obj``'s status with ``status`` (its conditions kept), unless
         it already is that: a controller's status write, skipped when nothing changed."""
+        body = self.status_change(resource, obj, status)
+        if body is not None:
+            self.update_status(resource, body)
+
+    def status_change(
+        self, resource: ResourceKey, obj: dict[str, Any], status: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """The body ``write_status`` writes, or None when the status already is that."""
         latest = self.get(resource, *_ns_name(obj)) or obj
         kept = {k: v for k, v in (latest.get("status") or {}).items() if k == "conditions"}
-        if {**status, **kept} != (latest.get("status") or {}):
-            body = copy(latest)
-            body["status"] = {**status, **kept}
-            self.update_status(resource, body)
+        if {**status, **kept} == (latest.get("status") or {}):
+            return None
+        body = copy(latest)
+        body["status"] = {**status, **kept}
+        return body
 
     def delete(
         self,

@@ -167,7 +167,7 @@ def build_control_plane(
         "kubelets": lambda c: Kubelets(c, specs, options.job_pod_run_time),
         "scheduler": Scheduler,
         "namespace-controller": lambda c: NamespaceFinalizer(c.engine, c.registry),
-        "garbage-collector-controller": lambda c: GarbageCollector(c.engine, c.registry),
+        "garbage-collector-controller": GarbageCollector,
         "serviceaccount-controller": lambda c: DefaultServiceAccounts(c.engine, c.registry),
         "replicaset-controller": ReplicaSetController,
         "replicationcontroller-controller": ReplicationManager,

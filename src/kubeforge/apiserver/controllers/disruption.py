@@ -18,8 +18,10 @@ import math
 from datetime import UTC, datetime
 from typing import Any
 
+from kubeforge.apiserver.controllers.admitting import controller_user
 from kubeforge.apiserver.controllers.cluster import Cluster, controller_of
 from kubeforge.apiserver.controllers.loop import StorageLoop
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.meta.labelselector import selector_matches
 from kubeforge.apiserver.storage.sqlite import Event
 
@@ -165,13 +167,14 @@ class DisruptionController(StorageLoop):
     def __init__(self, cluster: Cluster) -> None:
         super().__init__(cluster.engine, cluster.registry)
         self._cluster = cluster
+        self._api = ControllerRequests(cluster, controller_user("disruption-controller"))
 
     def wants(self, event: Event) -> bool:
         return event.resource in (_BUDGETS, _PODS) and not (
             event.resource == _BUDGETS and event.type == "DELETED"
         )
 
-    def reconcile(self) -> None:
+    async def reconcile(self) -> None:
         cluster = self._cluster
         for budget in cluster.list(_BUDGETS):
             namespace = budget["metadata"]["namespace"]
@@ -180,4 +183,4 @@ class DisruptionController(StorageLoop):
                 budget, pods, _expected_scale(cluster, pods), cluster.wall_time()
             )
             if status != budget.get("status"):
-                cluster.update_status(_BUDGETS, {**budget, "status": status})
+                await self._api.update_status(_BUDGETS, {**budget, "status": status})

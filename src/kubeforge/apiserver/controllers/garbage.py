@@ -26,7 +26,9 @@ one took (``_SHARE``): with tens of thousands of objects and a steady stream of 
 the collector then takes a tenth of the server's time instead of all of it, and
 collects a little later, as a busy real collector does. The time is the wall clock's:
 on a machine shared with other work, the CPU time would leave it a larger share of the
-little the server gets.
+little the server gets. Its deletes and updates are requests of
+``system:serviceaccount:kube-system:generic-garbage-collector`` that admission webhooks
+and policies see (``requests``).
 """
 
 from __future__ import annotations
@@ -36,11 +38,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from kubeforge.apiserver.controllers.admitting import controller_user
+from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.loop import StorageLoop
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.deletion import DeleteOptions
-from kubeforge.apiserver.registry.options import TRUSTED
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.storage.sqlite import Event, clone
 
@@ -97,6 +101,10 @@ class GarbageCollector(StorageLoop):
 
     delay = _DEBOUNCE
 
+    def __init__(self, cluster: Cluster) -> None:
+        super().__init__(cluster.engine, cluster.registry)
+        self._api = ControllerRequests(cluster, controller_user("generic-garbage-collector"))
+
     def wants(self, event: Event) -> bool:
         meta = event.object["metadata"]
         before = (event.previous or {}).get("metadata") or {}
@@ -115,33 +123,33 @@ class GarbageCollector(StorageLoop):
                 for obj in self._engine.storage.objects(served.storage_key):
                     yield _Item(served, obj)
 
-    def reconcile(self) -> None:
+    async def reconcile(self) -> None:
         began = time.perf_counter()
         graph = _Graph(list(self._items()))
         for item in graph.by_uid.values():
             try:
-                self._collect(item, graph)
+                await self._collect(item, graph)
             except StatusError:
                 self._schedule()  # raced with a client; look again shortly
         self.delay = max(_DEBOUNCE, _SHARE * (time.perf_counter() - began))
 
-    def _collect(self, item: _Item, graph: _Graph) -> None:
+    async def _collect(self, item: _Item, graph: _Graph) -> None:
         finalizers = _finalizers(item.obj)
         if _deleting(item.obj) and _ORPHAN in finalizers:
             for dependent in graph.dependents.get(item.uid, []):
-                self._drop_refs(dependent, {item.uid})
-            self._drop_finalizer(item, _ORPHAN)
+                await self._drop_refs(dependent, {item.uid})
+            await self._drop_finalizer(item, _ORPHAN)
         elif _deleting(item.obj) and _FOREGROUND in finalizers:
             if not any(
                 ref.get("uid") == item.uid and ref.get("blockOwnerDeletion") is True
                 for dependent in graph.dependents.get(item.uid, [])
                 for ref in _refs(self._current(dependent) or {"metadata": {}})
             ):
-                self._drop_finalizer(item, _FOREGROUND)
+                await self._drop_finalizer(item, _FOREGROUND)
         elif not _deleting(item.obj) and _refs(item.obj):
-            self._dependent(item, graph)
+            await self._dependent(item, graph)
 
-    def _dependent(self, item: _Item, graph: _Graph) -> None:
+    async def _dependent(self, item: _Item, graph: _Graph) -> None:
         solid, gone = [], set()
         waiting = False
         for ref in _refs(item.obj):
@@ -155,7 +163,7 @@ class GarbageCollector(StorageLoop):
                 solid.append(uid)
         if solid:
             if gone:
-                self._drop_refs(item, gone)  # kept by a live owner: forget the others
+                await self._drop_refs(item, gone)  # kept by a live owner: forget the others
             return
         finalizers = _finalizers(item.obj)
         if waiting and graph.dependents.get(item.uid):
@@ -166,29 +174,29 @@ class GarbageCollector(StorageLoop):
             policy = "Foreground"
         else:
             policy = "Background"
-        self._delete(item, policy)
+        await self._delete(item, policy)
 
     def _current(self, item: _Item) -> dict[str, Any] | None:
         meta = item.obj["metadata"]
         key = item.served.storage_key
         return self._engine.storage.get(key, meta.get("namespace") or "", meta["name"])
 
-    def _delete(self, item: _Item, policy: str) -> None:
+    async def _delete(self, item: _Item, policy: str) -> None:
         meta = item.obj["metadata"]
         options = DeleteOptions(
             propagation_policy=policy,
             precondition_uid=str(meta.get("uid")),
             precondition_rv=str(meta.get("resourceVersion")),
         )
+        namespace = meta.get("namespace") or ""
         try:
-            deletion.delete(
-                self._engine, item.served, meta.get("namespace") or "", meta["name"], options
-            )
+            await self._api.admit_delete(item.served, namespace, meta["name"])
+            deletion.delete(self._engine, item.served, namespace, meta["name"], options)
         except StatusError as error:
             if error.code != 404:
                 raise
 
-    def _drop_refs(self, item: _Item, uids: set[str]) -> None:
+    async def _drop_refs(self, item: _Item, uids: set[str]) -> None:
         current = self._current(item)
         if current is None:
             return
@@ -200,16 +208,15 @@ class GarbageCollector(StorageLoop):
             body["metadata"]["ownerReferences"] = kept
         else:
             body["metadata"].pop("ownerReferences", None)
-        self._update(item.served, body)
+        await self._update(item.served, body)
 
-    def _drop_finalizer(self, item: _Item, finalizer: str) -> None:
+    async def _drop_finalizer(self, item: _Item, finalizer: str) -> None:
         current = self._current(item)
         if current is None or finalizer not in _finalizers(current):
             return
         body = clone(current)
         body["metadata"]["finalizers"] = [f for f in _finalizers(body) if f != finalizer]
-        self._update(item.served, body)
+        await self._update(item.served, body)
 
-    def _update(self, served: ServedResource, body: dict[str, Any]) -> None:
-        meta = body["metadata"]
-        self._engine.update(served, meta.get("namespace") or "", meta["name"], body, TRUSTED)
+    async def _update(self, served: ServedResource, body: dict[str, Any]) -> None:
+        await self._api.update_object(served, body)

@@ -2,7 +2,9 @@
 
 ``StorageLoop`` wakes on storage events that matter to it (``wants``), and however many
 arrive, runs one ``reconcile()`` pass later: never from inside the storage
-listener, so it never writes in the middle of another write. ``KeyedLoop`` is the per-object
+listener, so it never writes in the middle of another write. A ``reconcile`` that is a
+coroutine runs eagerly; while one waits on admission no other pass starts, and one
+more runs after it if events asked for it. ``KeyedLoop`` is the per-object
 loop the workload controllers, scheduler and kubelets share (see its docstring).
 """
 
@@ -40,6 +42,8 @@ class StorageLoop:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending = False
         self._unsubscribe: Callable[[], None] | None = None
+        self._running: asyncio.Task[None] | None = None
+        self._again = False
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -50,11 +54,13 @@ class StorageLoop:
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
+        if self._running is not None:
+            self._running.cancel()
 
     def wants(self, event: Event) -> bool:
         raise NotImplementedError
 
-    def reconcile(self) -> None:
+    def reconcile(self) -> Coroutine[Any, Any, None] | None:
         raise NotImplementedError
 
     def _on_event(self, event: Event) -> None:
@@ -69,7 +75,25 @@ class StorageLoop:
 
     def _pass(self) -> None:
         self._pending = False
-        self.reconcile()
+        if self._running is not None:  # a pass waits on admission: one more after it
+            self._again = True
+            return
+        outcome = self.reconcile()
+        if isinstance(outcome, types.CoroutineType):
+            ran = run_eagerly(cast(Coroutine[Any, Any, None], outcome))
+            if isinstance(ran, asyncio.Task):
+                self._running = ran
+                ran.add_done_callback(self._passed)
+
+    def _passed(self, task: asyncio.Task[None]) -> None:
+        self._running = None
+        if task.cancelled():
+            return
+        if task.exception() is not None:
+            log.error("%s: pass failed", type(self).__name__, exc_info=task.exception())
+        if self._again:
+            self._again = False
+            self._schedule()
 
 
 Key = tuple[str, str]

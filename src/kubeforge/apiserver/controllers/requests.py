@@ -19,7 +19,7 @@ from typing import Any
 
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.controllers.admitting import Admitting
-from kubeforge.apiserver.controllers.cluster import Cluster, copy
+from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.registry.options import TRUSTED, WriteOptions
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.storage.journal import ResourceKey
@@ -58,28 +58,26 @@ class ControllerRequests:
         )
 
     async def update(self, resource: ResourceKey, body: dict[str, Any]) -> dict[str, Any]:
-        return await self._update(resource, body, "")
+        return await self.update_object(self.cluster.served(resource), body)
 
     async def update_status(self, resource: ResourceKey, body: dict[str, Any]) -> dict[str, Any]:
-        return await self._update(resource, body, "status")
+        return await self.update_object(self.cluster.served(resource), body, "status")
 
-    async def _update(
-        self, resource: ResourceKey, body: dict[str, Any], subresource: str
+    async def update_object(
+        self, served: ServedResource, body: dict[str, Any], subresource: str = ""
     ) -> dict[str, Any]:
-        served = self.cluster.served(resource)
-        admission = self._admitting(served, "UPDATE", subresource)
-        if admission is None:
-            if subresource:
-                return self.cluster.update_status(resource, body)
-            return self.cluster.update(resource, body)
+        """A trusted update of any served kind (``Cluster.update``'s rules) as a request."""
         engine = self.cluster.engine
         namespace = body["metadata"].get("namespace") or ""
         name = body["metadata"]["name"]
 
         def attempt(dry_run: bool) -> dict[str, Any]:
-            options = WriteOptions(dry_run=dry_run, trusted=True)
+            options = TRUSTED if not dry_run else WriteOptions(dry_run=True, trusted=True)
             return engine.update(served, namespace, name, body, options, subresource=subresource)[0]
 
+        admission = self._admitting(served, "UPDATE", subresource)
+        if admission is None:
+            return attempt(False)
         return await asyncio.ensure_future(
             admission.write(
                 self.user,
@@ -99,12 +97,8 @@ class ControllerRequests:
         self, resource: ResourceKey, obj: dict[str, Any], status: dict[str, Any]
     ) -> None:
         """``Cluster.write_status`` as a request: skipped when nothing changed."""
-        meta = obj["metadata"]
-        latest = self.cluster.get(resource, meta.get("namespace") or "", meta["name"]) or obj
-        kept = {k: v for k, v in (latest.get("status") or {}).items() if k == "conditions"}
-        if {**status, **kept} != (latest.get("status") or {}):
-            body = copy(latest)
-            body["status"] = {**status, **kept}
+        body = self.cluster.status_change(resource, obj, status)
+        if body is not None:
             await self.update_status(resource, body)
 
     async def delete(
@@ -118,10 +112,13 @@ class ControllerRequests:
         propagation: str | None = None,
     ) -> bool:
         """``Cluster.delete`` as a request: admitted first; False if already gone."""
-        served = self.cluster.served(resource)
-        admission = self._admitting(served, "DELETE", "")
-        if admission is not None:
-            await asyncio.ensure_future(admission.delete(self.user, False, served, namespace, name))
+        await self.admit_delete(self.cluster.served(resource), namespace, name)
         return self.cluster.delete(
             resource, namespace, name, uid=uid, grace=grace, propagation=propagation
         )
+
+    async def admit_delete(self, served: ServedResource, namespace: str, name: str) -> None:
+        """Admission of a DELETE of any served kind, before the caller deletes."""
+        admission = self._admitting(served, "DELETE", "")
+        if admission is not None:
+            await asyncio.ensure_future(admission.delete(self.user, False, served, namespace, name))
