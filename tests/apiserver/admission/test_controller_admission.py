@@ -246,3 +246,24 @@ async def test_the_garbage_collectors_deletes_are_seen_as_its_service_account(
     by_name = {r["name"]: r["userInfo"]["username"] for r in webhook.requests()}
     assert by_name["dependent"] == "system:serviceaccount:kube-system:generic-garbage-collector"
     assert by_name["owner"] != by_name["dependent"]  # the test's own user deleted the owner
+
+
+async def test_a_controllers_events_are_admitted_as_its_service_account(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    events = [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+               "resources": ["events"]}]  # fmt: skip
+    await install(api, "Validating", config("Validating", webhook, namespace, rules=events))
+    sets = f"/apis/apps/v1/namespaces/{namespace}/replicasets"
+    assert (await api.post(sets, _replica_set("told", replicas=1))).status == 201
+    path = f"/api/v1/namespaces/{namespace}/events"
+    created = await until(
+        api,
+        path,
+        lambda body: any(e["reason"] == "SuccessfulCreate" for e in body["items"]),
+        fieldSelector="involvedObject.name=told",
+    )
+    (event,) = [e for e in created["items"] if e["reason"] == "SuccessfulCreate"]
+    reviewed = [r for r in webhook.requests() if r["name"] == event["metadata"]["name"]]
+    assert [r["userInfo"] for r in reviewed] == [RS_USER]
+    assert reviewed[0]["object"]["reason"] == "SuccessfulCreate"

@@ -28,6 +28,7 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.controllers.admitting import Admitting, user_of
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
@@ -208,7 +209,7 @@ class Cluster:
             self._remember(key, self.create(_EVENTS, namespace, event))
 
     async def _send(
-        self, key: tuple[Any, ...], namespace: str, event: dict[str, Any], user: Any
+        self, key: tuple[Any, ...], namespace: str, event: dict[str, Any], user: UserInfo
     ) -> None:
         """An Event written through admission (a refused one is dropped, as client-go's
         broadcaster drops it after its retries)."""
