@@ -12,7 +12,7 @@ from typing import Any
 
 from kf_http import Api
 
-__all__ = ["events_for", "until"]
+__all__ = ["condition", "events_for", "replica_set", "until"]
 
 _CEILING = 60.0
 _PAUSE = 0.05
@@ -48,3 +48,20 @@ def condition(obj: dict[str, Any], kind: str) -> dict[str, Any]:
         if item.get("type") == kind:
             return dict(item)
     return {}
+
+
+def replica_set(name: str, replicas: int, **template_annotations: str) -> dict[str, Any]:
+    """A ReplicaSet of ``replicas`` nginx pods labelled ``app: <name>``."""
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}, "annotations": template_annotations},
+                "spec": {"containers": [{"name": "main", "image": "nginx"}]},
+            },
+        },
+    }

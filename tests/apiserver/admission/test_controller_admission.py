@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from kf_http import Api
-from kf_plane import condition, events_for, until
+from kf_plane import condition, events_for, replica_set, until
 from test_webhooks import (  # the webhook server and the fixtures around it, shared
     Review,
     Webhook,
@@ -37,9 +37,14 @@ RS_USER = {
     "groups": ["system:serviceaccounts", "system:serviceaccounts:kube-system",
                "system:authenticated"],
 }  # fmt: skip
-POD_CREATES = [
-    {"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}
-]
+
+
+def _rules(operation: str, resource: str) -> list[dict[str, Any]]:
+    return [{"operations": [operation], "apiGroups": [""], "apiVersions": ["v1"],
+             "resources": [resource]}]  # fmt: skip
+
+
+POD_CREATES = _rules("CREATE", "pods")
 
 
 @pytest.fixture(scope="module")
@@ -54,19 +59,6 @@ def _template(name: str) -> dict[str, Any]:
     return {
         "metadata": {"labels": {"app": name}},
         "spec": {"containers": [{"name": "main", "image": "nginx"}]},
-    }
-
-
-def _replica_set(name: str, replicas: int = 2) -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "ReplicaSet",
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": name}},
-            "template": _template(name),
-        },
     }
 
 
@@ -184,7 +176,7 @@ async def test_a_policy_on_request_user_info_sees_the_controllers_service_accoun
     assert (await api.post(f"{ADMISSION}/validatingadmissionpolicybindings", binding)).status == 201
     try:
         sets = f"/apis/apps/v1/namespaces/{namespace}/replicasets"
-        assert (await api.post(sets, _replica_set("guarded"))).status == 201
+        assert (await api.post(sets, replica_set("guarded", 2))).status == 201
         event = await _until_failed_create(api, namespace, "guarded")
         refusal = (
             f"ValidatingAdmissionPolicy '{name}' with binding '{name}-binding' denied request: "
@@ -212,7 +204,7 @@ async def test_an_unreachable_webhook_fails_controller_creates_unless_its_policy
     dead = Webhook(f"https://127.0.0.1:{free_port()}", webhook.ca_bundle)
     await install(api, "Validating", config("Validating", dead, namespace, rules=POD_CREATES))
     sets = f"/apis/apps/v1/namespaces/{namespace}/replicasets"
-    assert (await api.post(sets, _replica_set("strict"))).status == 201
+    assert (await api.post(sets, replica_set("strict", 2))).status == 201
     event = await _until_failed_create(api, namespace, "strict")
     assert event["message"].startswith(
         'Error creating: Internal error occurred: failed calling webhook "check.example.com": '
@@ -222,7 +214,7 @@ async def test_an_unreachable_webhook_fails_controller_creates_unless_its_policy
     await api.delete(f"{ADMISSION}/validatingwebhookconfigurations")
     lenient = config("Validating", dead, namespace, rules=POD_CREATES, failurePolicy="Ignore")
     await install(api, "Validating", lenient)
-    assert (await api.post(sets, _replica_set("lenient"))).status == 201
+    assert (await api.post(sets, replica_set("lenient", 2))).status == 201
     await until(api, f"{sets}/lenient", lambda rs: (rs.get("status") or {}).get("replicas") == 2)
     assert len(await _pods(api, namespace, "lenient")) == 2
     assert await _failed_creates(api, namespace, "lenient") == []
@@ -231,8 +223,7 @@ async def test_an_unreachable_webhook_fails_controller_creates_unless_its_policy
 async def test_the_garbage_collectors_deletes_are_seen_as_its_service_account(
     api: Api, namespace: str, webhook: Webhook
 ) -> None:
-    deletes = [{"operations": ["DELETE"], "apiGroups": [""], "apiVersions": ["v1"],
-                "resources": ["configmaps"]}]  # fmt: skip
+    deletes = _rules("DELETE", "configmaps")
     await install(api, "Validating", config("Validating", webhook, namespace, rules=deletes))
     path = f"/api/v1/namespaces/{namespace}/configmaps"
     owner = (await api.post(path, {"metadata": {"name": "owner"}})).body
@@ -251,11 +242,10 @@ async def test_the_garbage_collectors_deletes_are_seen_as_its_service_account(
 async def test_a_controllers_events_are_admitted_as_its_service_account(
     api: Api, namespace: str, webhook: Webhook
 ) -> None:
-    events = [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
-               "resources": ["events"]}]  # fmt: skip
+    events = _rules("CREATE", "events")
     await install(api, "Validating", config("Validating", webhook, namespace, rules=events))
     sets = f"/apis/apps/v1/namespaces/{namespace}/replicasets"
-    assert (await api.post(sets, _replica_set("told", replicas=1))).status == 201
+    assert (await api.post(sets, replica_set("told", 1))).status == 201
     path = f"/api/v1/namespaces/{namespace}/events"
     created = await until(
         api,

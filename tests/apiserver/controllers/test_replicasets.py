@@ -5,25 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from kf_http import Api, pod
-from kf_plane import until
+from kf_plane import replica_set, until
 
 MERGE = "application/merge-patch+json"
-
-
-def _replica_set(name: str, replicas: int, **template_annotations: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "ReplicaSet",
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}, "annotations": template_annotations},
-                "spec": {"containers": [{"name": "main", "image": "nginx"}]},
-            },
-        },
-    }
 
 
 def _owner(obj: dict[str, Any]) -> str | None:
@@ -44,7 +28,7 @@ async def test_a_replica_set_adopts_a_matching_orphan_and_creates_only_the_rest(
     pods = f"/api/v1/namespaces/{namespace}/pods"
     await api.post(pods, pod("orphan", app="adopt"))
     sets = f"/apis/apps/v1/namespaces/{namespace}/replicasets"
-    rs = (await api.post(sets, _replica_set("adopt", 3))).body
+    rs = (await api.post(sets, replica_set("adopt", 3))).body
     ready = await until(api, f"{sets}/adopt", lambda r: r["status"].get("readyReplicas") == 3)
     assert ready["status"]["replicas"] == 3
     owned = await _pods(api, namespace, "app=adopt")
@@ -59,7 +43,7 @@ async def test_a_pod_whose_labels_stop_matching_is_released_and_replaced(
     api: Api, namespace: str
 ) -> None:
     sets = f"/apis/apps/v1/namespaces/{namespace}/replicasets"
-    await api.post(sets, _replica_set("keep", 2))
+    await api.post(sets, replica_set("keep", 2))
     await until(api, f"{sets}/keep", lambda r: r["status"].get("readyReplicas") == 2)
     leaving = (await _pods(api, namespace, "app=keep"))[0]["metadata"]["name"]
     path = f"/api/v1/namespaces/{namespace}/pods/{leaving}"
@@ -76,7 +60,7 @@ async def test_scaling_down_deletes_the_not_ready_pods_first(api: Api, namespace
     shy["metadata"]["annotations"] = {"kubeforge.dev/behavior": "never-ready"}
     await api.post(f"/api/v1/namespaces/{namespace}/pods", shy)
     sets = f"/apis/apps/v1/namespaces/{namespace}/replicasets"
-    await api.post(sets, _replica_set("order", 3))
+    await api.post(sets, replica_set("order", 3))
     await until(api, f"{sets}/order", lambda r: r["status"].get("readyReplicas") == 2)
     ready_ones = {p["metadata"]["name"] for p in await _pods(api, namespace, "app=order")} - {"shy"}
     assert len(ready_ones) == 2
