@@ -168,7 +168,7 @@ def build_control_plane(
         "scheduler": Scheduler,
         "namespace-controller": lambda c: NamespaceFinalizer(c.engine, c.registry),
         "garbage-collector-controller": GarbageCollector,
-        "serviceaccount-controller": lambda c: DefaultServiceAccounts(c.engine, c.registry),
+        "serviceaccount-controller": DefaultServiceAccounts,
         "replicaset-controller": ReplicaSetController,
         "replicationcontroller-controller": ReplicationManager,
         "deployment-controller": DeploymentController,

@@ -6,16 +6,21 @@ its object, and once for each existing namespace at start; ``ensure`` then runs 
 the write that triggered it (never from inside the storage listener), and only for a
 namespace that exists and is not terminating.
 
-Entry point: subclass ``PerNamespace`` with ``concerns(event)`` and ``ensure(namespace)``.
+Entry point: subclass ``PerNamespace`` with ``concerns(event)`` and ``ensure(namespace)``
+(a coroutine: its writes go through ``self.api`` as the ServiceAccount ``account``, and
+admission sees them), constructed with the control plane's ``Cluster``.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from typing import Any
 
-from kubeforge.apiserver.registry.engine import Engine
-from kubeforge.apiserver.registry.served import Registry
+from kubeforge.apiserver.controllers.admitting import controller_user
+from kubeforge.apiserver.controllers.cluster import Cluster
+from kubeforge.apiserver.controllers.eager import run_eagerly
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.storage.sqlite import Event
 
 __all__ = ["PerNamespace"]
@@ -26,9 +31,14 @@ _NAMESPACES = ("", "namespaces")
 class PerNamespace:
     """Calls ``ensure(namespace)`` whenever a namespace may need its object (re)made."""
 
-    def __init__(self, engine: Engine, registry: Registry) -> None:
-        self._engine = engine
-        self._registry = registry
+    account = ""
+    """The controller's ServiceAccount in kube-system."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self._engine = cluster.engine
+        self._registry = cluster.registry
+        self.api = ControllerRequests(cluster, controller_user(self.account))
+        self._waiting: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: set[str] = set()
         self._unsubscribe: Any = None
@@ -37,7 +47,7 @@ class PerNamespace:
         """Whether ``event`` (not a namespace's) touched the kept object of its namespace."""
         raise NotImplementedError
 
-    def ensure(self, namespace: str) -> None:
+    def ensure(self, namespace: str) -> Coroutine[Any, Any, None]:
         """Make the namespace's object right; the namespace exists and is not terminating."""
         raise NotImplementedError
 
@@ -70,4 +80,7 @@ class PerNamespace:
         ns = self._engine.storage.get(_NAMESPACES, "", namespace)
         if ns is None or ns["metadata"].get("deletionTimestamp"):
             return  # gone or terminating: its contents are going, not coming
-        self.ensure(namespace)
+        ran = run_eagerly(self.ensure(namespace))
+        if isinstance(ran, asyncio.Task):  # waiting on admission: keep it alive till done
+            self._waiting.add(ran)
+            ran.add_done_callback(self._waiting.discard)

@@ -6,18 +6,16 @@ its data or its ``kubernetes.io/description`` annotation is changed. On by defau
 in kube-controller-manager (``--controllers=*,-root-ca-cert-publisher`` turns it off).
 Pods' ``kube-api-access-*`` volumes project it.
 
-Entry point: ``RootCAPublisher(engine, registry, ca_pem)`` with ``start()``/``stop()``.
+Entry point: ``RootCAPublisher(cluster, ca_pem)`` with ``start()``/``stop()``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.pernamespace import PerNamespace
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.registry.engine import Engine
-from kubeforge.apiserver.registry.options import TRUSTED
-from kubeforge.apiserver.registry.served import Registry
 from kubeforge.apiserver.storage.sqlite import Event
 
 __all__ = ["ROOT_CA_CONFIGMAP", "ROOT_CA_CONTROLLER", "RootCAPublisher"]
@@ -36,8 +34,10 @@ _DESCRIPTION = (
 class RootCAPublisher(PerNamespace):
     """Keeps ``kube-root-ca.crt`` in every namespace equal to the server's CA."""
 
-    def __init__(self, engine: Engine, registry: Registry, ca_pem: str) -> None:
-        super().__init__(engine, registry)
+    account = "root-ca-cert-publisher"
+
+    def __init__(self, cluster: Cluster, ca_pem: str) -> None:
+        super().__init__(cluster)
         self._data = {"ca.crt": ca_pem}
 
     def concerns(self, event: Event) -> bool:
@@ -52,9 +52,7 @@ class RootCAPublisher(PerNamespace):
         annotations = configmap["metadata"].get("annotations") or {}
         return configmap.get("data") == self._data and bool(annotations.get(_ANNOTATION))
 
-    def ensure(self, namespace: str) -> None:
-        served = self._registry.lookup("", "v1", "configmaps")
-        assert served is not None  # built-in
+    async def ensure(self, namespace: str) -> None:
         current = self._engine.storage.get(_CONFIGMAPS, namespace, ROOT_CA_CONFIGMAP)
         try:
             if current is None:
@@ -67,11 +65,11 @@ class RootCAPublisher(PerNamespace):
                     },
                     "data": dict(self._data),
                 }
-                self._engine.create(served, namespace, body, TRUSTED)
+                await self.api.create(_CONFIGMAPS, namespace, body)
             elif not self._current(current):
                 meta = dict(current["metadata"])
                 meta["annotations"] = {**(meta.get("annotations") or {}), _ANNOTATION: _DESCRIPTION}
                 fixed = {**current, "metadata": meta, "data": dict(self._data)}
-                self._engine.update(served, namespace, ROOT_CA_CONFIGMAP, fixed, TRUSTED)
+                await self.api.update(_CONFIGMAPS, fixed)
         except StatusError:
             return  # raced with a client, or the namespace started terminating

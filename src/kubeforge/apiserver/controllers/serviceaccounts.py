@@ -5,7 +5,7 @@ every namespace that is not terminating gets a ``default`` ServiceAccount, creat
 again if it is deleted, so ``kubectl create token default`` and pods running "as
 default" find it as on a real cluster.
 
-Entry point: ``DefaultServiceAccounts(engine, registry)`` with ``start()``/``stop()``.
+Entry point: ``DefaultServiceAccounts(cluster)`` with ``start()``/``stop()``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ _NAME = "default"
 class DefaultServiceAccounts(PerNamespace):
     """Creates the ``default`` ServiceAccount wherever it is missing."""
 
+    account = "service-account-controller"
+
     def concerns(self, event: Event) -> bool:
         return (
             event.resource == _ACCOUNTS
@@ -30,13 +32,11 @@ class DefaultServiceAccounts(PerNamespace):
             and event.object["metadata"]["name"] == _NAME
         )
 
-    def ensure(self, namespace: str) -> None:
+    async def ensure(self, namespace: str) -> None:
         if self._engine.storage.get(_ACCOUNTS, namespace, _NAME) is not None:
             return
-        served = self._registry.lookup("", "v1", "serviceaccounts")
-        assert served is not None  # built-in
         body = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": _NAME}}
         try:
-            self._engine.create(served, namespace, body)
+            await self.api.create(_ACCOUNTS, namespace, body)
         except StatusError:
             return  # raced with a client creating it, or the namespace started terminating

@@ -235,9 +235,7 @@ class LocalServer:
                 c.engine, c.registry, lambda: signing.signing, ca_pem
             )
             if ca_pem:
-                aggregator[ROOT_CA_CONTROLLER] = lambda c: RootCAPublisher(
-                    c.engine, c.registry, ca_pem
-                )
+                aggregator[ROOT_CA_CONTROLLER] = lambda c: RootCAPublisher(c, ca_pem)
             cluster = Cluster(self.engine, self.registry)
             cluster.admission = self.handlers.admission  # the controllers' writes are requests
             self._plane = build_control_plane(cluster, self.options.plane, aggregator)
