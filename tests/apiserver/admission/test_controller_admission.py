@@ -8,6 +8,7 @@ with its control plane."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import uuid
@@ -257,3 +258,39 @@ async def test_a_controllers_events_are_admitted_as_its_service_account(
     reviewed = [r for r in webhook.requests() if r["name"] == event["metadata"]["name"]]
     assert [r["userInfo"] for r in reviewed] == [RS_USER]
     assert reviewed[0]["object"]["reason"] == "SuccessfulCreate"
+
+
+async def test_a_refused_delete_keeps_a_namespace_terminating_until_it_is_allowed(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    async def keep(review: Review) -> dict[str, Any]:
+        status = {"code": 403, "message": "keep it"}
+        return {"uid": review["request"]["uid"], "allowed": False, "status": status}
+
+    webhook.respond = keep
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    assert (await api.post(path, {"metadata": {"name": "precious"}})).status == 201
+    deletes = _rules("DELETE", "configmaps")
+    await install(api, "Validating", config("Validating", webhook, namespace, rules=deletes))
+    assert (await api.delete(f"/api/v1/namespaces/{namespace}")).status == 200
+    stuck = await until(
+        api,
+        f"/api/v1/namespaces/{namespace}",
+        lambda ns: condition(ns, "NamespaceDeletionContentFailure").get("status") == "True",
+    )
+    failure = condition(stuck, "NamespaceDeletionContentFailure")
+    assert failure["reason"] == "ContentDeletionFailed"
+    assert failure["message"] == (
+        "Failed to delete all resource types, 1 remaining: "
+        'admission webhook "check.example.com" denied the request: keep it'
+    )
+    users = {r["userInfo"]["username"] for r in webhook.requests() if r["name"] == "precious"}
+    assert users == {"system:serviceaccount:kube-system:namespace-controller"}
+    await api.delete(f"{ADMISSION}/validatingwebhookconfigurations")
+    # No event follows a refusal: the controller's back-off brings it back, and it ends.
+    for _ in range(1200):  # a bound on the wait, not a timing check
+        if (await api.get(f"/api/v1/namespaces/{namespace}")).status == 404:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError(f"namespace {namespace} was never deleted")

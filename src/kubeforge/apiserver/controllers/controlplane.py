@@ -166,7 +166,7 @@ def build_control_plane(
         "nodes": lambda c: KubeletHeartbeats(c, specs, options.heartbeats),
         "kubelets": lambda c: Kubelets(c, specs, options.job_pod_run_time),
         "scheduler": Scheduler,
-        "namespace-controller": lambda c: NamespaceFinalizer(c.engine, c.registry),
+        "namespace-controller": NamespaceFinalizer,
         "garbage-collector-controller": GarbageCollector,
         "serviceaccount-controller": DefaultServiceAccounts,
         "replicaset-controller": ReplicaSetController,

@@ -8,31 +8,51 @@ conditions saying what remains (``NamespaceContentRemaining``,
 ``NamespaceFinalizersRemaining`` and the three "deletion failure" conditions, worded
 like the real controller's, so ``kubectl describe namespace`` reads the same), and
 once nothing is left removes the ``kubernetes`` finalizer through ``/finalize``, so
-the namespace disappears.
+the namespace disappears. Its deletes are requests of ``namespace-controller`` that
+admission sees, each object's as the server's own deletecollection admits them; one
+refused is ``NamespaceDeletionContentFailure`` (``ContentDeletionFailed``, ``Failed to
+delete all resource types, <n> remaining: <errors>``, one error per resource) and the
+namespace is looked at again after a back-off (5 ms doubling to 60 s, its workqueue's).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import Counter
 from typing import Any
 
+from kubeforge.apiserver.controllers.admitting import controller_user
+from kubeforge.apiserver.controllers.cluster import Cluster
+from kubeforge.apiserver.controllers.eager import run_eagerly
+from kubeforge.apiserver.controllers.podcontrol import Retries
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.deletion import DeleteOptions
-from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.options import TRUSTED
-from kubeforge.apiserver.registry.served import Registry
+from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.storage.sqlite import Event, clone
 
 __all__ = ["NamespaceFinalizer"]
 
 _NAMESPACES = ("", "namespaces")
+_MAX_BACKOFF = 60.0
 
 
-def _conditions(remaining: Counter[str], finalizers: Counter[str]) -> list[dict[str, str]]:
+def _conditions(
+    remaining: Counter[str], finalizers: Counter[str], failed: dict[str, str]
+) -> list[dict[str, str]]:
     """``(type, status, reason, message)`` of the real controller's termination conditions."""
+    content = (
+        "NamespaceDeletionContentFailure",
+        "False",
+        "ContentDeleted",
+        "All content successfully deleted, may be waiting on finalization",
+    )
+    if failed:  # makeDeleteContentCondition: the errors sorted, joined by ", "
+        errors = ", ".join(sorted(failed.values()))
+        message = f"Failed to delete all resource types, {len(failed)} remaining: {errors}"
+        content = ("NamespaceDeletionContentFailure", "True", "ContentDeletionFailed", message)
     rows = [
         (
             "NamespaceDeletionDiscoveryFailure",
@@ -46,12 +66,7 @@ def _conditions(remaining: Counter[str], finalizers: Counter[str]) -> list[dict[
             "ParsedGroupVersions",
             "All legacy kube types successfully parsed",
         ),
-        (
-            "NamespaceDeletionContentFailure",
-            "False",
-            "ContentDeleted",
-            "All content successfully deleted, may be waiting on finalization",
-        ),
+        content,
     ]
     if remaining:
         listed = ", ".join(f"{r} has {n} resource instances" for r, n in sorted(remaining.items()))
@@ -100,9 +115,12 @@ def _conditions(remaining: Counter[str], finalizers: Counter[str]) -> list[dict[
 class NamespaceFinalizer:
     """Empties a deleted namespace, then removes its ``kubernetes`` finalizer."""
 
-    def __init__(self, engine: Engine, registry: Registry) -> None:
-        self._engine = engine
-        self._registry = registry
+    def __init__(self, cluster: Cluster) -> None:
+        self._engine = cluster.engine
+        self._registry = cluster.registry
+        self._api = ControllerRequests(cluster, controller_user("namespace-controller"))
+        self._retries = Retries(cap=_MAX_BACKOFF)
+        self._waiting: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: set[str] = set()
         self._terminating: set[str] = set()  # kept from events: checked on every write
@@ -140,32 +158,40 @@ class NamespaceFinalizer:
 
     def _finalize(self, name: str) -> None:
         self._pending.discard(name)
+        ran = run_eagerly(self._empty(name))
+        if isinstance(ran, asyncio.Task):  # waiting on admission: keep it alive till done
+            self._waiting.add(ran)
+            ran.add_done_callback(self._waiting.discard)
+
+    async def _empty(self, name: str) -> None:
         ns = self._engine.storage.get(_NAMESPACES, "", name)
         if ns is None or not ns["metadata"].get("deletionTimestamp"):
             return
         remaining: Counter[str] = Counter()
         finalizers: Counter[str] = Counter()
+        failed: dict[str, str] = {}
         for served in self._registry.resources():
             if not served.info.namespaced or not served.storage:
                 continue
             for obj in list(self._engine.storage.objects(served.storage_key, name)):
                 if not obj["metadata"].get("deletionTimestamp"):
                     # Gone meanwhile or refused: counted below, and the next pass sees it.
-                    with contextlib.suppress(StatusError):
-                        deletion.delete(
-                            self._engine,
-                            served,
-                            name,
-                            obj["metadata"]["name"],
-                            DeleteOptions(propagation_policy="Background"),
-                        )
+                    try:
+                        await self._delete(served, name, obj["metadata"]["name"])
+                    except StatusError as error:
+                        if error.code != 404:
+                            failed.setdefault(served.info.group_resource, str(error))
                 current = self._engine.storage.get(
                     served.storage_key, name, obj["metadata"]["name"]
                 )
                 if current is not None:
                     remaining[served.info.group_resource] += 1
                     finalizers.update(current["metadata"].get("finalizers") or [])
-        self._set_conditions(ns, remaining, finalizers)
+        self._set_conditions(ns, remaining, finalizers, failed)
+        if failed and self._loop is not None:  # a refusal: no event will bring us back
+            self._loop.call_later(self._retries.failed(name), self._schedule, name)
+        else:
+            self._retries.forget(name)
         if remaining:
             return  # DELETED events of the contents bring us back here
         ns = self._engine.storage.get(_NAMESPACES, "", name) or ns
@@ -175,10 +201,19 @@ class NamespaceFinalizer:
         ]
         deletion.finalize_namespace(self._engine, name, body)
 
+    async def _delete(self, served: ServedResource, namespace: str, name: str) -> None:
+        await self._api.admit_delete(served, namespace, name)
+        options = DeleteOptions(propagation_policy="Background")
+        deletion.delete(self._engine, served, namespace, name, options)
+
     def _set_conditions(
-        self, ns: dict[str, Any], remaining: Counter[str], finalizers: Counter[str]
+        self,
+        ns: dict[str, Any],
+        remaining: Counter[str],
+        finalizers: Counter[str],
+        failed: dict[str, str],
     ) -> None:
-        wanted = _conditions(remaining, finalizers)
+        wanted = _conditions(remaining, finalizers, failed)
         old = {c.get("type"): c for c in (ns.get("status") or {}).get("conditions") or []}
         now = self._engine.now()
         merged = []

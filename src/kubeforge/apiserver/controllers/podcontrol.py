@@ -42,13 +42,14 @@ _RETRY_CAP = 1000.0
 class Retries:
     """``ItemExponentialFailureRateLimiter``'s delays, per key."""
 
-    def __init__(self) -> None:
+    def __init__(self, cap: float = _RETRY_CAP) -> None:
         self._failures: dict[object, int] = {}
+        self._cap = cap
 
     def failed(self, key: object) -> float:
         """One more failure of ``key``: seconds before its next try."""
         failures = self._failures[key] = self._failures.get(key, 0) + 1
-        return float(min(_RETRY_BASE * 2.0 ** (failures - 1), _RETRY_CAP))
+        return float(min(_RETRY_BASE * 2.0 ** (failures - 1), self._cap))
 
     def forget(self, key: object) -> None:
         self._failures.pop(key, None)
