@@ -9,9 +9,9 @@ Entry point: ``Cluster(engine, registry)``; ``record(obj, type, reason, message,
 writes a ``v1`` Event as client-go's recorder does (``<name>.<hex>``, involvedObject,
 source, first/last timestamps, count); the same Event again (same source, object, type,
 reason and message) raises the recorded one's ``count`` and ``lastTimestamp`` instead,
-as its ``EventCorrelator`` does. A new Event goes through ``admission`` as its
-component's user when a webhook or policy wants Events: then it is written a little
-later, as client-go's broadcaster writes them, never holding up the caller.
+as its ``EventCorrelator`` does. Both go through ``admission`` as the component's user
+when a webhook or policy wants Events: then they are written a moment later, as
+client-go's broadcaster writes them, never holding up the caller.
 
 These synchronous writes skip the admission webhooks and policies; a controller whose
 writes must pass them uses ``requests.ControllerRequests`` over this ``Cluster``.
@@ -33,7 +33,7 @@ from kubeforge.apiserver.controllers.admitting import Admitting, user_of
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.engine import Engine
-from kubeforge.apiserver.registry.options import TRUSTED, WriteOptions
+from kubeforge.apiserver.registry.options import PLAIN, TRUSTED, WriteOptions
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.apiserver.registry.system_metadata import format_time
 from kubeforge.apiserver.storage.journal import ResourceKey
@@ -197,34 +197,51 @@ class Cluster:
         key = (component, host, *(involved[k] for k in identity), event_type, reason, message)
         if self._count_again(key, now):
             return
-        served = self.served(_EVENTS)
-        user = user_of(component, host)
-        if self.admission is not None and self.admission.wants(user, served, "CREATE", ""):
-            task = asyncio.ensure_future(self._send(key, namespace, event, user))
-            self._sending.add(task)
-            task.add_done_callback(self._sending.discard)
+        if self._admitted("CREATE", key, namespace, event):
             return
         # A terminating namespace refuses Events; the real recorder drops them too.
         with contextlib.suppress(StatusError):
             self._remember(key, self.create(_EVENTS, namespace, event))
 
+    def _admitted(
+        self, operation: str, key: tuple[Any, ...], namespace: str, event: dict[str, Any]
+    ) -> bool:
+        """Whether the Event write goes through admission (then it is sent a moment later,
+        in a task of its own, as client-go's broadcaster sends it)."""
+        user, served = user_of(key[0], key[1]), self.served(_EVENTS)
+        if self.admission is None or not self.admission.wants(user, served, operation, ""):
+            return False
+        task = asyncio.ensure_future(self._send(operation, key, namespace, event, user))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+        return True
+
     async def _send(
-        self, key: tuple[Any, ...], namespace: str, event: dict[str, Any], user: UserInfo
+        self,
+        operation: str,
+        key: tuple[Any, ...],
+        namespace: str,
+        event: dict[str, Any],
+        user: UserInfo,
     ) -> None:
         """An Event written through admission (a refused one is dropped, as client-go's
         broadcaster drops it after its retries)."""
         admission, served, engine = self.admission, self.served(_EVENTS), self.engine
         assert admission is not None
+        name = event["metadata"]["name"]
 
         def attempt(dry_run: bool) -> dict[str, Any]:
-            return engine.create(served, namespace, event, WriteOptions(dry_run=dry_run))
+            if operation == "CREATE":
+                return engine.create(served, namespace, event, WriteOptions(dry_run=dry_run))
+            options = WriteOptions(dry_run=dry_run, trusted=True)
+            return engine.update(served, namespace, name, event, options)[0]
 
+        options = PLAIN if operation == "CREATE" else TRUSTED
         with contextlib.suppress(StatusError):
-            created = await admission.write(
-                user, False, served, "CREATE", namespace, event["metadata"]["name"], "",
-                attempt, [],
-            )  # fmt: skip
-            self._remember(key, created)
+            written = await admission.write(
+                user, False, served, operation, namespace, name, "", attempt, [], options=options
+            )
+            self._remember(key, written)
 
     def _remember(self, key: tuple[Any, ...], created: dict[str, Any]) -> None:
         meta = created["metadata"]
@@ -241,8 +258,9 @@ class Cluster:
         body = copy(existing)
         body["count"] = int(body.get("count") or 1) + 1
         body["lastTimestamp"] = now
-        with contextlib.suppress(StatusError):
-            self.update(_EVENTS, body)
+        if not self._admitted("UPDATE", key, body["metadata"].get("namespace") or "", body):
+            with contextlib.suppress(StatusError):
+                self.update(_EVENTS, body)
         self._recorded.move_to_end(key)
         return True
 
