@@ -7,7 +7,11 @@ binds pods (its cache of bound pods in ``nodeinfo``, the view one attempt sees i
 ``kubelet`` runs them (statuses in ``podstatus``, ``kubeforge.dev/`` behaviours in
 ``behaviour``); kube-controller-manager's controllers
 each have a module (``namespaces``, ``garbage``, ``serviceaccounts``, ...). Per-object
-loops share ``loop.KeyedLoop``; reads and writes go through ``cluster.Cluster``.
+loops share ``loop.KeyedLoop``; reads go through ``cluster.Cluster``, the controllers'
+writes through ``requests.ControllerRequests``: API requests as the controller's user
+(``admitting``) that the admission webhooks and policies see, awaited without blocking
+the server (syncs are coroutines, run ``eager``-ly).
 
-May import: the kinds' layer and what is below it; never ``endpoints`` or ``admission``.
+May import: the kinds' layer and what is below it; never ``endpoints`` or ``admission``
+(the server hands the admission chain in as ``admitting.Admitting``).
 """
