@@ -35,6 +35,9 @@ from kubeforge.core.status import failure
 
 __all__ = ["Hook", "WebhookClient", "call_failed", "denied", "patched"]
 
+_CONTEXTS = 64
+"""TLS contexts kept (one per distinct caBundle); past that they are built afresh."""
+
 
 @dataclass(frozen=True)
 class Hook:
@@ -50,6 +53,7 @@ class WebhookClient:
 
     def __init__(self) -> None:
         self._session: aiohttp.ClientSession | None = None
+        self._contexts: dict[str, ssl.SSLContext] = {}
 
     async def post(self, hook: Hook, review: dict[str, Any], uid: str) -> dict[str, Any]:
         """``review`` POSTed to the webhook; its ``response``, checked to answer ``uid``."""
@@ -58,7 +62,7 @@ class WebhookClient:
         url = _url(config)
         address = f"{url}?timeout={timeout}s"
         try:
-            context = _ssl_context(config.get("caBundle"))
+            context = self._context(str(config.get("caBundle") or ""))
             session = self._session_now()
             async with session.post(
                 address,
@@ -84,6 +88,16 @@ class WebhookClient:
                 hook, f'expected response.uid="{uid}", got "{response.get("uid") or ""}"'
             )
         return response
+
+    def _context(self, bundle: str) -> ssl.SSLContext:
+        """One TLS context per CA bundle: building one reads the CAs (the system's, for
+        none), and calls through the same context reuse their kept-alive connections."""
+        context = self._contexts.get(bundle)
+        if context is None:
+            if len(self._contexts) >= _CONTEXTS:
+                self._contexts.clear()
+            context = self._contexts[bundle] = _ssl_context(bundle)
+        return context
 
     def _session_now(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -120,10 +134,12 @@ def _url(config: dict[str, Any]) -> str:
     return f"https://{host}:{service.get('port') or 443}{service.get('path') or ''}"
 
 
-def _ssl_context(bundle: Any) -> ssl.SSLContext:
-    context = ssl.create_default_context()
-    if bundle:
-        context.load_verify_locations(cadata=base64.b64decode(str(bundle)).decode())
+def _ssl_context(bundle: str) -> ssl.SSLContext:
+    """The real server's: a ``caBundle`` is the only trust, else the system's roots."""
+    if not bundle:
+        return ssl.create_default_context()
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.load_verify_locations(cadata=base64.b64decode(bundle).decode())
     return context
 
 
