@@ -81,7 +81,12 @@ class ValidatingPolicies:
         return bool(self.hooks())
 
     def applies(self, req: AdmissionRequest) -> bool:
-        return not (req.group == _GROUP and req.resource in _EXEMPT) and self.configured
+        """Whether a bound policy's resource rules name ``req`` (its selectors and its
+        bindings' constraints are looked at when it is validated): a write no policy
+        names needs no dry run and no CEL."""
+        if req.group == _GROUP and req.resource in _EXEMPT:
+            return False
+        return any(_names(hook.policy.spec.get("matchConstraints"), req) for hook in self.hooks())
 
     def validate(
         self,
@@ -197,6 +202,15 @@ class _Environment:
                 "no params found for policy binding with `Deny` parameterNotFoundAction"
             )
         return found
+
+
+def _names(constraints: dict[str, Any] | None, req: AdmissionRequest) -> bool:
+    """The resource rules of a policy's ``matchConstraints`` name ``req``."""
+    if not constraints:
+        return True
+    exact = constraints.get("matchPolicy") == "Exact"
+    rules = constraints.get("resourceRules") or []
+    return not rules or any(rule_matches(r, req, exact) for r in rules)
 
 
 def _forbidden(

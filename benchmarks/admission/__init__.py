@@ -1,0 +1,1 @@
+"""The control plane's writes through admission: ``python -m benchmarks.admission``."""
