@@ -104,18 +104,48 @@ class GarbageCollector(StorageLoop):
     def __init__(self, cluster: Cluster) -> None:
         super().__init__(cluster.engine, cluster.registry)
         self._api = ControllerRequests(cluster, controller_user("generic-garbage-collector"))
+        self._kinds: dict[tuple[str, str], ServedResource] = {}
 
     def wants(self, event: Event) -> bool:
         meta = event.object["metadata"]
         before = (event.previous or {}).get("metadata") or {}
         # Sweeps scan everything, so only changes that can create garbage start one:
-        # a deletion (an owner may be gone), new or changed owner references (one may
-        # dangle), or an object waiting for the collector's finalizers.
+        # a deletion (an owner may be gone), new or changed owner references of which
+        # one may dangle (a controller's new pod names a live owner: nothing to do), or
+        # an object waiting for the collector's finalizers.
         return (
             event.type == "DELETED"
-            or meta.get("ownerReferences") != before.get("ownerReferences")
             or any(f in _GC_FINALIZERS for f in meta.get("finalizers") or [])
+            or (
+                meta.get("ownerReferences") != before.get("ownerReferences")
+                and not self._owners_live(event.object)
+            )
         )
+
+    def _owners_live(self, obj: dict[str, Any]) -> bool:
+        """Every owner ``obj`` names exists with that uid and is not being deleted."""
+        namespace = obj["metadata"].get("namespace") or ""
+        for ref in _refs(obj):
+            served = self._served_kind(str(ref.get("apiVersion")), str(ref.get("kind")))
+            if served is None:
+                return False
+            where = namespace if served.info.namespaced else ""
+            owner = self._engine.storage.get(served.storage_key, where, str(ref.get("name")))
+            if owner is None or owner["metadata"].get("uid") != ref.get("uid"):
+                return False
+            if _deleting(owner):
+                return False
+        return True
+
+    def _served_kind(self, api_version: str, kind: str) -> ServedResource | None:
+        """The stored resource of a kind (remembered: a stale one finds no owner, and
+        a sweep follows, which is always safe)."""
+        key = (api_version.rpartition("/")[0], kind)
+        if key not in self._kinds:
+            self._kinds = {
+                (r.info.group, r.info.kind): r for r in self._registry.resources() if r.storage
+            }
+        return self._kinds.get(key)
 
     def _items(self) -> Iterator[_Item]:
         for served in self._registry.resources():
