@@ -12,7 +12,9 @@ that span, per pod, is the figure. Variants, in one run, alternating rounds:
   pod create in the namespace: each of the ReplicaSet controller's creates waits for
   it, as on a cluster;
 * **policy**: a ValidatingAdmissionPolicy on pod creates that checks
-  ``request.userInfo.username`` (CEL in the server, no webhook).
+  ``request.userInfo.username`` (CEL in the server, no webhook);
+* with ``$KF_BENCH_BASE`` naming another checkout, **no webhook** on a server of that
+  checkout too (before/after in one run).
 
 Writes ``benchmarks/results/admission.json`` (``-quick`` for ``--quick``).
 """
@@ -22,11 +24,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import compileall
+import contextlib
 import os
 import socket
 import statistics
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +50,10 @@ Install = Callable[["Session", str], Awaitable[None]]
 
 
 def _server_cpu(server: LocalApiServer) -> float:
-    process = server._process  # the benchmark is a friend of the harness
-    assert process is not None
-    fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    """Seconds of CPU the server process has used (user + system)."""
+    pid = server.process_id()
+    assert pid is not None
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -151,10 +156,39 @@ def _replica_set(pods: int) -> dict[str, Any]:
             "spec": spec}  # fmt: skip
 
 
-async def one_round(install: Install, pods: int) -> float:
+def _base_source() -> str | None:
+    """The compiled ``src`` of the baseline checkout ``$KF_BENCH_BASE`` names, if any."""
+    base = os.environ.get("KF_BENCH_BASE")
+    if not base:
+        return None
+    source = str(Path(base).resolve() / "src")
+    compileall.compile_dir(source, quiet=1, workers=1)  # as an installed wheel has it
+    return source
+
+
+@contextlib.contextmanager
+def _server(source: str | None) -> Iterator[LocalApiServer]:
+    """A fresh server, of ``source`` (a checkout's ``src``) when given."""
+    server = LocalApiServer(nodes=4, controllers=CONTROLLERS)
+    before = os.environ.get("PYTHONPATH")
+    try:
+        if source is not None:
+            os.environ["PYTHONPATH"] = source  # the server process imports kubeforge there
+        server.start()
+    finally:
+        os.environ.pop("PYTHONPATH", None)
+        if before is not None:
+            os.environ["PYTHONPATH"] = before
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+async def one_round(install: Install, pods: int, source: str | None = None) -> float:
     """Server CPU milliseconds per pod, on a fresh server, from the ReplicaSet's create to
     every pod ready."""
-    with LocalApiServer(nodes=4, controllers=CONTROLLERS) as server:
+    with _server(source) as server:
         async with aiohttp.ClientSession(
             connector=aiohttp.TCPConnector(ssl=False)
         ) as http:  # the server's CA is its own; traffic stays on 127.0.0.1
@@ -179,20 +213,24 @@ async def one_round(install: Install, pods: int) -> float:
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     hook = Webhook()
     await hook.start()
-    variants: dict[str, Install] = {
-        "no webhook": no_admission,
-        "validating webhook": webhook_variant(hook),
-        "policy": install_policy,
+    base = _base_source()
+    variants: dict[str, tuple[Install, str | None]] = {
+        "no webhook": (no_admission, None),
+        "validating webhook": (webhook_variant(hook), None),
+        "policy": (install_policy, None),
     }
+    if base is not None:
+        variants = {"no webhook, $KF_BENCH_BASE": (no_admission, base), **variants}
     rounds: dict[str, list[float]] = {name: [] for name in variants}
     try:
         for _ in range(args.rounds):
-            for name, install in variants.items():
-                rounds[name].append(round(await one_round(install, args.pods), 3))
+            for name, (install, source) in variants.items():
+                rounds[name].append(round(await one_round(install, args.pods, source), 3))
     finally:
         await hook.stop()
     assert hook.calls == args.pods * args.rounds, hook.calls  # every create waited for it
     return {
+        "base": os.environ.get("KF_BENCH_BASE", ""),
         "pods": args.pods,
         "rounds": args.rounds,
         "server_cpu_ms_per_pod": {n: statistics.median(v) for n, v in rounds.items()},
