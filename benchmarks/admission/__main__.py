@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import compileall
 import contextlib
 import os
 import socket
@@ -37,6 +36,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 from benchmarks._report import clean_exit_on_sigterm, environment, print_table, write_results
+from benchmarks.apiserver.__main__ import _base_source
 
 from kubeforge.apiserver.server.tls import Credentials
 from kubeforge.testing import LocalApiServer
@@ -156,16 +156,6 @@ def _replica_set(pods: int) -> dict[str, Any]:
             "spec": spec}  # fmt: skip
 
 
-def _base_source() -> str | None:
-    """The compiled ``src`` of the baseline checkout ``$KF_BENCH_BASE`` names, if any."""
-    base = os.environ.get("KF_BENCH_BASE")
-    if not base:
-        return None
-    source = str(Path(base).resolve() / "src")
-    compileall.compile_dir(source, quiet=1, workers=1)  # as an installed wheel has it
-    return source
-
-
 @contextlib.contextmanager
 def _server(source: str | None) -> Iterator[LocalApiServer]:
     """A fresh server, of ``source`` (a checkout's ``src``) when given."""
@@ -213,7 +203,7 @@ async def one_round(install: Install, pods: int, source: str | None = None) -> f
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     hook = Webhook()
     await hook.start()
-    base = _base_source()
+    base = _base_source()  # the baseline checkout's compiled src, as the apiserver run's
     variants: dict[str, tuple[Install, str | None]] = {
         "no webhook": (no_admission, None),
         "validating webhook": (webhook_variant(hook), None),
