@@ -137,6 +137,8 @@ class NamespaceFinalizer:
     def stop(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
+        for task in list(self._waiting):  # passes still waiting on admission end here
+            task.cancel()
 
     def _on_event(self, event: Event) -> None:
         meta = event.object["metadata"]
