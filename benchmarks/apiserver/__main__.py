@@ -47,6 +47,7 @@ from benchmarks.apiserver._pods import (
     LoopStretch,
     PodCreates,
     bounded,
+    fill_pods,
     measure_list_blocking,
     measure_pod_creates,
 )
@@ -298,9 +299,9 @@ async def _list_blocking(args: argparse.Namespace, report: Report) -> None:
         data = Path(data_dir)
 
         async def create(client: Client) -> PodCreates:
-            count, concurrency = args.list_pods, args.concurrency
+            count = max(1, min(args.list_pods, args.list_created))
             return await measure_pod_creates(
-                client, "bench-list", count, concurrency, 0, _server_cpu
+                client, "bench-list", count, args.concurrency, 0, _server_cpu
             )
 
         async def list_them(client: Client) -> ListBlocking:
@@ -311,6 +312,7 @@ async def _list_blocking(args: argparse.Namespace, report: Report) -> None:
 
         os.environ["KF_LOOP_STRETCH"] = str(data.with_suffix(".stretch"))
         await _on_server(data, create, nodes=0)
+        await fill_pods(data, "bench-list", args.list_pods)
         source = _base_source()
         if source is not None:
             report.list_blocking_base = await _on_server(data, list_them, 0, source, True)
@@ -388,6 +390,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--pods", type=int, default=5_000, help="pod creates, nodes running")
     parser.add_argument("--list-pods", type=int, default=100_000, help="pods in the paged list")
+    parser.add_argument(
+        "--list-created",
+        type=int,
+        default=1_000_000,
+        help="of those, how many to create through the API (the rest: copies in its storage)",
+    )
     parser.add_argument("--skip", action="append", default=[], help="writes, pods or list")
     parser.add_argument("--quick", action="store_true", help="small sizes, to try it out")
     parser.add_argument("--out", type=Path, default=None, help="JSON path (default: results/)")

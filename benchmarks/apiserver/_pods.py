@@ -6,6 +6,8 @@ Entry points (both take the ``Client`` of ``__main__``):
 * ``measure_pod_creates``: ``count`` pod creates, ``concurrency`` in flight, on a server
   whose scheduler and kubelets bind and start every pod meanwhile (their writes share
   the server with ours); the creates acknowledged per second and the server's CPU.
+* ``fill_pods``: more pods of the same shape written straight into a stopped server's
+  data directory, when creating them all through the API would take too long;
 * ``measure_list_blocking``: a paged LIST (``limit=500``) of every pod while a probe
   GETs one small object every ``probe_interval`` seconds; the longest and the p99
   probe latency during the list against the same probe on an idle server. The
@@ -23,9 +25,13 @@ import os
 import signal
 import statistics
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from kubeforge.apiserver.server.app import DB_FILE
+from kubeforge.apiserver.storage.sqlite import Storage, clone
 
 
 @dataclass
@@ -142,6 +148,24 @@ async def measure_pod_creates(
         server_cpu_us_per_create=busy / count * 1e6,
         running_at_end=len(listed["items"]),
     )
+
+
+async def fill_pods(data_dir: Path, namespace: str, count: int) -> None:
+    """Add pods to a stopped server's data directory until ``namespace`` has ``count``:
+    copies of the first one there (as the API stored it: defaults, managedFields, status)
+    with names and uids of their own, written straight into its storage, for the list
+    measures only (creating 100,000 pods through the API takes an hour on a loaded
+    machine). In the event loop, so the writes share one commit."""
+    storage = Storage(data_dir / DB_FILE)
+    try:
+        model = storage.objects(("", "pods"), namespace)[0]
+        for index in range(storage.count(("", "pods"), namespace), count):
+            pod = clone(model)
+            pod["metadata"].update(name=f"q-{index:06d}", uid=str(uuid.uuid4()))
+            storage.create(("", "pods"), pod)
+        await storage.durable()
+    finally:
+        storage.close()
 
 
 async def _probe(client: Any, path: str, interval: float, stop: asyncio.Event) -> list[float]:
