@@ -34,6 +34,7 @@ KNOWN = {
     "apiserver-fanout": "Local API server: watch fan-out to 100 watchers, before/after",
     "apiserver-routing": "Watch fan-out: CPU per event with 100 scoped watches, routed or not",
     "admission": "Local API server: the control plane's writes through admission",
+    "apiserver-list": "Local API server: a paged LIST of 100,000 pods beside another client",
     "client": "Client decoding: lists and watch streams vs the Python clients",
     "informer": "Informer throughput, watch to handler",
     "cache": "Informer cache: memory per object and read cost",
