@@ -113,7 +113,7 @@ def section(name: str, data: dict[str, Any]) -> list[str]:
         scalars = {
             k: v for k, v in data.items() if not isinstance(v, dict | list) and k not in _CONTEXT
         }
-        lines += _table([scalars])
+        lines += _table([scalars]) if scalars else []  # a run of one phase may have none
         for key, value in data.items():
             if isinstance(value, list) and value and isinstance(value[0], dict):
                 lines += ["", f"{key}:", "", *_table(value)]

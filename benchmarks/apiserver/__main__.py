@@ -381,6 +381,27 @@ def _print(report: Report) -> None:
         )
 
 
+_WRITE_FIELDS = (
+    "writes_per_second",
+    "write_server_cpu_share",
+    "write_client_cpu_share",
+    "server_cpu_us_per_write",
+    "list_objects",
+    "list_ms",
+    "list_mib",
+    "list_paged_ms",
+    "fan_out",
+)
+
+
+def _measured(fields: dict[str, Any], skipped: list[str]) -> dict[str, Any]:
+    """The report without the phases a run skipped (their zeros would read as results)."""
+    dropped = set(_WRITE_FIELDS) if "writes" in skipped else set()
+    dropped |= {"pod_creates"} if "pods" in skipped else set()
+    dropped |= {"list_blocking", "list_blocking_base"} if "list" in skipped else set()
+    return {key: value for key, value in fields.items() if key not in dropped}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.apiserver", description=__doc__)
     parser.add_argument("--objects", type=int, default=10_000)
@@ -414,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     env = environment("benchmarks.apiserver", argv)
     report = asyncio.run(measure(args))
     _print(report)
-    payload = {**env, **asdict(report)}
+    payload = {**env, **_measured(asdict(report), args.skip)}
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
