@@ -391,6 +391,7 @@ _WRITE_FIELDS = (
     "list_mib",
     "list_paged_ms",
     "fan_out",
+    "fan_out_base",
 )
 
 
