@@ -1,9 +1,11 @@
 """A ``RevisionView`` reads a resource as it was at its revision, whatever is written
 after it was made or between two of its reads: compared with a copy of the state taken
-at that revision, over random writes."""
+at that revision, over random writes; and so does a page read in chunks while a writer
+runs in the loop's turns between them."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -11,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubeforge.apiserver.storage.at_revision import RevisionView
+from kubeforge.apiserver.storage.pages import SCAN_CHUNK, read_page
 from kubeforge.apiserver.storage.sqlite import ExpiredError, Storage, clone
 
 PODS = ("", "pods")
@@ -107,3 +110,45 @@ def test_a_resource_never_written_reads_empty() -> None:
     _apply(storage, (PODS, "a", "n1", "put"))
     assert view.after(None, 10) == []
     assert view.count_after(("a", "")) == 0
+
+
+async def test_a_page_read_in_chunks_stays_at_its_revision_while_writes_interleave() -> None:
+    """``read_page`` yields to the loop between chunks of ``SCAN_CHUNK`` objects; a writer
+    running in those turns changes nothing the page shows."""
+    storage = Storage(None)
+    total = SCAN_CHUNK * 2 + 500
+    for index in range(total):
+        _apply(storage, (PODS, "a", f"n{index:05d}", "put"))
+    expected = _state(storage, "a")
+    view = RevisionView(storage, PODS, storage.revision, "a")
+    turns = 0
+
+    async def writer() -> None:
+        nonlocal turns
+        # From the end backwards, so each turn changes keys the page has not read yet:
+        # deletes, updates and new keys, between chunks.
+        indexes = list(range(total - 1, 0, -3))
+        for start in range(0, len(indexes), 40):
+            for index in indexes[start : start + 40]:
+                _apply(storage, (PODS, "a", f"n{index:05d}", "delete" if index % 2 else "put"))
+                _apply(storage, (PODS, "a", f"n{index:05d}x", "put"))
+            turns += 1
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(writer())
+    # Every third object matches: the scan reads well past one chunk for each page.
+    wanted = {key for key, _ in expected[::3]}
+
+    def matches(obj: dict[str, Any]) -> bool:
+        return ("a", obj["metadata"]["name"]) in wanted
+
+    selected, more = await read_page(view, None, matches, SCAN_CHUNK // 2, count=False)
+    rest, none_left = await read_page(
+        view, ("a", selected[-1]["metadata"]["name"]), matches, 0, count=False
+    )
+    await task
+    assert turns > 0
+    assert more == 1 and none_left == 0
+    names = [obj["metadata"]["name"] for obj in selected + rest]
+    assert names == [name for (_, name), _ in expected[::3]]
+    assert [clone(obj) for obj in selected + rest] == [obj for _, obj in expected[::3]]
