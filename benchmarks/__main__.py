@@ -30,6 +30,7 @@ KNOWN = {
     "server_peers": "Local API server vs kmock's emulator",
     "apiserver": "Local API server: writes/s, pod creates/s, lists, watch fan-out",
     "apiserver-pods": "Local API server: pod creates with the simulated nodes, before/after",
+    "apiserver-pods-5000": "Local API server: pod creates with the nodes at 5,000, before/after",
     "apiserver-creates": "Local API server: durable creates, one and many in flight, before/after",
     "apiserver-fanout": "Local API server: watch fan-out to 100 watchers, before/after",
     "apiserver-routing": "Watch fan-out: CPU per event with 100 scoped watches, routed or not",

@@ -10,7 +10,7 @@ another checkout's ``src`` directory (by default that of the checkout ``$KF_BENC
 names, as the other phases take it; say a ``git worktree`` of the commit before a
 change): each size (or each of ``--base-sizes``) then also runs on a server started
 from it, the two servers taking turns, so before and after share the machine's load. Writes
-``results/apiserver-pods.json`` (``-quick`` for ``--quick``).
+``results/apiserver-pods.json`` (``--name`` to change; ``-quick`` for ``--quick``).
 """
 
 from __future__ import annotations
@@ -79,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         "--base-sizes", type=int, nargs="+", default=None, help="compare at these sizes only"
     )
     parser.add_argument("--quick", action="store_true", help="500 pods, to try it out")
+    parser.add_argument("--name", default="apiserver-pods", help="results file name")
     args = parser.parse_args(argv)
     args.base_src = args.base_src or _base_source()
     if args.quick:
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         ],
     )
     base = {"base_src": args.base_src} if args.base_src else {}
-    write_results("apiserver-pods", {**env, **base, "runs": rows}, quick=args.quick)
+    write_results(args.name, {**env, **base, "runs": rows}, quick=args.quick)
     return 0
 
 
