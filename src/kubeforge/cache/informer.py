@@ -54,7 +54,8 @@ class Informer(Generic[T]):
     **Guarantees** (client-go's ``SharedInformer`` contract)
 
     - The store is updated first, then handlers run, one event at a time, in the
-      order the watcher saw them; each handler gets its own copy of each object.
+      order the watcher saw them; each handler gets its own copy of each object (one
+      registered with ``old_state=False`` gets the new object for both sides of an update).
     - A relist reports, after swapping the store: ``on_add`` for new objects,
       ``on_update`` for every object still present (changed or not, as client-go's
       ``Replaced`` deltas), then ``on_missed_delete`` (``on_delete`` if not given)
