@@ -6,7 +6,8 @@ May import everything below it (``controller``, ``cache``, ``client``, ...).
 - ``leader``: ``LeaderElector`` on a ``coordination.k8s.io/v1`` Lease (client-go's protocol).
 - ``metrics``: ``ManagerMetrics``, controller-runtime's Prometheus metrics per manager.
 - ``health``: ``HealthChecks`` behind ``/healthz`` and ``/readyz``.
-- ``serving``: bind addresses and the small HTTP servers.
+- ``serving``: bind addresses and the small HTTP servers; ``servers`` builds the manager's
+  ``/metrics`` (``metrics_auth`` guards it) and probe servers from its options.
 - ``logs``: per-reconcile context in log records.
 """
 

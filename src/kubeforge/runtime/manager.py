@@ -21,14 +21,12 @@ from kubeforge.client import Client
 from kubeforge.config import ClientConfig
 from kubeforge.controller.controller import Controller
 from kubeforge.core.clock import Clock, MonotonicClock
-from kubeforge.runtime.health import Check, HealthChecks, ping, probe_routes
-from kubeforge.runtime.metrics import CONTENT_TYPE, ManagerMetrics
+from kubeforge.runtime.health import Check, HealthChecks, ping
+from kubeforge.runtime.metrics import ManagerMetrics
 from kubeforge.runtime.options import ManagerOptions
-from kubeforge.runtime.serving import HttpServer, TLSSource, parse_bind_address
+from kubeforge.runtime.servers import metrics_server, probe_server
 
 if TYPE_CHECKING:
-    from aiohttp import web
-
     from kubeforge.controller.events import EventRecorder
     from kubeforge.runtime.leader import LeaderElector
     from kubeforge.webhook.server import WebhookServer
@@ -118,8 +116,8 @@ class Manager:
         self.healthz.add("ping", ping)
         self.readyz.add("ping", ping)
         self.readyz.add("informer-sync", self._informers_synced)
-        self.metrics_server = self._server("metrics", self.options.metrics_bind_address)
-        self.probe_server = self._server("health probe", self.options.health_probe_bind_address)
+        self.metrics_server = metrics_server(self.options, self.client, self._clock, self.metrics)
+        self.probe_server = probe_server(self.options, self.healthz, self.readyz)
         self.elector: LeaderElector | None = None
         election = self.options.leader_election
         if election is not None:
@@ -367,32 +365,6 @@ class Manager:
     def event_recorders(self) -> list[EventRecorder]:
         """Every recorder handed out by ``event_recorder`` (each one needs to write Events)."""
         return list(self._recorders.values())
-
-    def _server(self, name: str, address: str) -> HttpServer | None:
-        bind = parse_bind_address(address)
-        if bind is None:
-            return None
-        # Imported here: aiohttp's server side (and, for a secure /metrics, the certificate
-        # machinery) is paid for only by a manager that serves.
-        from aiohttp import web
-
-        from kubeforge.runtime.metrics_auth import Handler, MetricsAuth, metrics_tls
-
-        tls: TLSSource | None = None
-        if name == "metrics":
-            handler: Handler = self._serve_metrics
-            if self.options.metrics_secure:
-                handler = MetricsAuth(self.client, self._clock).guard(handler)
-                tls = metrics_tls(self.options)
-            routes = [web.get("/metrics", handler)]
-        else:
-            routes = probe_routes(self.healthz, self.readyz)
-        return HttpServer(name, routes, *bind, tls=tls)
-
-    async def _serve_metrics(self, request: web.Request) -> web.Response:
-        from aiohttp import web
-
-        return web.Response(body=self.metrics.render(), headers={"Content-Type": CONTENT_TYPE})
 
     def _informers_synced(self) -> None:
         pending = [informer.name for informer in self.cache.informers if not informer.has_synced]
