@@ -55,6 +55,8 @@ __all__ = ["ResourceHandlers"]
 # In the real server's order (its 415 message lists them so).
 _PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
 _CR_PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, APPLY_PATCH)
+# Accept headers that can only mean a plain JSON object (most clients send one of these).
+_PLAIN_JSON = frozenset({None, "application/json", "*/*"})
 
 
 class ResourceHandlers:
@@ -168,6 +170,8 @@ class ResourceHandlers:
     def _object_response(
         self, request: web.Request, target: Target, obj: dict[str, Any], status: int = 200
     ) -> web.Response:
+        if request.headers.get("Accept") in _PLAIN_JSON:
+            return json_response(obj, status)  # what the checks below answer for these
         conversion = partial.negotiate(request)  # metadata only, when asked for first
         if conversion is not None:
             return partial.object_response(conversion, target.served, obj, status)

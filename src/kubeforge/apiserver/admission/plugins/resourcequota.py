@@ -34,12 +34,12 @@ class ResourceQuotaPlugin(Plugin):
     def validate(self, attempt: Attempt) -> None:
         if attempt.subresource or not attempt.namespace:
             return
+        quotas = self.storage.objects(_QUOTAS, attempt.namespace)
+        if not quotas:
+            return  # first: most namespaces have none, and an evaluator is made per call
         info = attempt.served.info
         evaluator = evaluator_for(info.group, info.plural)
         if evaluator is None or not evaluator.handles(attempt.operation):
-            return
-        quotas = self.storage.objects(_QUOTAS, attempt.namespace)
-        if not quotas:
             return
         try:
             charges = check_request(
