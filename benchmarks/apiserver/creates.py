@@ -22,17 +22,21 @@ import argparse
 import asyncio
 import os
 import statistics
+import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 from benchmarks._report import clean_exit_on_sigterm, environment, write_results
-from benchmarks.apiserver.__main__ import Client, _base_source, _own_cpu, _server_cpu
+from benchmarks.apiserver.__main__ import (
+    Client,
+    _base_source,
+    _on_server,
+    _own_cpu,
+    _server_cpu,
+)
 from benchmarks.apiserver._pods import bounded
-
-from kubeforge.testing import LocalApiServer
 
 _IDLE_SECONDS = 2.0
 
@@ -55,37 +59,34 @@ async def _phase(client: Client, count: int, concurrency: int, tag: str) -> dict
 
 async def _run(source: str | None, args: argparse.Namespace) -> dict[int, dict[str, float]]:
     """One fresh server (of ``source``'s kubeforge, else this checkout's): both phases."""
-    saved = os.environ.get("PYTHONPATH")
-    if source is not None:
-        os.environ["PYTHONPATH"] = source
-    try:
-        with (
-            tempfile.TemporaryDirectory(prefix="kubeforge-bench-") as data_dir,
-            LocalApiServer(data_dir=Path(data_dir)) as server,
-        ):
-            connector = aiohttp.TCPConnector(ssl=server.ssl_context(), limit=0)
-            async with aiohttp.ClientSession(connector=connector) as session:
-                client = Client(server, session)
-                try:
-                    await client.namespace("bench")
-                    await _phase(client, args.warm_up, args.concurrency, "warm")
-                    before = _server_cpu(server)
-                    await asyncio.sleep(_IDLE_SECONDS)
-                    idle = (_server_cpu(server) - before) / _IDLE_SECONDS
-                    out = {}
-                    for concurrency, count in ((1, args.single), (args.concurrency, args.objects)):
-                        phase = await _phase(client, count, concurrency, f"c{concurrency}")
-                        phase["server_cpu"] -= idle * phase["seconds"]
-                        phase["count"] = count
-                        out[concurrency] = phase
-                    return out
-                finally:
-                    client.close()
-    finally:
-        if saved is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved
+    with tempfile.TemporaryDirectory(prefix="kubeforge-bench-") as data_dir:
+        runs: dict[int, dict[str, float]] = await _on_server(
+            Path(data_dir), lambda c: _phases(c, args), 1, source
+        )
+        return runs
+
+
+async def _phases(client: Client, args: argparse.Namespace) -> dict[int, dict[str, float]]:
+    await client.namespace("bench")
+    await _phase(client, args.warm_up, args.concurrency, "warm")
+    before = _server_cpu(client.server)
+    await asyncio.sleep(_IDLE_SECONDS)
+    idle = (_server_cpu(client.server) - before) / _IDLE_SECONDS
+    out = {}
+    for concurrency, count in ((1, args.single), (args.concurrency, args.objects)):
+        phase = await _phase(client, count, concurrency, f"c{concurrency}")
+        phase["server_cpu"] -= idle * phase["seconds"]
+        phase["count"] = count
+        out[concurrency] = phase
+    return out
+
+
+def _commit(checkout: str) -> str:
+    """The short commit of ``checkout`` (its path when it is not a git checkout)."""
+    done = subprocess.run(
+        ["git", "-C", checkout, "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return done.stdout.strip() or checkout
 
 
 def _row(code: str, concurrency: int, runs: list[dict[str, float]]) -> dict[str, Any]:
@@ -107,7 +108,7 @@ async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
     base = _base_source()
     contenders: list[tuple[str, str | None]] = [("this checkout", None)]
     if base is not None:
-        contenders.insert(0, (f"base ({os.environ['KF_BENCH_BASE']})", base))
+        contenders.insert(0, (f"base ({_commit(os.environ['KF_BENCH_BASE'])})", base))
     runs: dict[str, list[dict[int, dict[str, float]]]] = {code: [] for code, _ in contenders}
     for round_ in range(args.rounds):
         for code, source in contenders:
