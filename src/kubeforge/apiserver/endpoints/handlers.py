@@ -32,7 +32,7 @@ from kubeforge.apiserver.endpoints.eviction import evict
 from kubeforge.apiserver.endpoints.listing import Lister
 from kubeforge.apiserver.endpoints.objectbody import read_object
 from kubeforge.apiserver.endpoints.request import Target, resolve
-from kubeforge.apiserver.endpoints.responses import add_warnings, json_response, table_response
+from kubeforge.apiserver.endpoints.responses import json_response, request_warnings, table_response
 from kubeforge.apiserver.endpoints.scale import scale
 from kubeforge.apiserver.fieldmanager.apply import (
     field_manager,
@@ -185,7 +185,7 @@ class ResourceHandlers:
         self._verb(target, "create")
         if target.served.info.namespaced and target.namespace is None:
             raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
-        warnings: list[str] = []
+        warnings = request_warnings(request)
         body = await read_object(request, target.served, warnings)
         validation = field_validation(request)
 
@@ -197,11 +197,11 @@ class ResourceHandlers:
 
         name = str((body.get("metadata") or {}).get("name") or "")
         obj = await self._admitted(request, target, "CREATE", name, attempt, warnings)
-        return _warn(self._object_response(request, target, obj, 201), warnings)
+        return self._object_response(request, target, obj, 201)
 
     async def _update(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "update")
-        warnings: list[str] = []
+        warnings = request_warnings(request)
         body = await read_object(request, target.served, warnings)
         validation = field_validation(request)
         created = False
@@ -220,8 +220,7 @@ class ResourceHandlers:
             return obj
 
         obj = await self._admitted(request, target, "UPDATE", target.name, attempt, warnings)
-        response = self._object_response(request, target, obj, 201 if created else 200)
-        return _warn(response, warnings)
+        return self._object_response(request, target, obj, 201 if created else 200)
 
     async def _patch(self, request: web.Request, target: Target) -> web.Response:
         self._verb(target, "patch")
@@ -237,7 +236,7 @@ class ResourceHandlers:
                 "force", "Forbidden", "may not be specified for non-apply patch"
             )
         patch = decode_body(await read_body(request), content_type)
-        warnings: list[str] = []
+        warnings = request_warnings(request)
         validation = field_validation(request)
 
         def attempt(dry_run: bool) -> dict[str, Any]:
@@ -253,7 +252,7 @@ class ResourceHandlers:
             )
 
         obj = await self._admitted(request, target, "UPDATE", target.name, attempt, warnings)
-        return _warn(self._object_response(request, target, obj), warnings)
+        return self._object_response(request, target, obj)
 
     async def _apply(self, request: web.Request, target: Target) -> web.Response:
         """Server-side apply (``application/apply-patch+yaml``); 201 when it creates."""
@@ -263,7 +262,7 @@ class ResourceHandlers:
         force = query_bool(request.query, "force")
         raw = await read_body(request)
         validation = field_validation(request)
-        warnings: list[str] = []
+        warnings = request_warnings(request)
         created = False
 
         def attempt(dry_run: bool) -> dict[str, Any]:
@@ -286,8 +285,7 @@ class ResourceHandlers:
         )
         operation = "UPDATE" if exists is not None else "CREATE"
         obj = await self._admitted(request, target, operation, target.name, attempt, warnings)
-        response = self._object_response(request, target, obj, 201 if created else 200)
-        return _warn(response, warnings)
+        return self._object_response(request, target, obj, 201 if created else 200)
 
     async def _subresource(self, request: web.Request, target: Target) -> web.Response:
         if target.subresource == "finalize":
@@ -331,8 +329,3 @@ def _patch_options_invalid(field: str, kind: str, detail: str) -> failures.Statu
     return failures.invalid(
         "PatchOptions", "meta.k8s.io", "", [failures.FieldError(kind, field, detail)]
     )
-
-
-def _warn(response: web.Response, warnings: list[str]) -> web.Response:
-    add_warnings(response, warnings)
-    return response

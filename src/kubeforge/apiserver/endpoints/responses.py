@@ -1,5 +1,9 @@
 """JSON and Table responses (``json_response``, ``table_response``) and ``Warning`` headers
-(``add_warnings``), shared by the handlers."""
+(``add_warnings``), shared by the handlers.
+
+A request's warnings live on the request (``request_warnings``), not on its answer: like
+k8s.io/apiserver's warning recorder, ``send_request_warnings`` writes them when any answer
+goes out, a failure's included (a 422 still says what was warned of before it)."""
 
 from __future__ import annotations
 
@@ -8,7 +12,15 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-__all__ = ["add_warnings", "json_response", "table_response"]
+__all__ = [
+    "add_warnings",
+    "json_response",
+    "request_warnings",
+    "send_request_warnings",
+    "table_response",
+]
+
+_WARNINGS = "warnings"
 
 
 def json_response(body: Any, status: int = 200) -> web.Response:
@@ -33,3 +45,23 @@ def add_warnings(response: web.StreamResponse, warnings: list[str]) -> None:
         escaped = "".join(c if " " <= c <= "~" else f"\\x{ord(c):02x}" for c in escaped)
         escaped = escaped.replace('"', '\\"')
         response.headers.add("Warning", f'299 - "{escaped}"')
+
+
+def request_warnings(request: web.Request) -> list[str]:
+    """The request's warnings, which its handler and the code it calls append to."""
+    warnings: list[str] | None = request.get(_WARNINGS)
+    if warnings is None:
+        warnings = request[_WARNINGS] = []
+    return warnings
+
+
+async def send_request_warnings(request: web.Request, response: web.StreamResponse) -> None:
+    """Headers go out at prepare (an ``on_response_prepare`` hook): every answer about a
+    deprecated CRD version warns, errors and watches included, first, as the CRD handler
+    records it before serving; then what the request itself was warned of."""
+    warnings = list(request.get(_WARNINGS) or ())
+    served = request.get("served")
+    deprecation = getattr(served, "deprecation_warning", None)
+    if deprecation:
+        warnings.insert(0, deprecation)
+    add_warnings(response, warnings)

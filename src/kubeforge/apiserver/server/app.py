@@ -55,7 +55,7 @@ from kubeforge.apiserver.endpoints.access import Access
 from kubeforge.apiserver.endpoints.bodies import BODY_LIMIT
 from kubeforge.apiserver.endpoints.handlers import ResourceHandlers
 from kubeforge.apiserver.endpoints.listing import Lister
-from kubeforge.apiserver.endpoints.responses import add_warnings, json_response
+from kubeforge.apiserver.endpoints.responses import json_response, send_request_warnings
 from kubeforge.apiserver.endpoints.watch import MIN_REQUEST_TIMEOUT, WatchHub
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import Registry
@@ -257,7 +257,7 @@ class LocalServer:
         app = web.Application(middlewares=[self._middleware])
         app[BODY_LIMIT] = self.options.limits.max_request_bytes
         app[MIN_REQUEST_TIMEOUT] = self.options.limits.min_request_timeout
-        app.on_response_prepare.append(_deprecation_warning)
+        app.on_response_prepare.append(send_request_warnings)
         Health(self.storage).add_routes(app)
         app.router.add_get("/", self._root)
         discovery.add_routes(app, self.registry)
@@ -317,12 +317,3 @@ class LocalServer:
                 paths.append(f"/apis/{group}")
                 paths += [f"/apis/{group}/{v}" for v in versions]
         return json_response({"paths": sorted(paths)})
-
-
-async def _deprecation_warning(request: web.Request, response: web.StreamResponse) -> None:
-    """Every answer about a deprecated CRD version warns, errors and watches included
-    (headers go out at prepare, so a hook rather than a middleware)."""
-    served = request.get("served")
-    warning = getattr(served, "deprecation_warning", None)
-    if warning:
-        add_warnings(response, [warning])
