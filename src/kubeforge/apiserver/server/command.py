@@ -23,7 +23,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,6 @@ from aiohttp import web
 
 from kubeforge.apiserver.admission.plugins import UnknownPluginError, enabled_plugins
 from kubeforge.apiserver.authn.authenticator import user_token
-from kubeforge.apiserver.controllers.controlplane import PlaneOptions
 from kubeforge.apiserver.controllers.heartbeat import HeartbeatTiming
 from kubeforge.apiserver.server import httplog
 from kubeforge.apiserver.server.app import LocalServer, ServerOptions
@@ -43,7 +42,7 @@ from kubeforge.apiserver.server.tls import Credentials, write_kubeconfig
 from kubeforge.apiserver.storage.datadir import DataDirError, DirectoryLock
 from kubeforge.apiserver.storage.sqlite import DEFAULT_HISTORY
 
-__all__ = ["apiserver_command", "serve"]
+__all__ = ["Listening", "apiserver_command", "serve"]
 
 log = logging.getLogger("kubeforge.apiserver")
 
@@ -53,29 +52,26 @@ _HOST = "127.0.0.1"
 _MAX_HEADER_LINE = 64 * 1024
 
 
-async def serve(
-    *,
-    port: int,
-    data_dir: Path | None,
-    kubeconfig: Path | None,
-    simulate_node: bool,
-    watch_history: int,
-    bookmark_interval: float,
-    authorization: str = "AlwaysAllow",
-    user_kubeconfigs: tuple[tuple[str, tuple[str, ...], Path], ...] = (),
-    request_log: bool = False,
-    repair_data_dir: bool = False,
-    plane: PlaneOptions | None = None,
-    limits: Limits | None = None,
-    admission_plugins: frozenset[str] | None = None,
-) -> None:
+@dataclass(frozen=True)
+class Listening:
+    """Where the process serves and what it writes once ready: the port (0: a free one),
+    the admin kubeconfig, ``(user, groups, path)`` kubeconfigs for other users (restricted
+    ones under RBAC), and whether every request is logged (``httplog``)."""
+
+    port: int
+    kubeconfig: Path | None = None
+    user_kubeconfigs: tuple[tuple[str, tuple[str, ...], Path], ...] = ()
+    request_log: bool = False
+
+
+async def serve(listening: Listening, options: ServerOptions) -> None:
     """Run until SIGTERM/SIGINT; every acknowledged write is already durable when it returns.
 
-    ``user_kubeconfigs`` are ``(user, groups, path)``: a kubeconfig for that user (a
-    restricted one under ``authorization="RBAC"``) is written next to the admin one.
-    ``request_log`` logs every request to the ``kubeforge.apiserver.http`` logger.
-    A data directory another server holds, or that is damaged, raises ``DataDirError``.
+    ``options`` say how the server runs; its token and CA come from the data directory
+    (or a throwaway one without it). A data directory another server holds, or that is
+    damaged, raises ``DataDirError``.
     """
+    data_dir = options.data_dir
     scratch: Path | None = None
     lock: DirectoryLock | None = None
     if data_dir is None:
@@ -86,23 +82,10 @@ async def serve(
     try:
         credentials = Credentials.load_or_create(data_dir or scratch or Path())
         server = LocalServer(
-            ServerOptions(
-                token=credentials.token,
-                ca_pem=credentials.ca_pem.decode(),
-                data_dir=data_dir,
-                simulate_node=simulate_node,
-                plane=plane or PlaneOptions(),
-                watch_history=watch_history,
-                bookmark_interval=bookmark_interval,
-                authorization=authorization,
-                repair_data_dir=repair_data_dir,
-                limits=limits or Limits(),
-                admission_plugins=admission_plugins,
-                tune_garbage_collector=True,  # this process exists to run the server
-            )
+            replace(options, token=credentials.token, ca_pem=credentials.ca_pem.decode())
         )
         try:
-            await _run(server, credentials, port, kubeconfig, user_kubeconfigs, request_log)
+            await _run(server, credentials, listening)
         finally:
             server.close()
     finally:
@@ -112,21 +95,14 @@ async def serve(
             lock.release()
 
 
-async def _run(
-    server: LocalServer,
-    credentials: Credentials,
-    port: int,
-    kubeconfig: Path | None,
-    user_kubeconfigs: tuple[tuple[str, tuple[str, ...], Path], ...],
-    request_log: bool,
-) -> None:
+async def _run(server: LocalServer, credentials: Credentials, listening: Listening) -> None:
     loop = asyncio.get_running_loop()
     stopping = asyncio.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
     app = server.build_app()
     logging_options: dict[str, Any] = {"access_log": None}
-    if request_log:
+    if listening.request_log:
         logging_options = httplog.enable_request_log(app)
     idle = server.options.limits.connection_idle_timeout
     runner = web.AppRunner(
@@ -146,20 +122,20 @@ async def _run(
     listener = await loop.create_server(
         runner.server,
         _HOST,
-        port,
+        listening.port,
         ssl=credentials.ssl_context(),
         ssl_handshake_timeout=idle,
     )
     await server.start()
     bound = int(listener.sockets[0].getsockname()[1])  # the real port when asked for port 0
     url = f"https://{_HOST}:{bound}"
-    for user, groups, path in user_kubeconfigs:
+    for user, groups, path in listening.user_kubeconfigs:
         token = user_token(credentials.token, user, groups)
         write_kubeconfig(path, url, credentials.ca_pem, token)
     # The admin kubeconfig last: its existence means "ready", user kubeconfigs included.
-    if kubeconfig is not None:
-        write_kubeconfig(kubeconfig, url, credentials.ca_pem, credentials.token)
-    log.info("serving on %s (kubeconfig: %s)", url, kubeconfig or "not written")
+    if listening.kubeconfig is not None:
+        write_kubeconfig(listening.kubeconfig, url, credentials.ca_pem, credentials.token)
+    log.info("serving on %s (kubeconfig: %s)", url, listening.kubeconfig or "not written")
     try:
         await stopping.wait()
     finally:
@@ -318,14 +294,42 @@ def apiserver_command(
     """
     if in_memory == (data_dir is not None):
         raise click.UsageError("give exactly one of --data-dir DIR or --in-memory")
-    users = tuple(_user_kubeconfig(value) for value in user_kubeconfigs)
     plane = plane_options(nodes, node_config, controllers, job_pod_run_time, job_backoff)
-    plane = replace(plane, heartbeats=heartbeats)
-    admission_plugins = _admission_plugins(
-        enable_admission_plugins, disable_admission_plugins, simulate_node
+    options = ServerOptions(
+        token="",  # the data directory's, read by serve
+        data_dir=data_dir,
+        simulate_node=simulate_node,
+        plane=replace(plane, heartbeats=heartbeats),
+        watch_history=watch_history,
+        bookmark_interval=bookmark_interval,
+        authorization="RBAC" if authorization.upper() == "RBAC" else "AlwaysAllow",
+        repair_data_dir=repair_data_dir,
+        limits=limits,
+        admission_plugins=_admission_plugins(
+            enable_admission_plugins, disable_admission_plugins, simulate_node
+        ),
+        tune_garbage_collector=True,  # this process exists to run the server
+    )
+    verbose += _inherited_verbosity()
+    listening = Listening(
+        port,
+        kubeconfig,
+        tuple(_user_kubeconfig(value) for value in user_kubeconfigs),
+        request_log=verbose >= 1,
     )
     raise_open_file_limit()
-    verbose += _inherited_verbosity()
+    _log_to_stderr(verbose)
+    try:
+        asyncio.run(serve(listening, options))
+    except DataDirError as error:
+        raise click.ClickException(str(error)) from None
+    except OSError as error:
+        raise click.ClickException(
+            f"cannot serve on {_HOST}:{port}: {error.strerror or error}"
+        ) from None
+
+
+def _log_to_stderr(verbose: int) -> None:
     # force: the kubeforge group may have set up logging already, for its own level.
     logging.basicConfig(
         level=logging.DEBUG if verbose >= 2 else logging.INFO,
@@ -333,30 +337,6 @@ def apiserver_command(
         stream=sys.stderr,
         force=True,
     )
-    try:
-        asyncio.run(
-            serve(
-                port=port,
-                data_dir=data_dir,
-                kubeconfig=kubeconfig,
-                simulate_node=simulate_node,
-                watch_history=watch_history,
-                bookmark_interval=bookmark_interval,
-                authorization="RBAC" if authorization.upper() == "RBAC" else "AlwaysAllow",
-                user_kubeconfigs=users,
-                request_log=verbose >= 1,
-                repair_data_dir=repair_data_dir,
-                plane=plane,
-                limits=limits,
-                admission_plugins=admission_plugins,
-            )
-        )
-    except DataDirError as error:
-        raise click.ClickException(str(error)) from None
-    except OSError as error:
-        raise click.ClickException(
-            f"cannot serve on {_HOST}:{port}: {error.strerror or error}"
-        ) from None
 
 
 def _admission_plugins(enable: str, disable: str, simulate_node: bool) -> frozenset[str] | None:
