@@ -93,3 +93,15 @@ class Admitting(Protocol):
         self, user: UserInfo, dry_run: bool, served: ServedResource, namespace: str, name: str
     ) -> None:
         """Admit the DELETE of one object (raises when refused)."""
+
+    async def admit_object(
+        self,
+        user: UserInfo,
+        dry_run: bool,
+        target: tuple[ServedResource, str, str, str],
+        obj: dict[str, Any],
+        object_kind: tuple[str, str, str],
+        check: Callable[[dict[str, Any]], None],
+    ) -> dict[str, Any]:
+        """Admit a CREATE of a subresource whose body is another kind (a ``Binding``);
+        returns the body as the mutating webhooks left it (raises when refused)."""

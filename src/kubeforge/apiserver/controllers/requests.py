@@ -9,7 +9,8 @@ task of its own: the sync may be running eagerly, outside any task (``eager``), 
 webhook client's timeouts need one.
 
 Entry point: ``ControllerRequests(cluster, user)``: ``await create``, ``update``,
-``update_status``, ``write_status``, ``delete``, the ``Cluster`` writes of the same names.
+``update_status``, ``write_status``, ``delete``, ``bind``, the ``Cluster`` writes of the
+same names.
 """
 
 from __future__ import annotations
@@ -25,6 +26,13 @@ from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.storage.journal import ResourceKey
 
 __all__ = ["ControllerRequests"]
+
+_PODS = ("", "pods")
+_BINDING = ("", "v1", "Binding")
+
+
+def _no_check(binding: dict[str, Any]) -> None:
+    """The binding storage's own checks come with the write (``Cluster.bind``)."""
 
 
 class ControllerRequests:
@@ -116,6 +124,29 @@ class ControllerRequests:
         return self.cluster.delete(
             resource, namespace, name, uid=uid, grace=grace, propagation=propagation
         )
+
+    async def bind(self, body: dict[str, Any]) -> dict[str, Any]:
+        """``Cluster.bind`` as the scheduler's request: a CREATE of ``pods/binding`` whose
+        object is the ``Binding`` kube-scheduler's DefaultBinder posts (the pod's name,
+        namespace and uid, target the Node ``spec.nodeName``)."""
+        served = self.cluster.served(_PODS)
+        admission = self._admitting(served, "CREATE", "binding")
+        if admission is None:
+            return self.cluster.bind(body)
+        meta = body["metadata"]
+        namespace, name = meta.get("namespace") or "", meta["name"]
+        binding = {
+            "apiVersion": "v1",
+            "kind": "Binding",
+            "metadata": {"name": name, "namespace": namespace, "uid": meta.get("uid")},
+            "target": {"kind": "Node", "name": body["spec"]["nodeName"]},
+        }
+        target = (served, namespace, name, "binding")
+        admitted = await asyncio.ensure_future(
+            admission.admit_object(self.user, False, target, binding, _BINDING, _no_check)
+        )
+        node = (admitted.get("target") or {}).get("name") or body["spec"]["nodeName"]
+        return self.cluster.bind({**body, "spec": {**body["spec"], "nodeName": node}})
 
     async def admit_delete(self, served: ServedResource, namespace: str, name: str) -> None:
         """Admission of a DELETE of any served kind, before the caller deletes."""

@@ -17,6 +17,14 @@ way the pod keeps ``PodScheduled=False`` with reason ``Unschedulable`` and the r
 message, recorded as a ``FailedScheduling`` Warning; it is tried again whenever a node
 changes or a pod leaves.
 
+Its writes are kube-scheduler's requests, as ``system:kube-scheduler``
+(``requests.ControllerRequests``): a binding is a CREATE of ``pods/binding`` whose object
+is a ``Binding``, so admission webhooks and policies on it see the scheduler and its
+Binding. A refused binding is what 1.32's DefaultBinder makes of any binding error:
+``FailedScheduling`` with ``running Bind plugin "DefaultBinder": <the server's message>``,
+``PodScheduled=False`` with reason ``SchedulerError``, and another attempt after the
+scheduling queue's back-off (1s, doubling up to 10s).
+
 Entry point: ``Scheduler(cluster)`` with ``start()``/``stop()``.
 """
 
@@ -26,12 +34,14 @@ from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
 
+from kubeforge.apiserver.controllers.admitting import SCHEDULER
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.nodeinfo import PodIndex, is_waiting
 from kubeforge.apiserver.controllers.nodes import quantity
 from kubeforge.apiserver.controllers.placement import Placement
 from kubeforge.apiserver.controllers.preemption import find_candidate, ineligible
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.controllers.scheduling import (
     Verdict,
     failure_message,
@@ -39,6 +49,7 @@ from kubeforge.apiserver.controllers.scheduling import (
     is_domain,
 )
 from kubeforge.apiserver.controllers.topologyspread import spread_counts, spread_scores
+from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["NodeScores", "Scheduler"]
@@ -48,6 +59,9 @@ _NODES = ("", "nodes")
 _CLAIMS = ("", "persistentvolumeclaims")
 _COMPONENT = "default-scheduler"
 _ZERO = Fraction(0)
+_BINDER = "DefaultBinder"
+# The scheduling queue's podInitialBackoffSeconds and podMaxBackoffSeconds defaults.
+_BACKOFF, _MAX_BACKOFF = 1.0, 10.0
 
 
 class Scheduler(ControllerLoop):
@@ -57,6 +71,8 @@ class Scheduler(ControllerLoop):
         super().__init__(cluster)
         self._index = PodIndex()
         self._scores = NodeScores()
+        self.api = ControllerRequests(cluster, SCHEDULER)
+        self._failures: dict[Key, int] = {}
 
     def start(self) -> None:
         # Loaded before subscribing, with no await between: no event is missed or seen twice.
@@ -78,13 +94,14 @@ class Scheduler(ControllerLoop):
             return self._index.waiting_keys()
         return ()
 
-    def sync(self, key: Key) -> float | None:
+    async def sync(self, key: Key) -> float | None:
         pod = self.cluster.get(_PODS, *key)
         if pod is None or not is_waiting(pod):
+            self._failures.pop(key, None)
             return None
         claims = self._claims_problem(pod)
         if claims is not None:
-            self._unschedulable(pod, claims)
+            await self._unschedulable(pod, claims)
             return None
         nodes = [n for n in self.cluster.list(_NODES) if not n["metadata"].get("deletionTimestamp")]
         view = self._index.placement(nodes, pod)
@@ -95,12 +112,11 @@ class Scheduler(ControllerLoop):
             best = min(
                 feasible, key=lambda n: self._scores.rank(n, view, spread[n["metadata"]["name"]])
             )
-            self._bind(pod, best["metadata"]["name"])
-        else:
-            self._preempt_or_wait(pod, nodes, view, verdicts)
+            return await self._bind(pod, best["metadata"]["name"])
+        await self._preempt_or_wait(pod, nodes, view, verdicts)
         return None
 
-    def _preempt_or_wait(
+    async def _preempt_or_wait(
         self,
         pod: dict[str, Any],
         nodes: list[dict[str, Any]],
@@ -112,18 +128,18 @@ class Scheduler(ControllerLoop):
         said = list(verdicts.values())
         why_not = ineligible(pod, view)
         if why_not is not None:
-            self._unschedulable(pod, failure_message(said, len(nodes), why_not))
+            await self._unschedulable(pod, failure_message(said, len(nodes), why_not))
             return
         budgets = self.cluster.list(("policy", "poddisruptionbudgets"))
         candidate = find_candidate(pod, nodes, view.placed, verdicts, budgets)
         if candidate is None:
-            self._unschedulable(pod, failure_message(said, len(nodes)))
+            await self._unschedulable(pod, failure_message(said, len(nodes)))
             return
         for victim in candidate.victims:
-            self._evict(victim, pod, candidate.node)
-        self._unschedulable(pod, failure_message(said, len(nodes), ""), candidate.node)
+            await self._evict(victim, pod, candidate.node)
+        await self._unschedulable(pod, failure_message(said, len(nodes), ""), candidate.node)
 
-    def _evict(self, victim: dict[str, Any], preemptor: dict[str, Any], node: str) -> None:
+    async def _evict(self, victim: dict[str, Any], preemptor: dict[str, Any], node: str) -> None:
         """As ``prepareCandidate`` does: the DisruptionTarget condition, the delete, the
         ``Preempted`` Event."""
         body = copy(victim)
@@ -142,9 +158,9 @@ class Scheduler(ControllerLoop):
             if c.get("type") != "DisruptionTarget"
         ]
         body.setdefault("status", {})["conditions"] = [*others, condition]
-        self.cluster.update_status(_PODS, body)
+        await self.api.update_status(_PODS, body)
         meta = victim["metadata"]
-        self.cluster.delete(_PODS, meta.get("namespace") or "", meta["name"], uid=meta["uid"])
+        await self.api.delete(_PODS, meta.get("namespace") or "", meta["name"], uid=meta["uid"])
         message = f"Preempted by pod {preemptor['metadata'].get('uid')} on node {node}"
         self.cluster.record(
             victim, "Normal", "Preempted", message, component=_COMPONENT, action="Preempting"
@@ -178,9 +194,10 @@ class Scheduler(ControllerLoop):
         storage_class = self.cluster.get(("storage.k8s.io", "storageclasses"), "", str(name))
         return bool((storage_class or {}).get("volumeBindingMode", "Immediate") == "Immediate")
 
-    def _bind(self, pod: dict[str, Any], node: str) -> None:
+    async def _bind(self, pod: dict[str, Any], node: str) -> float | None:
         """``spec.nodeName`` and ``PodScheduled=True`` in one write, as the binding
-        subresource stores them (``setPodNodeAndMetadata``), then the ``Scheduled`` Event."""
+        subresource stores them (``setPodNodeAndMetadata``), then the ``Scheduled`` Event;
+        a refused binding is a scheduling failure, tried again after a back-off."""
         status = dict(pod.get("status") or {})
         status["conditions"] = [
             *(c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"),
@@ -192,10 +209,15 @@ class Scheduler(ControllerLoop):
             },
         ]
         # Shallow copies: the engine copies what it is given before changing anything.
-        bound = self.cluster.bind(
-            {**pod, "spec": {**pod["spec"], "nodeName": node}, "status": status}
-        )
+        body = {**pod, "spec": {**pod["spec"], "nodeName": node}, "status": status}
+        try:
+            bound = await self.api.bind(body)
+        except StatusError as error:
+            if error.code in (404, 409):
+                raise  # the pod went or changed: the loop looks at it again
+            return await self._bind_failed(pod, error)
         meta = pod["metadata"]
+        self._failures.pop(key_of(pod), None)
         self.cluster.record(
             bound,
             "Normal",
@@ -204,8 +226,20 @@ class Scheduler(ControllerLoop):
             component=_COMPONENT,
             action="Binding",
         )
+        return None
 
-    def _unschedulable(self, pod: dict[str, Any], message: str, nominated: str = "") -> None:
+    async def _bind_failed(self, pod: dict[str, Any], error: StatusError) -> float:
+        """``handleSchedulingFailure`` of a Bind plugin's error: a ``SchedulerError``,
+        the pod back in the queue after its back-off."""
+        message = f'running Bind plugin "{_BINDER}": {error}'
+        await self._unschedulable(pod, message, reason="SchedulerError")
+        key = key_of(pod)
+        failures = self._failures[key] = self._failures.get(key, 0) + 1
+        return float(min(_BACKOFF * 2 ** (failures - 1), _MAX_BACKOFF))
+
+    async def _unschedulable(
+        self, pod: dict[str, Any], message: str, nominated: str = "", reason: str = "Unschedulable"
+    ) -> None:
         status = pod.get("status") or {}
         current = next(
             (c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"),
@@ -222,7 +256,7 @@ class Scheduler(ControllerLoop):
             "status": "False",
             "lastProbeTime": None,
             "lastTransitionTime": self.cluster.now(),
-            "reason": "Unschedulable",
+            "reason": reason,
             "message": message,
         }
         others = [c for c in status.get("conditions") or [] if c.get("type") != "PodScheduled"]
@@ -230,7 +264,7 @@ class Scheduler(ControllerLoop):
         if nominated:
             written["nominatedNodeName"] = nominated
         body = {**pod, "status": written}
-        self.cluster.update_status(_PODS, body)
+        await self.api.update_status(_PODS, body)
         self.cluster.record(
             pod,
             "Warning",
