@@ -230,6 +230,7 @@ class Engine:
         options.warn(strategy.take_warnings())
         if errors:
             raise self.invalid(strategy, _given_name(meta), errors)
+        options.warn(strategy.warnings_on_create(obj))  # rest.BeforeCreate: once valid
 
     @staticmethod
     def invalid(strategy: Strategy, name: str, errors: list[FieldError]) -> StatusError:
@@ -347,6 +348,8 @@ class Engine:
             options.warn(strategy.take_warnings())
         if errors:
             raise self.invalid(strategy, name, errors)
+        if not options.trusted:
+            options.warn(strategy.warnings_on_update(new, old))  # rest.BeforeUpdate: once valid
 
     def commit_update(
         self,

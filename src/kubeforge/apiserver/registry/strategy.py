@@ -158,7 +158,16 @@ class Strategy:
         ]
 
     def take_warnings(self) -> list[str]:
-        """Warnings the last ``validate``/``validate_update`` produced (most kinds: none)."""
+        """Warnings the last ``prepare_for_*`` made, sent even if validation then fails
+        (most kinds: none)."""
+        return []
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        """Go's ``WarningsOnCreate``: asked only of an object that passed validation."""
+        return []
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        """Go's ``WarningsOnUpdate``: asked only of an update that passed validation."""
         return []
 
     # --- deletion --------------------------------------------------------------------------

@@ -30,6 +30,7 @@ _STATEFULSET_MUTABLE = (
 
 class StatefulSetStrategy(WorkloadStrategy):
     scale_paths = SCALE
+    name_warning = None  # its pods are named <set>-<ordinal>, which validation checks
     empty_status: ClassVar[dict[str, Any]] = {"replicas": 0, "availableReplicas": 0}
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
@@ -103,6 +104,13 @@ class DaemonSetStrategy(WorkloadStrategy):
         "desiredNumberScheduled": 0,
         "numberReady": 0,
     }
+    name_warning = None  # its pods' names are generated
+
+    def template_moved(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
+        # Go asks whether the internal templateGeneration moved: the template changed.
+        return bool(
+            (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template")
+        )
 
     def default_spec(self, spec: dict[str, Any]) -> None:
         default_rolling_update(spec, "updateStrategy", {"maxUnavailable": 1, "maxSurge": 0})

@@ -20,6 +20,12 @@ from typing import Any, ClassVar
 from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
 from kubeforge.apiserver.builtin.podspec.defaults import default_pod_spec
 from kubeforge.apiserver.builtin.podspec.prepare import drop_disabled
+from kubeforge.apiserver.builtin.podspec.template_warnings import (
+    POD_NAMES,
+    generation_moved,
+    template_create_warnings,
+    template_update_warnings,
+)
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import selector_matches, validate_selector
 from kubeforge.apiserver.registry.scale import ScalePaths
@@ -39,6 +45,7 @@ __all__ = [
 
 _PERCENT = re.compile(r"[0-9]+%")
 SCALE = ScalePaths(".spec.replicas", ".status.replicas", ".spec.selector")
+_TEMPLATE = ("spec", "template")
 
 
 def default_pod_template(template: Any) -> None:
@@ -122,6 +129,8 @@ class WorkloadStrategy(Strategy):
     """The status a new object gets: the Go status struct with its non-omitempty fields."""
     restart_policies: ClassVar[tuple[str, ...]] = ("Always",)
     immutable_selector = True
+    name_warning: ClassVar[str | None] = POD_NAMES
+    """How ``WarningsOnCreate`` words a name that is no DNS label (None: it does not)."""
 
     def __init__(self, served: ServedResource) -> None:
         super().__init__(served)
@@ -221,3 +230,16 @@ class WorkloadStrategy(Strategy):
                 FieldError("Invalid", "spec.selector", "field is immutable", new_selector)
             )
         return errors
+
+    # --- warnings ---------------------------------------------------------------------------
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return template_create_warnings(obj, _TEMPLATE, self.name_warning)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return template_update_warnings(new, old, _TEMPLATE, self.template_moved(new, old))
+
+    def template_moved(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
+        """Whether an update's template warnings are due: Go asks whether the generation
+        moved (any spec change)."""
+        return generation_moved(new, old)

@@ -16,6 +16,12 @@ from kubeforge.apiserver.builtin.apps.workload import default_pod_template
 from kubeforge.apiserver.builtin.batch.jobs import non_negative, template_errors
 from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
+from kubeforge.apiserver.builtin.podspec.template_warnings import (
+    POD_NAMES,
+    generation_moved,
+    template_create_warnings,
+    template_update_warnings,
+)
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry.served import ServedResource
 
@@ -65,6 +71,9 @@ def _schedule_errors(schedule: Any) -> list[FieldError]:
     return []
 
 
+_POD_TEMPLATE = ("spec", "jobTemplate", "spec", "template")
+
+
 class CronJobStrategy(CatalogStrategy):
     def __init__(self, served: ServedResource) -> None:
         super().__init__(served)
@@ -81,6 +90,13 @@ class CronJobStrategy(CatalogStrategy):
         job = (spec.get("jobTemplate") or {}).get("spec")
         if isinstance(job, dict):
             default_pod_template(job.get("template"))
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return template_create_warnings(obj, _POD_TEMPLATE, POD_NAMES)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        moved = generation_moved(new, old)
+        return template_update_warnings(new, old, _POD_TEMPLATE, moved)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         errors: list[FieldError] = []

@@ -21,6 +21,12 @@ from typing import Any
 from kubeforge.apiserver.builtin.apps.workload import default_pod_template
 from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
+from kubeforge.apiserver.builtin.podspec.template_warnings import (
+    POD_NAMES,
+    generation_moved,
+    template_create_warnings,
+    template_update_warnings,
+)
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import selector_matches, validate_selector
 from kubeforge.apiserver.registry.served import ServedResource
@@ -184,6 +190,13 @@ class JobStrategy(CatalogStrategy):
                 FieldError("Invalid", "spec.selector", "`selector` not auto-generated", selector)
             )
         return errors
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return template_create_warnings(obj, ("spec", "template"), POD_NAMES)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        moved = generation_moved(new, old)
+        return template_update_warnings(new, old, ("spec", "template"), moved)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errors = self.validate(new)

@@ -31,7 +31,7 @@ from kubeforge.apiserver.builtin.podspec.prepare import (
 )
 from kubeforge.apiserver.builtin.podspec.update import pod_spec_update
 from kubeforge.apiserver.builtin.podspec.volumes import pod_volumes
-from kubeforge.apiserver.builtin.podspec.warnings import annotation_warnings
+from kubeforge.apiserver.builtin.podspec.warnings import dns_label_warning, pod_warnings
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.validation import dns1035_label
 from kubeforge.apiserver.registry.served import ServedResource
@@ -145,10 +145,12 @@ class PodStrategy(Strategy):
             return errors + template_only(spec)
         errors = pod_annotations(annotations, spec, "metadata.annotations")
         errors += validate_pod_spec(spec, "spec") + pod_only(spec) + pod_create_only(spec)
-        errors += fields_match(annotations, spec, "spec")
-        if not errors:
-            self._warnings += annotation_warnings(annotations, spec)
-        return errors
+        return errors + fields_match(annotations, spec, "spec")
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        meta = obj["metadata"]
+        warnings = dns_label_warning(str(meta.get("name") or ""), "the Pod's hostname")
+        return warnings + pod_warnings(meta, obj.get("spec"), "")
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         spec = new.get("spec")

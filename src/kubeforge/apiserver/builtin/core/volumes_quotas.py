@@ -14,6 +14,10 @@ from kubeforge.apiserver.builtin.core.quota_rules import quota_spec_errors, quot
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.podspec import validate_pod_spec
 from kubeforge.apiserver.builtin.podspec.annotations import fields_match, pod_annotations
+from kubeforge.apiserver.builtin.podspec.template_warnings import (
+    template_create_warnings,
+    template_update_warnings,
+)
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry.scale import ScalePaths
 
@@ -133,6 +137,14 @@ class LimitRangeStrategy(CatalogStrategy):
 class PodTemplateStrategy(CatalogStrategy):
     def default(self, obj: dict[str, Any]) -> None:
         default_pod_template(obj.get("template"))
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return template_create_warnings(obj, ("template",), None)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        # Go asks whether the generation moved, which a changed template moves.
+        moved = new.get("template") != old.get("template")
+        return template_update_warnings(new, old, ("template",), moved)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         template = obj.get("template")

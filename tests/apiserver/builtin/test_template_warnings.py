@@ -1,0 +1,102 @@
+"""The ``Warning`` headers a 1.32 server answers a workload write with: on create, its
+name's (where its pods are named after it) and its pod template's
+(``GetWarningsForPodTemplate``, pkg/api/pod/warnings.go); on update, the template's again
+only when the generation moved (the workload strategies' ``WarningsOnUpdate``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kf_http import Api
+from kf_podspec import deployment, pod
+from test_pod_warnings import GRACE, texts
+
+NAME_WARNING = (
+    "metadata.name: this is used in Pod names and hostnames, which can result in surprising "
+    "behavior; a DNS label is recommended: [a lowercase RFC 1123 label must consist of lower "
+    "case alphanumeric characters or '-', and must start and end with an alphanumeric "
+    "character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')]"
+)
+SECCOMP = 'non-functional in v1.27+; use the "seccompProfile" field instead'
+
+
+def template(name: str, **spec: Any) -> dict[str, Any]:
+    body = pod(name, **spec)
+    del body["apiVersion"], body["kind"]
+    return body
+
+
+async def test_a_deployment_s_name_and_template_are_warned_of_on_create(
+    api: Api, namespace: str
+) -> None:
+    body = deployment("web.v1", terminationGracePeriodSeconds=-3)
+    annotations = {"seccomp.security.alpha.kubernetes.io/pod": "unconfined"}
+    body["spec"]["template"]["metadata"]["annotations"] = annotations
+    reply = await api.post(f"/apis/apps/v1/namespaces/{namespace}/deployments", body)
+    assert reply.status == 201, reply.body
+    assert texts(reply) == [
+        NAME_WARNING,
+        "spec.template.metadata.annotations[seccomp.security.alpha.kubernetes.io/pod]: " + SECCOMP,
+        f"spec.template.spec.terminationGracePeriodSeconds: {GRACE}",
+    ]
+
+
+async def test_an_update_warns_only_when_the_generation_moves(api: Api, namespace: str) -> None:
+    path = f"/apis/apps/v1/namespaces/{namespace}/deployments"
+    body = deployment("web", {"env": [{"name": "A", "value": "1"}, {"name": "A", "value": "2"}]})
+    created = await api.post(path, body)
+    hidden = (
+        'spec.template.spec.containers[0].env[1]: hides previous definition of "A", '
+        "which may be dropped when using apply"
+    )
+    assert texts(created) == [hidden]
+
+    merge = "application/merge-patch+json"
+    relabel = {"metadata": {"labels": {"touched": "yes"}}}  # metadata only: same generation
+    relabelled = await api.patch(f"{path}/web", relabel, merge)
+    assert relabelled.status == 200, relabelled.body
+    assert texts(relabelled) == []
+
+    scale = {"spec": {"replicas": 3}}  # any spec change moves the generation on
+    scaled = await api.patch(f"{path}/web", scale, merge)
+    assert scaled.status == 200 and scaled.body["metadata"]["generation"] == 2
+    assert texts(scaled) == [hidden]
+
+
+async def test_a_cronjob_s_template_is_warned_of_under_its_job_template(
+    api: Api, namespace: str
+) -> None:
+    pod_template = template("tick", restartPolicy="OnFailure", terminationGracePeriodSeconds=-1)
+    body = {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": "tick"},
+        "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": pod_template}}},
+    }
+    reply = await api.post(f"/apis/batch/v1/namespaces/{namespace}/cronjobs", body)
+    assert reply.status == 201, reply.body
+    assert texts(reply) == [
+        f"spec.jobTemplate.spec.template.spec.terminationGracePeriodSeconds: {GRACE}"
+    ]
+
+
+async def test_a_daemon_set_and_a_pod_template_warn_of_their_template_only(
+    api: Api, namespace: str
+) -> None:
+    selector = {"matchLabels": {"app": "agent.v1"}}
+    spec = {"selector": selector, "template": template("agent.v1", nodeName="", hostNetwork=False)}
+    spec["template"]["spec"]["nodeSelector"] = {"beta.kubernetes.io/os": "linux"}
+    body = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent.v1"}}
+    reply = await api.post(
+        f"/apis/apps/v1/namespaces/{namespace}/daemonsets", {**body, "spec": spec}
+    )
+    assert reply.status == 201, reply.body
+    os_label = 'deprecated since v1.14; use "kubernetes.io/os" instead'
+    assert texts(reply) == [f"spec.template.spec.nodeSelector[beta.kubernetes.io/os]: {os_label}"]
+
+    body = {"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "tmpl.v1"}}
+    body["template"] = template("tmpl", imagePullSecrets=[{"name": ""}])
+    reply = await api.post(f"/api/v1/namespaces/{namespace}/podtemplates", body)
+    assert reply.status == 201, reply.body
+    assert texts(reply) == ['template.spec.imagePullSecrets[0].name: invalid empty name ""']
