@@ -100,3 +100,20 @@ async def test_a_daemon_set_and_a_pod_template_warn_of_their_template_only(
     reply = await api.post(f"/api/v1/namespaces/{namespace}/podtemplates", body)
     assert reply.status == 201, reply.body
     assert texts(reply) == ['template.spec.imagePullSecrets[0].name: invalid empty name ""']
+
+
+async def test_a_big_indexed_job_is_warned_of_before_its_template(api: Api, namespace: str) -> None:
+    pod_template = template("batch.v1", restartPolicy="Never", terminationGracePeriodSeconds=-1)
+    spec = {"completionMode": "Indexed", "completions": 100_001, "parallelism": 10_001}
+    spec["suspend"] = True  # the job controller would otherwise start 10,001 pods
+    body = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "batch.v1"}}
+    body["spec"] = {**spec, "template": pod_template}
+    reply = await api.post(f"/apis/batch/v1/namespaces/{namespace}/jobs", body)
+    assert reply.status == 201, reply.body
+    assert texts(reply) == [
+        NAME_WARNING,
+        "spec: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism "
+        "higher than 10^4, Kubernetes might not be able to track completedIndexes when a big "
+        "number of indexes fail",
+        f"spec.template.spec.terminationGracePeriodSeconds: {GRACE}",
+    ]

@@ -17,10 +17,8 @@ from kubeforge.apiserver.builtin.batch.jobs import non_negative, template_errors
 from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.podspec.template_warnings import (
-    POD_NAMES,
-    generation_moved,
-    template_create_warnings,
-    template_update_warnings,
+    job_create_warnings,
+    job_update_warnings,
 )
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry.served import ServedResource
@@ -71,7 +69,7 @@ def _schedule_errors(schedule: Any) -> list[FieldError]:
     return []
 
 
-_POD_TEMPLATE = ("spec", "jobTemplate", "spec", "template")
+_JOB_SPEC = ("spec", "jobTemplate", "spec")
 
 
 class CronJobStrategy(CatalogStrategy):
@@ -92,11 +90,10 @@ class CronJobStrategy(CatalogStrategy):
             default_pod_template(job.get("template"))
 
     def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
-        return template_create_warnings(obj, _POD_TEMPLATE, POD_NAMES)
+        return job_create_warnings(obj, _JOB_SPEC)
 
     def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
-        moved = generation_moved(new, old)
-        return template_update_warnings(new, old, _POD_TEMPLATE, moved)
+        return job_update_warnings(new, old, _JOB_SPEC)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         errors: list[FieldError] = []

@@ -22,10 +22,8 @@ from kubeforge.apiserver.builtin.apps.workload import default_pod_template
 from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.podspec.template_warnings import (
-    POD_NAMES,
-    generation_moved,
-    template_create_warnings,
-    template_update_warnings,
+    job_create_warnings,
+    job_update_warnings,
 )
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import selector_matches, validate_selector
@@ -192,11 +190,10 @@ class JobStrategy(CatalogStrategy):
         return errors
 
     def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
-        return template_create_warnings(obj, ("spec", "template"), POD_NAMES)
+        return job_create_warnings(obj, ("spec",))
 
     def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
-        moved = generation_moved(new, old)
-        return template_update_warnings(new, old, ("spec", "template"), moved)
+        return job_update_warnings(new, old, ("spec",))
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errors = self.validate(new)
