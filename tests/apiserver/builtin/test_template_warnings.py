@@ -117,3 +117,16 @@ async def test_a_big_indexed_job_is_warned_of_before_its_template(api: Api, name
         "number of indexes fail",
         f"spec.template.spec.terminationGracePeriodSeconds: {GRACE}",
     ]
+
+
+async def test_scaling_moves_the_generation_so_the_template_is_warned_of_again(
+    api: Api, namespace: str
+) -> None:
+    # /scale writes through the Deployment's own strategy, WarningsOnUpdate included.
+    path = f"/apis/apps/v1/namespaces/{namespace}/deployments/lasting"
+    body = deployment("lasting", terminationGracePeriodSeconds=-1)
+    assert (await api.post(path.rsplit("/", 1)[0], body)).status == 201
+    scale = {"spec": {"replicas": 2}}
+    reply = await api.patch(f"{path}/scale", scale, "application/merge-patch+json")
+    assert reply.status == 200, reply.body
+    assert texts(reply) == [f"spec.template.spec.terminationGracePeriodSeconds: {GRACE}"]

@@ -29,7 +29,7 @@ from kubeforge.apiserver.endpoints.bodies import (
 )
 from kubeforge.apiserver.endpoints.converted import at_request_version, get_object
 from kubeforge.apiserver.endpoints.request import Target
-from kubeforge.apiserver.endpoints.responses import json_response
+from kubeforge.apiserver.endpoints.responses import json_response, request_warnings
 from kubeforge.apiserver.patch.formats import (
     JSON_PATCH,
     MERGE_PATCH,
@@ -63,7 +63,9 @@ async def scale(engine: Engine, request: web.Request, target: Target) -> web.Res
     if request.method not in ("PUT", "PATCH"):
         raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
     change = await _requested_change(request, target)
-    options = WriteOptions(dry_run=dry_run_requested(request))
+    # The write goes through the workload's own strategy, whose WarningsOnUpdate the real
+    # scale subresource also reaches (its store's update), so its warnings are answered.
+    options = WriteOptions(dry_run=dry_run_requested(request), warnings=request_warnings(request))
     for _ in range(_PATCH_ATTEMPTS):
         current = await get_object(engine, target)
         wanted = change(to_scale(current, paths))
