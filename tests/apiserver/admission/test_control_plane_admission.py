@@ -126,3 +126,88 @@ async def test_with_no_webhook_the_pod_is_scheduled_and_runs(api: Api, namespace
     assert [e["reason"] for e in events if e["source"]["component"] == "default-scheduler"] == [
         "Scheduled"
     ]
+
+
+def _node_user(node: str) -> dict[str, Any]:
+    return {"username": f"system:node:{node}", "groups": ["system:nodes", "system:authenticated"]}
+
+
+async def test_a_webhook_on_pods_status_sees_the_kubelet_as_its_node(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    rules = _rules("UPDATE", "pods/status")
+    await install(api, "Validating", config("Validating", webhook, namespace, rules=rules))
+    path = f"/api/v1/namespaces/{namespace}/pods"
+    assert (await api.post(path, _pod("watched"))).status == 201
+    running = await until(api, f"{path}/watched", _running)
+    node = running["spec"]["nodeName"]
+    reviewed = [r for r in webhook.requests() if r["name"] == "watched"]
+    users = {r["userInfo"]["username"] for r in reviewed}
+    # The scheduler's status writes (none for a pod that fits) and the kubelet's.
+    assert f"system:node:{node}" in users
+    kubelet = [r for r in reviewed if r["userInfo"] == _node_user(node)]
+    assert {r["subResource"] for r in kubelet} == {"status"}
+    assert {r["operation"] for r in kubelet} == {"UPDATE"}
+    assert kubelet[-1]["object"]["status"]["phase"] == "Running"
+    assert kubelet[-1]["oldObject"]["metadata"]["uid"] == running["metadata"]["uid"]
+
+
+async def test_a_refused_pod_status_is_sent_again_until_it_is_let_through(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    async def deny(review: Review) -> dict[str, Any]:
+        status = {"code": 403, "message": "not yet"}
+        return {"uid": review["request"]["uid"], "allowed": False, "status": status}
+
+    webhook.respond = deny
+    rules = _rules("UPDATE", "pods/status")
+    await install(api, "Validating", config("Validating", webhook, namespace, rules=rules))
+    path = f"/api/v1/namespaces/{namespace}/pods"
+    assert (await api.post(path, _pod("held"))).status == 201
+    await until(api, path, lambda _: any(r["name"] == "held" for r in webhook.requests()))
+    held = (await api.get(f"{path}/held")).body
+    assert held["spec"]["nodeName"]  # bound, but the kubelet's word never got through
+    assert "hostIP" not in held["status"]
+    assert held["status"]["phase"] == "Pending"
+    await api.delete("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations")
+    running = await until(api, f"{path}/held", _running)
+    assert running["status"]["podIP"]
+
+
+async def test_a_webhook_sees_the_kubelets_lease_and_node_status_as_its_node(
+    api: Api, webhook: Webhook
+) -> None:
+    rules = [
+        {"operations": ["UPDATE"], "apiGroups": ["coordination.k8s.io"], "apiVersions": ["v1"],
+         "resources": ["leases"]},
+        {"operations": ["UPDATE"], "apiGroups": [""], "apiVersions": ["v1"],
+         "resources": ["nodes/status"]},
+    ]  # fmt: skip
+    hooks = config("Validating", webhook, "", rules=rules)
+    del hooks["webhooks"][0]["namespaceSelector"]
+    await install(api, "Validating", hooks)
+    node = (await api.get("/api/v1/nodes")).body["items"][0]
+    name = node["metadata"]["name"]
+    # A Ready condition the kubelet did not write: its next status post mends it.
+    unknown = {"type": "Ready", "status": "Unknown", "reason": "NodeStatusUnknown",
+               "message": "Kubelet stopped posting node status."}  # fmt: skip
+    patch = {"status": {"conditions": [unknown]}}
+    reply = await api.patch(
+        f"/api/v1/nodes/{name}/status", patch, "application/strategic-merge-patch+json"
+    )
+    assert reply.status == 200, reply.body
+    await until(api, f"/api/v1/nodes/{name}", lambda n: condition(n, "Ready")["status"] == "True")
+    await until(api, "/api/v1/nodes", lambda _: any(
+        r["resource"]["resource"] == "leases" and r["name"] == name for r in webhook.requests()
+    ))  # fmt: skip
+    by_kind = {}
+    for request in webhook.requests():
+        if request["name"] == name:
+            by_kind.setdefault(request["resource"]["resource"], []).append(request)
+    status = [r for r in by_kind["nodes"] if r["userInfo"] == _node_user(name)]
+    assert status and status[-1]["subResource"] == "status"
+    assert condition(status[-1]["object"], "Ready")["status"] == "True"
+    lease = by_kind["leases"][-1]
+    assert lease["userInfo"] == _node_user(name)
+    assert (lease["namespace"], lease["operation"]) == ("kube-node-lease", "UPDATE")
+    assert lease["object"]["spec"]["holderIdentity"] == name

@@ -16,19 +16,33 @@ A node annotated ``kubeforge.dev/kubelet: stopped`` has a kubelet that posts
 nothing at all, so the node lifecycle controller marks it ``Unknown`` after its grace
 period; removing the annotation brings the kubelet back.
 
+Each kubelet writes as its node, ``system:node:<name>`` (groups ``system:nodes``,
+``system:authenticated``): the Lease an UPDATE (a CREATE the first time) of ``leases``
+in ``kube-node-lease``, the status an UPDATE of ``nodes/status``, both through the
+admission webhooks and policies that look at them. With none interested they are
+written at once; otherwise a node's beat waits for them in a task of its own (a node
+whose last beat still waits skips this one). A refused write is tried again at the
+next beat, as the kubelet's lease controller and status loop do.
+
 Entry point: ``KubeletHeartbeats(cluster, specs, timing)`` with ``start()``/``stop()``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 from dataclasses import dataclass
 from typing import Any
 
+from kubeforge.apiserver.controllers.admitting import node_user
 from kubeforge.apiserver.controllers.behaviour import PREFIX
 from kubeforge.apiserver.controllers.cluster import Cluster, copy, now_micro
+from kubeforge.apiserver.controllers.eager import run_eagerly
 from kubeforge.apiserver.controllers.nodes import HEALTHY_CONDITIONS, NodeSpec, register_nodes
 from kubeforge.apiserver.controllers.ranking import parse_time
+from kubeforge.apiserver.controllers.requests import ControllerRequests
+from kubeforge.apiserver.failures import StatusError
 
 __all__ = ["KUBELET_ANNOTATION", "HeartbeatTiming", "KubeletHeartbeats", "kubelet_stopped"]
 
@@ -37,6 +51,8 @@ LEASE_DURATION_SECONDS = 40
 _NODES = ("", "nodes")
 _LEASES = ("coordination.k8s.io", "leases")
 _LEASE_NAMESPACE = "kube-node-lease"
+
+log = logging.getLogger("kubeforge.apiserver.controllers")
 
 
 @dataclass(frozen=True)
@@ -68,6 +84,10 @@ class KubeletHeartbeats:
         self._specs = specs
         self._timing = timing
         self._timer: asyncio.TimerHandle | None = None
+        self._apis = {
+            spec.name: ControllerRequests(cluster, node_user(spec.name)) for spec in specs
+        }
+        self._beating: dict[str, asyncio.Task[None]] = {}
 
     def start(self) -> None:
         register_nodes(self._cluster, self._specs)
@@ -77,6 +97,9 @@ class KubeletHeartbeats:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        for task in self._beating.values():
+            task.cancel()
+        self._beating.clear()
 
     def _beat(self) -> None:
         try:
@@ -84,13 +107,35 @@ class KubeletHeartbeats:
                 node = self._cluster.get(_NODES, "", spec.name)
                 if node is None or kubelet_stopped(node):
                     continue  # a deleted node stays deleted; a stopped kubelet says nothing
-                self._renew_lease(node)
-                self._post_status(node)
+                if spec.name in self._beating:
+                    continue  # its last beat still waits for admission
+                ran = run_eagerly(self._beat_node(self._apis[spec.name], node))
+                if isinstance(ran, asyncio.Task):
+                    self._beating[spec.name] = ran
+                    ran.add_done_callback(functools.partial(self._beaten, spec.name))
         finally:
             loop = asyncio.get_running_loop()
             self._timer = loop.call_later(self._timing.lease_renew_interval, self._beat)
 
-    def _renew_lease(self, node: dict[str, Any]) -> None:
+    def _beaten(self, name: str, task: asyncio.Task[None]) -> None:
+        if self._beating.get(name) is task:
+            del self._beating[name]
+        if not task.cancelled() and task.exception() is not None:
+            log.error("kubelet %s: heartbeat failed", name, exc_info=task.exception())
+
+    async def _beat_node(self, api: ControllerRequests, node: dict[str, Any]) -> None:
+        """The Lease, then the status: each refusal is the next beat's to mend."""
+        name = node["metadata"]["name"]
+        try:
+            await self._renew_lease(api, node)
+        except StatusError as error:
+            log.info("kubelet %s: failed to update lease: %s", name, error)
+        try:
+            await self._post_status(api, node)
+        except StatusError as error:
+            log.info("kubelet %s: error updating node status: %s", name, error)
+
+    async def _renew_lease(self, api: ControllerRequests, node: dict[str, Any]) -> None:
         name = node["metadata"]["name"]
         lease = self._cluster.get(_LEASES, _LEASE_NAMESPACE, name)
         if lease is None:
@@ -112,11 +157,11 @@ class KubeletHeartbeats:
             "renewTime": now_micro(self._cluster.wall_time()),
         }
         if "resourceVersion" in lease["metadata"]:
-            self._cluster.update(_LEASES, body)
+            await api.update(_LEASES, body)
         else:
-            self._cluster.create(_LEASES, _LEASE_NAMESPACE, body)
+            await api.create(_LEASES, _LEASE_NAMESPACE, body)
 
-    def _post_status(self, node: dict[str, Any]) -> None:
+    async def _post_status(self, api: ControllerRequests, node: dict[str, Any]) -> None:
         conditions = list((node.get("status") or {}).get("conditions") or [])
         wanted = _reported(conditions, self._cluster.now())
         ready: dict[str, Any] = next((c for c in conditions if c.get("type") == "Ready"), {})
@@ -126,7 +171,7 @@ class KubeletHeartbeats:
             return
         body = copy(node)
         body["status"]["conditions"] = wanted
-        self._cluster.update_status(_NODES, body)
+        await api.update_status(_NODES, body)
         now_ready = next(c for c in wanted if c["type"] == "Ready")["status"] == "True"
         if now_ready and ready.get("status") != "True":
             name = node["metadata"]["name"]

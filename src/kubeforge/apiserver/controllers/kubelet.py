@@ -9,7 +9,9 @@ are not simulated are left alone, as with no kubelet, and so are the pods of a n
 whose kubelet is stopped (``heartbeat.kubelet_stopped``) until it is back.
 
 This class is the workers' host: it remembers the images each node has pulled, hands
-out pod IPs, and writes the status the workers report (``write``).
+out pod IPs, and works out the status the workers report (``write``), which its
+``statusmanager.StatusManager`` sends as the node (``system:node:<node>``), through the
+admission webhooks and policies that look at ``pods/status``.
 
 Entry point: ``Kubelets(cluster, nodes, job_run_time)`` with ``start()``/``stop()``.
 """
@@ -27,6 +29,7 @@ from kubeforge.apiserver.controllers.heartbeat import kubelet_stopped
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.nodes import NodeSpec, PodAddresses
 from kubeforge.apiserver.controllers.podworker import PodWorker
+from kubeforge.apiserver.controllers.statusmanager import StatusManager
 from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["Kubelets"]
@@ -51,12 +54,17 @@ class Kubelets(ControllerLoop):
         self._on_node: dict[str, set[Key]] = {}
         """The pods bound to each node, kept from pod events: a Node's heartbeat wakes its
         pods without a pass over every pod."""
+        self._statuses = StatusManager(cluster)
 
     def start(self) -> None:
         for pod in self.cluster.list(_PODS):
             self._addresses.track(pod, gone=False)
             self._place(key_of(pod), pod, gone=False)
         super().start()
+
+    def stop(self) -> None:
+        super().stop()
+        self._statuses.stop()
 
     def watched(self) -> frozenset[ResourceKey]:
         return frozenset({_NODES, _PODS})
@@ -147,13 +155,16 @@ class Kubelets(ControllerLoop):
         )
         if current is None or current["metadata"].get("uid") != pod["metadata"].get("uid"):
             return
-        # A shallow copy: the engine copies what it is given before changing anything.
-        status = dict(current.get("status") or {})
+        # A shallow copy: the engine copies what it is given before changing anything. A
+        # status not sent yet is newer than the stored one: its pod IP, its times.
+        unsent = self._statuses.latest(current["metadata"]["uid"])
+        seen = current if unsent is None else {**current, "status": unsent}
+        status = dict(seen.get("status") or {})
         body = {**current, "status": status}
         spec = self._nodes[str(current["spec"]["nodeName"])]
         now = self.cluster.now()
         status["phase"] = phase
-        status["conditions"] = podstatus.conditions(current, now, phase, runs, sandbox=sandbox)
+        status["conditions"] = podstatus.conditions(seen, now, phase, runs, sandbox=sandbox)
         status["hostIP"] = spec.host_ip
         status["hostIPs"] = [{"ip": spec.host_ip}]
         status.setdefault("startTime", now)
@@ -171,4 +182,4 @@ class Kubelets(ControllerLoop):
             podstatus.container_status(current, r) for r in runs if r.kind == "app"
         ]
         status["qosClass"] = status.get("qosClass") or pod_qos_class(current.get("spec") or {})
-        self.cluster.update_status(_PODS, body)
+        self._statuses.send(spec.name, body)

@@ -48,6 +48,10 @@ class ControllerRequests:
             return None
         return admission
 
+    def admitted(self, resource: ResourceKey, operation: str, subresource: str = "") -> bool:
+        """Whether such a write waits for admission (False: it is written directly)."""
+        return self._admitting(self.cluster.served(resource), operation, subresource) is not None
+
     async def create(
         self, resource: ResourceKey, namespace: str, body: dict[str, Any]
     ) -> dict[str, Any]:
