@@ -7,7 +7,8 @@ over HTTPS, a real server with its control plane and simulated node."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from kf_plane import condition, events_for, until
 from test_webhooks import (  # the webhook server and the fixtures around it, shared
     Review,
     Webhook,
+    allow,
     api,  # noqa: F401
     config,
     install,
@@ -28,11 +30,21 @@ from kubeforge.testing import LocalApiServer
 SCHEDULER = {"username": "system:kube-scheduler", "groups": ["system:authenticated"]}
 
 
+# One node with room for one pod asking for 600m of CPU.
+NODES = """
+nodes:
+- name: solo
+  capacity: {cpu: "1", memory: 4Gi, pods: "110"}
+"""
+
+
 @pytest.fixture(scope="module")
-def server() -> Iterator[LocalApiServer]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalApiServer]:
     # A server of the module's own, with its control plane: webhook configurations are
     # cluster-wide.
-    with LocalApiServer() as local:
+    config = tmp_path_factory.mktemp("nodes") / "nodes.yaml"
+    config.write_text(NODES)
+    with LocalApiServer(extra_args=["--node-config", str(config)]) as local:
         yield local
 
 
@@ -44,6 +56,14 @@ def _rules(operation: str, resource: str) -> list[dict[str, Any]]:
 def _pod(name: str) -> dict[str, Any]:
     return {"metadata": {"name": name},
             "spec": {"containers": [{"name": "main", "image": "nginx"}]}}  # fmt: skip
+
+
+def _denying(message: str) -> Callable[[Review], Awaitable[dict[str, Any]]]:
+    async def deny(review: Review) -> dict[str, Any]:
+        status = {"code": 403, "message": message}
+        return {"uid": review["request"]["uid"], "allowed": False, "status": status}
+
+    return deny
 
 
 def _running(pod: dict[str, Any]) -> bool:
@@ -83,11 +103,7 @@ async def test_a_webhook_on_pods_binding_sees_the_scheduler_create_a_binding(
 async def test_a_refused_binding_leaves_the_pod_pending_with_failed_scheduling(
     api: Api, namespace: str, webhook: Webhook
 ) -> None:
-    async def deny(review: Review) -> dict[str, Any]:
-        status = {"code": 403, "message": "no binding today"}
-        return {"uid": review["request"]["uid"], "allowed": False, "status": status}
-
-    webhook.respond = deny
+    webhook.respond = _denying("no binding today")
     await install(
         api,
         "Validating",
@@ -115,6 +131,35 @@ async def test_a_refused_binding_leaves_the_pod_pending_with_failed_scheduling(
     await api.delete("/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations")
     running = await until(api, f"{path}/refused", _running)
     assert condition(running, "PodScheduled")["status"] == "True"
+
+
+async def test_a_binding_waiting_for_its_webhook_holds_the_room_it_takes(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    async def slow(review: Review) -> dict[str, Any]:
+        await asyncio.sleep(1.0)  # long enough for the other pod's attempt to come meanwhile
+        return await allow(review)
+
+    webhook.respond = slow
+    rules = _rules("CREATE", "pods/binding")
+    await install(api, "Validating", config("Validating", webhook, namespace, rules=rules))
+    path = f"/api/v1/namespaces/{namespace}/pods"
+    for name in ("first", "second"):
+        body = _pod(name)
+        body["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "600m"}}
+        assert (await api.post(path, body)).status == 201
+
+    def settled(body: dict[str, Any]) -> bool:
+        pods = body["items"]
+        unschedulable = [p for p in pods if condition(p, "PodScheduled").get("reason")]
+        return len(pods) == 2 and any(_running(p) for p in pods) and bool(unschedulable)
+
+    pods = (await until(api, path, settled))["items"]
+    assert len([p for p in pods if p["spec"].get("nodeName")]) == 1
+    (waiting,) = [p for p in pods if not p["spec"].get("nodeName")]
+    refused = condition(waiting, "PodScheduled")
+    assert refused["reason"] == "Unschedulable"
+    assert refused["message"].startswith("0/1 nodes are available: 1 Insufficient cpu.")
 
 
 async def test_with_no_webhook_the_pod_is_scheduled_and_runs(api: Api, namespace: str) -> None:
@@ -155,11 +200,7 @@ async def test_a_webhook_on_pods_status_sees_the_kubelet_as_its_node(
 async def test_a_refused_pod_status_is_sent_again_until_it_is_let_through(
     api: Api, namespace: str, webhook: Webhook
 ) -> None:
-    async def deny(review: Review) -> dict[str, Any]:
-        status = {"code": 403, "message": "not yet"}
-        return {"uid": review["request"]["uid"], "allowed": False, "status": status}
-
-    webhook.respond = deny
+    webhook.respond = _denying("not yet")
     rules = _rules("UPDATE", "pods/status")
     await install(api, "Validating", config("Validating", webhook, namespace, rules=rules))
     path = f"/api/v1/namespaces/{namespace}/pods"

@@ -13,8 +13,9 @@ view one attempt filters and scores with, costing what the pod's rules need rath
 a pass over every pod. A pod's requests are read once per pod: they cannot change while
 it exists (``ValidatePodUpdate`` refuses resource changes; in-place resize is off in 1.32).
 
-Entry point: ``PodIndex()``, ``load(pods)`` then ``observe(event)`` for each pod event;
-``placement(nodes, pod)`` -> ``Placement``; ``waiting_keys()``.
+Entry point: ``PodIndex()``, ``load(pods)`` then ``observe(event)`` for each pod event
+(``assume``/``forget`` around a binding that waits); ``placement(nodes, pod)`` ->
+``Placement``; ``waiting_keys()``.
 """
 
 from __future__ import annotations
@@ -81,6 +82,20 @@ class PodIndex:
             self._add(key, event.object)
         else:
             self._requests.pop(key, None)
+
+    def assume(self, pod: dict[str, Any]) -> None:
+        """Count ``pod`` (bound, not yet stored so) where it is bound while its binding
+        waits for admission, as kube-scheduler's cache assumes it: the next attempts do
+        not give its room away. Its next event, or ``forget``, ends that."""
+        key = key_of(pod)
+        self._remove(key)
+        self._add(key, pod)
+
+    def forget(self, key: Key, stored: dict[str, Any] | None) -> None:
+        """Undo ``assume`` for a refused binding: back to the pod as stored."""
+        self._remove(key)
+        if stored is not None:
+            self._add(key, stored)
 
     def waiting_keys(self) -> list[Key]:
         """The pods waiting for a node, in key order."""

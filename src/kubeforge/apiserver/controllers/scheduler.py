@@ -210,9 +210,14 @@ class Scheduler(ControllerLoop):
         ]
         # Shallow copies: the engine copies what it is given before changing anything.
         body = {**pod, "spec": {**pod["spec"], "nodeName": node}, "status": status}
+        waits = self.api.admitted(_PODS, "CREATE", "binding")
+        if waits:
+            self._index.assume(body)
         try:
             bound = await self.api.bind(body)
         except StatusError as error:
+            if waits:
+                self._index.forget(key_of(pod), self.cluster.get(_PODS, *key_of(pod)))
             if error.code in (404, 409):
                 raise  # the pod went or changed: the loop looks at it again
             return await self._bind_failed(pod, error)
