@@ -130,3 +130,34 @@ async def test_scaling_moves_the_generation_so_the_template_is_warned_of_again(
     reply = await api.patch(f"{path}/scale", scale, "application/merge-patch+json")
     assert reply.status == 200, reply.body
     assert texts(reply) == [f"spec.template.spec.terminationGracePeriodSeconds: {GRACE}"]
+
+
+async def test_claim_storage_that_is_not_whole_bytes_is_warned_of(api: Api, namespace: str) -> None:
+    claim = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "2.5"}}}
+    scratch = {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": claim}}}
+    body = pod("scratchy", volumes=[scratch])
+    reply = await api.post(f"/api/v1/namespaces/{namespace}/pods", body)
+    assert reply.status == 201, reply.body
+    assert texts(reply) == [
+        "spec.volumes[0].ephemeral.volumeClaimTemplate.spec.resources.requests[storage]: "
+        'fractional byte value "2500m" is invalid, must be an integer'
+    ]
+
+    path = f"/apis/apps/v1/namespaces/{namespace}/statefulsets"
+    selector = {"matchLabels": {"app": "db"}}
+    spec = {"selector": selector, "serviceName": "db", "template": template("db")}
+    spec["volumeClaimTemplates"] = [{"metadata": {"name": "data"}, "spec": claim}]
+    body = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"}}
+    created = await api.post(path, {**body, "spec": spec})
+    assert created.status == 201, created.body
+    fractional = 'fractional byte value "2500m" is invalid, must be an integer'
+    assert texts(created) == [
+        f"spec.volumeClaimTemplates[0].resources.requests[storage]: {fractional}"
+    ]
+    merge = "application/merge-patch+json"
+    relabelled = await api.patch(f"{path}/db", {"metadata": {"labels": {"a": "b"}}}, merge)
+    assert relabelled.status == 200, relabelled.body
+    # WarningsOnUpdate names the claim's spec "Spec", and says it on every update.
+    assert texts(relabelled) == [
+        f"spec.volumeClaimTemplates[0].Spec.resources.requests[storage]: {fractional}"
+    ]

@@ -279,7 +279,7 @@ class Engine:
             self.builtin_admission.mutate(attempt)
         if options.fields is not None:
             options.fields.track(old, new, sent_fields, subresource)
-        self._validate_update(strategy, name, new, old, options)
+        self._validate_update(strategy, name, new, old, options, subresource)
         if self.builtin_admission is not None:
             self.builtin_admission.validate(attempt)
         return self.commit_update(served, strategy, new, old, dry_run=options.dry_run), False
@@ -336,6 +336,7 @@ class Engine:
         new: dict[str, Any],
         old: dict[str, Any],
         options: WriteOptions,
+        subresource: str = "",
     ) -> None:
         errors = validate_meta_update(new["metadata"], old["metadata"])
         if not options.trusted:
@@ -348,8 +349,9 @@ class Engine:
             options.warn(strategy.take_warnings())
         if errors:
             raise self.invalid(strategy, name, errors)
-        if not options.trusted:
-            options.warn(strategy.warnings_on_update(new, old))  # rest.BeforeUpdate: once valid
+        if not options.trusted and not subresource:
+            # rest.BeforeUpdate, once valid; a subresource's own strategy warns of nothing.
+            options.warn(strategy.warnings_on_update(new, old))
 
     def commit_update(
         self,

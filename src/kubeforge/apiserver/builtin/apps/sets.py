@@ -13,6 +13,8 @@ from kubeforge.apiserver.builtin.apps.workload import (
     default_rolling_update,
     rolling_update_errors,
 )
+from kubeforge.apiserver.builtin.podspec.affinity import dict_items
+from kubeforge.apiserver.builtin.podspec.container_warnings import claim_spec_warnings
 from kubeforge.apiserver.failures import FieldError
 
 __all__ = ["DaemonSetStrategy", "StatefulSetStrategy"]
@@ -31,6 +33,14 @@ _STATEFULSET_MUTABLE = (
 class StatefulSetStrategy(WorkloadStrategy):
     scale_paths = SCALE
     name_warning = None  # its pods are named <set>-<ordinal>, which validation checks
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return super().warnings_on_create(obj) + _claim_template_warnings(obj, "")
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        # Go's update path names the claim's spec "Spec" (sic), and warns on every update.
+        return super().warnings_on_update(new, old) + _claim_template_warnings(new, ".Spec")
+
     empty_status: ClassVar[dict[str, Any]] = {"replicas": 0, "availableReplicas": 0}
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
@@ -129,6 +139,19 @@ class DaemonSetStrategy(WorkloadStrategy):
             return []
         rolling = update.get("rollingUpdate") or {}
         return rolling_update_errors(rolling, "spec.updateStrategy.rollingUpdate")
+
+
+def _claim_template_warnings(obj: dict[str, Any], spec_child: str) -> list[str]:
+    """What ``GetWarningsForPersistentVolumeClaimSpec`` says of each claim template, at
+    ``spec.volumeClaimTemplates[i]`` as Go names it (not ``...[i].spec``)."""
+    templates = (obj.get("spec") or {}).get("volumeClaimTemplates")
+    return [
+        warning
+        for i, claim in dict_items(templates)
+        for warning in claim_spec_warnings(
+            claim.get("spec"), f"spec.volumeClaimTemplates[{i}]{spec_child}"
+        )
+    ]
 
 
 def _rolling_update(obj: dict[str, Any] | None) -> dict[str, Any]:

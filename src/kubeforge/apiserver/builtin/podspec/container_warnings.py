@@ -26,7 +26,14 @@ from kubeforge.apiserver.builtin.podspec.annotations import (
 from kubeforge.apiserver.builtin.podspec.resources import canonical_quantity, quantity_value
 from kubeforge.apiserver.failures import go_quote
 
-__all__ = ["SECCOMP_MESSAGE", "at", "container_warnings", "fractional_bytes", "port_warnings"]
+__all__ = [
+    "SECCOMP_MESSAGE",
+    "at",
+    "claim_spec_warnings",
+    "container_warnings",
+    "fractional_bytes",
+    "port_warnings",
+]
 
 SECCOMP_MESSAGE = 'non-functional in v1.27+; use the "seccompProfile" field instead'
 _APPARMOR = 'deprecated since v1.30; use the "appArmorProfile" field instead'
@@ -56,6 +63,16 @@ def fractional_bytes(amounts: Any, name: str, path: str) -> list[str]:
         return []
     shown = go_quote(canonical_quantity(str(text)))
     return [f"{path}[{name}]: fractional byte value {shown} is invalid, must be an integer"]
+
+
+def claim_spec_warnings(claim_spec: Any, path: str) -> list[str]:
+    """``GetWarningsForPersistentVolumeClaimSpec``: storage that is not whole bytes."""
+    resources = claim_spec.get("resources") if isinstance(claim_spec, dict) else None
+    resources = resources if isinstance(resources, dict) else {}
+    return [
+        *fractional_bytes(resources.get("requests"), "storage", f"{path}.resources.requests"),
+        *fractional_bytes(resources.get("limits"), "storage", f"{path}.resources.limits"),
+    ]
 
 
 def _env_warnings(env: Any, path: str) -> list[str]:

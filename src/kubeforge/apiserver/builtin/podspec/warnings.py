@@ -2,14 +2,13 @@
 (``GetWarningsForPod`` and ``GetWarningsForPodTemplate``, ``pkg/api/pod/warnings.go``), in
 Go's order: deprecated node labels in the node selector, node affinity and topology spread
 constraints (and a spread constraint with a null selector); the annotations it no longer
-acts on; deprecated volume plugins; projected paths that clash with a service account
+acts on; deprecated volume plugins (and an ephemeral volume's claim storage that is not whole bytes); projected paths that clash with a service account
 token; duplicate host aliases and image pull secrets; overhead that is not whole bytes;
 the containers' own (``container_warnings``); a negative termination grace period; and
 pod (anti-)affinity terms with a null selector. (A pod's AppArmor annotations are warned
 of while they are synced to fields, by ``prepare.apparmor_version_skew``.)
 
-Go walks maps in random order; this walks them in the order they were sent. Not yet
-here: the warnings of an ephemeral volume's claim spec.
+Go walks maps in random order; this walks them in the order they were sent.
 
 Entry points: ``pod_warnings(metadata, spec, base)`` (``base``: ``""`` for a pod, else
 the template's path such as ``spec.template``) and ``dns_label_warning(name, used_in)``.
@@ -27,6 +26,7 @@ from kubeforge.apiserver.builtin.podspec.annotations import SECCOMP_POD
 from kubeforge.apiserver.builtin.podspec.container_warnings import (
     SECCOMP_MESSAGE,
     at,
+    claim_spec_warnings,
     container_warnings,
     fractional_bytes,
     port_warnings,
@@ -79,6 +79,7 @@ _DEPRECATED_VOLUMES = (
     ("storageos", "storageOS", "deprecated in v1.22, non-functional in v1.25+"),
     ("quobyte", "quobyte", "deprecated in v1.22, non-functional in v1.25+"),
     ("glusterfs", "glusterfs", "deprecated in v1.25, non-functional in v1.26+"),
+    ("ephemeral", "ephemeral", ""),  # not deprecated: its claim template's warnings go here
     ("cephfs", "cephfs", "deprecated in v1.28, non-functional in v1.31+"),
     ("rbd", "rbd", "deprecated in v1.28, non-functional in v1.31+"),
 )  # fmt: skip
@@ -147,8 +148,14 @@ def _volume_warnings(spec: dict[str, Any], base: str) -> list[str]:
     volumes = dict_items(spec.get("volumes"))
     for i, volume in volumes:
         for key, go_name, message in _DEPRECATED_VOLUMES:
-            if volume.get(key) is not None:
-                warnings.append(f"{at(base, 'spec.volumes')}[{i}].{go_name}: {message}")
+            if volume.get(key) is None:
+                continue
+            path = f"{at(base, 'spec.volumes')}[{i}].{go_name}"
+            if message:
+                warnings.append(f"{path}: {message}")
+            else:
+                claim = _dict(_dict(volume[key]).get("volumeClaimTemplate")).get("spec")
+                warnings += claim_spec_warnings(claim, f"{path}.volumeClaimTemplate.spec")
     token_paths = {
         _dict(source.get("serviceAccountToken")).get("path")
         for _, volume in volumes
