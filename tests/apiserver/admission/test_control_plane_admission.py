@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from kf_http import Api
 from kf_plane import condition, events_for, until
+from test_validating_policies import _policy as install_policy
+from test_validating_policies import _remove as remove_policy
 from test_webhooks import (  # the webhook server and the fixtures around it, shared
     Review,
     Webhook,
@@ -252,3 +254,34 @@ async def test_a_webhook_sees_the_kubelets_lease_and_node_status_as_its_node(
     assert lease["userInfo"] == _node_user(name)
     assert (lease["namespace"], lease["operation"]) == ("kube-node-lease", "UPDATE")
     assert lease["object"]["spec"]["holderIdentity"] == name
+
+
+async def test_a_policy_on_pods_binding_sees_the_binding_and_the_scheduler(
+    api: Api, namespace: str
+) -> None:
+    name = "no-binding-to-solo"
+    spec = {
+        "matchConstraints": {
+            "resourceRules": _rules("CREATE", "pods/binding"),
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+        },
+        "validations": [{
+            "expression": "object.target.name != 'solo'",
+            "messageExpression":
+                "request.userInfo.username + ' may not bind to ' + object.target.name",
+        }],
+    }  # fmt: skip
+    await install_policy(api, name, spec, validationActions=["Deny"])
+    try:
+        path = f"/api/v1/namespaces/{namespace}/pods"
+        assert (await api.post(path, _pod("kept"))).status == 201
+        pending = await until(
+            api, f"{path}/kept", lambda p: condition(p, "PodScheduled").get("status") == "False"
+        )
+        assert condition(pending, "PodScheduled")["message"] == (
+            'running Bind plugin "DefaultBinder": pods "kept" is forbidden: '
+            f"ValidatingAdmissionPolicy '{name}' with binding '{name}-binding' denied request: "
+            "system:kube-scheduler may not bind to solo"
+        )
+    finally:
+        await remove_policy(api, name)
