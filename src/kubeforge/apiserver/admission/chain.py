@@ -11,8 +11,9 @@ webhook and no check is interested in go straight to the engine, at no extra cos
 Differences from the real server, all on the edge: validation runs before the
 mutating webhooks as well as after them (an invalid object a webhook would have
 repaired is refused), and a created object's ``uid`` seen by the webhooks is not the
-one stored. The built-in controllers (simulated node, garbage collector, namespace
-finalizer) write without admission.
+one stored. The simulated control plane's writes come here too, as their components'
+users (``controllers/requests.py``); the few that do not are listed in
+docs/local-server.md.
 
 RBAC escalation prevention (``--authorization RBAC`` only) is ``escalation``'s:
 roles need the permissions they grant (or ``escalate``), an aggregationRule
