@@ -144,7 +144,11 @@ async def test_send_initial_events_false_starts_with_changes_only(api: Api, name
 async def test_each_kind_selects_by_its_own_field_labels(api: Api, namespace: str) -> None:
     secrets = f"/api/v1/namespaces/{namespace}/secrets"
     await api.post(secrets, {"metadata": {"name": "plain"}, "stringData": {"a": "b"}})
-    await api.post(secrets, {"metadata": {"name": "tls"}, "type": "kubernetes.io/tls"})
+    # A kubernetes.io/tls Secret needs both keys (ValidateSecret); empty values will do.
+    tls_keys = {"tls.crt": "", "tls.key": ""}
+    await api.post(
+        secrets, {"metadata": {"name": "tls"}, "type": "kubernetes.io/tls", "data": tls_keys}
+    )
     tls = await api.get(secrets, fieldSelector="type=kubernetes.io/tls")
     assert _names(tls.body) == ["tls"]
     opaque = await api.get(secrets, fieldSelector="type!=kubernetes.io/tls")

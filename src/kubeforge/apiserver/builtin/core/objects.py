@@ -11,10 +11,16 @@ import binascii
 import ipaddress
 from typing import Any
 
+from kubeforge.apiserver.builtin.core.config_rules import (
+    config_map_errors,
+    config_map_update_errors,
+    secret_errors,
+    secret_update_errors,
+)
+from kubeforge.apiserver.builtin.core.secret_warnings import secret_warnings
 from kubeforge.apiserver.failures import FieldError, bad_request, forbidden
 from kubeforge.apiserver.meta.validation import dns1123_label
 from kubeforge.apiserver.registry.strategy import Strategy, nested_str
-from kubeforge.core.names import config_map_key
 
 __all__ = [
     "ConfigMapStrategy",
@@ -114,19 +120,6 @@ def _port_errors(port: Any, path: str, *, named: bool) -> list[FieldError]:
     return errors
 
 
-def _config_key_errors(data: Any, field: str) -> list[FieldError]:
-    """One ``Invalid`` per broken rule, at the key's own path (``data[bad key!]``)."""
-    if data is None:
-        return []
-    if not isinstance(data, dict):
-        return [FieldError("Invalid", field, "must be an object", data)]
-    return [
-        FieldError("Invalid", f"{field}[{key}]", message, key)
-        for key in data
-        for message in config_map_key(key)
-    ]
-
-
 def _check_base64(data: Any, field: str) -> None:
     # The real server decodes []byte fields while reading the body: bad base64 is a 400.
     if not isinstance(data, dict):
@@ -150,28 +143,10 @@ class ConfigMapStrategy(Strategy):
         _check_base64(new.get("binaryData"), "binaryData")
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        errors = _config_key_errors(obj.get("data"), "data")
-        errors += _config_key_errors(obj.get("binaryData"), "binaryData")
-        for key, value in (obj.get("data") or {}).items():
-            if not isinstance(value, str):
-                errors.append(FieldError("Invalid", f"data[{key}]", "must be a string", value))
-        return errors
+        return config_map_errors(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errors = self.validate(new)
-        if old.get("immutable") is True:
-            for field in ("data", "binaryData"):
-                if new.get(field) != old.get(field):
-                    errors.append(
-                        FieldError("Forbidden", field, "field is immutable when `immutable` is set")
-                    )
-            if new.get("immutable") is not True:
-                errors.append(
-                    FieldError(
-                        "Forbidden", "immutable", "field is immutable when `immutable` is set"
-                    )
-                )
-        return errors
+        return config_map_update_errors(new, old)
 
 
 class SecretStrategy(ConfigMapStrategy):
@@ -195,13 +170,16 @@ class SecretStrategy(ConfigMapStrategy):
                 data[key] = base64.b64encode(str(value).encode()).decode()
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return _config_key_errors(obj.get("data"), "data")
+        return secret_errors(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errors = super().validate_update(new, old)
-        if new.get("type") != old.get("type"):
-            errors.append(FieldError("Invalid", "type", "field is immutable", new.get("type")))
-        return errors
+        return secret_update_errors(new, old)
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return secret_warnings(obj)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return secret_warnings(new)
 
 
 _PROTECTED_NAMESPACES = frozenset({"default", "kube-system", "kube-public"})
