@@ -28,13 +28,11 @@ from kubeforge.apiserver.cel.values import (
     Timestamp,
     UInt,
 )  # fmt: skip
+from kubeforge.apiserver.meta.goduration import parse_go_duration
 
 __all__ = ["FUNCTIONS", "format_double", "parse_duration", "parse_timestamp"]
 
 _NS = 1_000_000_000
-_UNITS = {"ns": 1, "us": 1000, "µs": 1000, "μs": 1000, "ms": 10**6, "s": _NS, "m": 60 * _NS,
-          "h": 3600 * _NS}  # fmt: skip
-_DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)")
 _RFC3339 = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$"
 )
@@ -67,28 +65,11 @@ def format_double(value: float) -> str:
 
 
 def parse_duration(text: str) -> Duration:
-    rest, sign = text, 1
-    if rest[:1] in "+-" and rest:
-        sign = -1 if rest[0] == "-" else 1
-        rest = rest[1:]
-    if rest == "0":
-        return Duration(0)
-    total = 0.0
-    nanos = 0
-    pos = 0
-    if not rest:
-        raise EvalError(f'time: invalid duration "{text}"')
-    while pos < len(rest):
-        match = _DURATION_PART.match(rest, pos)
-        if match is None or match.group(1) in ("", "."):
-            raise EvalError(f'time: invalid duration "{text}"')
-        whole, _, frac = match.group(1).partition(".")
-        unit = _UNITS[match.group(2)]
-        nanos += int(whole or 0) * unit
-        if frac:
-            total += int(frac) * unit / 10 ** len(frac)
-        pos = match.end()
-    nanos = sign * (nanos + round(total))
+    """``duration(text)``: Go's ``time.ParseDuration``, then CEL's own range (+-10,000 years)."""
+    try:
+        nanos = parse_go_duration(text)
+    except ValueError as error:
+        raise EvalError(str(error)) from None
     if abs(nanos) > 315576000000 * _NS:
         raise EvalError("duration overflow")
     return Duration(nanos)

@@ -14,16 +14,15 @@ Example::
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime, timedelta
+
+from kubeforge.apiserver.meta.goduration import parse_go_duration
 
 __all__ = ["format_duration", "format_time", "parse_duration", "parse_time"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _UNITS = (("h", 3_600_000_000_000), ("m", 60_000_000_000), ("s", 1_000_000_000))
 _SMALL = (("ms", 1_000_000), ("µs", 1_000), ("ns", 1))
-_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-_PARSE_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000}
 
 
 def format_time(seconds: int, nanos: int, micro: bool) -> str | None:
@@ -74,21 +73,6 @@ def format_duration(nanos: int) -> str:
 
 
 def parse_duration(text: str) -> int:
-    """Nanoseconds of a Go duration string; ``ValueError`` when it is not one."""
-    sign, body = (-1, text[1:]) if text.startswith("-") else (1, text.lstrip("+"))
-    if body == "0":
-        return 0
-    total, pos = 0, 0
-    for match in _PART.finditer(body):
-        if match.start() != pos:
-            break
-        number, unit = match.groups()
-        scale = _PARSE_UNITS.get(unit) or dict(_UNITS)[unit]
-        whole, _, fraction = number.partition(".")
-        total += int(whole or 0) * scale
-        if fraction:
-            total += int(fraction) * scale // 10 ** len(fraction)
-        pos = match.end()
-    if not body or pos != len(body):
-        raise ValueError(f"time: invalid duration {text!r}")
-    return sign * total
+    """Nanoseconds of a Go duration string (``time.ParseDuration``); ``ValueError`` when it
+    is not one."""
+    return parse_go_duration(text)

@@ -32,13 +32,13 @@ each request. Defaults are the real server's:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from aiohttp import web
 
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.failures import StatusError
+from kubeforge.apiserver.meta.goduration import parse_go_duration
 from kubeforge.apiserver.meta.queryparams import query_bool
 from kubeforge.apiserver.storage.watch_log import DEFAULT_BACKLOG_BYTES
 from kubeforge.core.status import failure
@@ -53,16 +53,6 @@ __all__ = [
 ]
 
 _READ_ONLY_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
-_UNIT_SECONDS = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "µs": 1e-6,
-    "ms": 1e-3,
-    "s": 1.0,
-    "m": 60.0,
-    "h": 3600.0,
-}
 
 
 @dataclass(frozen=True)
@@ -90,15 +80,7 @@ def parse_duration(text: str) -> float:
         return float(text)
     except ValueError:
         pass
-    position, total = 0, 0.0
-    for part in _DURATION_PART.finditer(text):
-        if part.start() != position:
-            break
-        total += float(part.group(1)) * _UNIT_SECONDS[part.group(2)]
-        position = part.end()
-    if position != len(text) or not text:
-        raise ValueError(f"invalid duration {text!r}")
-    return total
+    return parse_go_duration(text) / 1e9
 
 
 def is_long_running(request: web.BaseRequest) -> bool:
