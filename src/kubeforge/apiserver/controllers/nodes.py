@@ -81,13 +81,19 @@ def pod_cidr(index: int) -> ipaddress.IPv4Network:
 
 class PodAddresses:
     """The pod IPs in use on each simulated node, kept from storage events, so handing out
-    the next one never scans every pod."""
+    the next one never scans every pod. A node's addresses are written out once, and the
+    search for a free one starts at the lowest that may be free (everything below it is
+    taken): creating a node's pods one after another costs one look each, not one per
+    pod already there."""
 
     def __init__(self, specs: list[NodeSpec]) -> None:
         self._in_use: dict[str, dict[str, str]] = {s.name: {} for s in specs}  # IP -> pod uid
+        self._hosts: dict[str, tuple[dict[str, int], list[str]]] = {}
+        self._lowest_free: dict[str, int] = {}
 
     def track(self, pod: dict[str, Any], *, gone: bool) -> None:
-        owners = self._in_use.get(str((pod.get("spec") or {}).get("nodeName")))
+        node = str((pod.get("spec") or {}).get("nodeName"))
+        owners = self._in_use.get(node)
         ip = (pod.get("status") or {}).get("podIP")
         if owners is None or not isinstance(ip, str) or not ip:
             return
@@ -96,16 +102,25 @@ class PodAddresses:
             owners[ip] = uid
         elif owners.get(ip) == uid:
             del owners[ip]
+            position = self._hosts[node][0].get(ip) if node in self._hosts else None
+            if position is not None and position < self._lowest_free.get(node, 0):
+                self._lowest_free[node] = position
 
     def allocate(self, spec: NodeSpec) -> str:
         """The first address of the node's CIDR after its gateway (``.1``) not in use."""
         used = self._in_use.setdefault(spec.name, {})
-        hosts = pod_cidr(spec.index).hosts()
-        next(hosts)  # the bridge's own address
-        for address in hosts:
-            if str(address) not in used:
-                used[str(address)] = ""  # taken until the pod's status shows it
-                return str(address)
+        hosts = self._hosts.get(spec.name)
+        if hosts is None:
+            # Every host address but the bridge's own (the first), in order.
+            listed = [str(address) for address in pod_cidr(spec.index).hosts()][1:]
+            hosts = self._hosts[spec.name] = ({ip: i for i, ip in enumerate(listed)}, listed)
+        listed = hosts[1]
+        for position in range(self._lowest_free.get(spec.name, 0), len(listed)):
+            address = listed[position]
+            if address not in used:
+                used[address] = ""  # taken until the pod's status shows it
+                self._lowest_free[spec.name] = position + 1
+                return address
         raise RuntimeError(f"node {spec.name} has no pod IP left")
 
 
