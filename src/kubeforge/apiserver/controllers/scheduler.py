@@ -36,6 +36,7 @@ from typing import Any
 
 from kubeforge.apiserver.controllers.admitting import SCHEDULER
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
+from kubeforge.apiserver.controllers.feasible import NodeSearch, NodeSnapshot
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.nodeinfo import PodIndex, is_waiting
 from kubeforge.apiserver.controllers.nodes import quantity
@@ -45,7 +46,6 @@ from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.controllers.scheduling import (
     Verdict,
     failure_message,
-    filter_node,
     is_domain,
 )
 from kubeforge.apiserver.controllers.topologyspread import spread_counts, spread_scores
@@ -73,6 +73,8 @@ class Scheduler(ControllerLoop):
         self._scores = NodeScores()
         self.api = ControllerRequests(cluster, SCHEDULER)
         self._failures: dict[Key, int] = {}
+        self._snapshot = NodeSnapshot(cluster.list)
+        self._search = NodeSearch()
 
     def start(self) -> None:
         # Loaded before subscribing, with no await between: no event is missed or seen twice.
@@ -90,7 +92,10 @@ class Scheduler(ControllerLoop):
             if event.type == "DELETED" or _finished(event.object):
                 return self._index.waiting_keys()  # room was made
             return ()
-        if event.resource in (_NODES, _CLAIMS):
+        if event.resource == _NODES:
+            self._snapshot.changed()
+            return self._index.waiting_keys()
+        if event.resource == _CLAIMS:
             return self._index.waiting_keys()
         return ()
 
@@ -103,18 +108,23 @@ class Scheduler(ControllerLoop):
         if claims is not None:
             await self._unschedulable(pod, claims)
             return None
-        nodes = [n for n in self.cluster.list(_NODES) if not n["metadata"].get("deletionTimestamp")]
+        nodes = self._snapshot.nodes()
         view = self._index.placement(nodes, pod)
-        verdicts = {n["metadata"]["name"]: filter_node(pod, n, view) for n in nodes}
-        feasible = [n for n in nodes if verdicts[n["metadata"]["name"]].fits]
+        feasible, verdicts = self._search.find(pod, nodes, view)
         if feasible:
-            spread = spread_scores(feasible, spread_counts(pod, "ScheduleAnyway", view, is_domain))
-            best = min(
-                feasible, key=lambda n: self._scores.rank(n, view, spread[n["metadata"]["name"]])
-            )
-            return await self._bind(pod, best["metadata"]["name"])
+            return await self._bind(pod, self._best(pod, feasible, view))
         await self._preempt_or_wait(pod, nodes, view, verdicts)
         return None
+
+    def _best(self, pod: dict[str, Any], feasible: list[dict[str, Any]], view: Placement) -> str:
+        """The feasible node that scores best (see ``NodeScores.rank``)."""
+        counts = spread_counts(pod, "ScheduleAnyway", view, is_domain)
+        spread = spread_scores(feasible, counts) if counts else {}  # else every score is 0
+
+        def rank(node: dict[str, Any]) -> tuple[float, Fraction, int, str]:
+            return self._scores.rank(node, view, spread.get(node["metadata"]["name"], 0.0))
+
+        return str(min(feasible, key=rank)["metadata"]["name"])
 
     async def _preempt_or_wait(
         self,
@@ -169,7 +179,6 @@ class Scheduler(ControllerLoop):
     def _claims_problem(self, pod: dict[str, Any]) -> str | None:
         """The VolumeBinding pre-filter: every claim must exist and be bound (Immediate)."""
         namespace = pod["metadata"].get("namespace") or ""
-        nodes = len(self.cluster.list(_NODES))
         for volume in (pod.get("spec") or {}).get("volumes") or []:
             name = (volume.get("persistentVolumeClaim") or {}).get("claimName")
             if not name:
@@ -178,6 +187,7 @@ class Scheduler(ControllerLoop):
             if claim is None:
                 return f'persistentvolumeclaim "{name}" not found'
             if not (claim.get("spec") or {}).get("volumeName") and self._immediate(claim):
+                nodes = len(self.cluster.list(_NODES))
                 return (
                     f"0/{nodes} nodes are available: pod has unbound immediate "
                     f"PersistentVolumeClaims. preemption: 0/{nodes} nodes are available: "
@@ -285,34 +295,40 @@ def _finished(pod: dict[str, Any]) -> bool:
 
 
 class NodeScores:
-    """NodeResourcesFit's least-allocated score per node, kept while the node's pods and
-    allocatable stay the same (an attempt scores every node; most did not change since
-    the last one, and exact arithmetic on each is a good part of an attempt's cost)."""
+    """NodeResourcesFit's least-allocated score per node, kept with the node's rank while
+    the node (its allocatable) and its pods stay the same: an attempt ranks every node
+    it found feasible, most of which did not change since the last attempt, and exact
+    arithmetic on each is a good part of an attempt's cost."""
 
     def __init__(self) -> None:
-        self._kept: dict[str, tuple[Any, Fraction]] = {}
+        self._kept: dict[str, tuple[Any, tuple[float, Fraction, int, str]]] = {}
 
     def rank(
         self, node: dict[str, Any], view: Placement, spread: float
-    ) -> tuple[Fraction, int, str]:
+    ) -> tuple[float, Fraction, int, str]:
         """Lower is better: the weighted sum of the scores (PodTopologySpread weighs 2,
         NodeResourcesFit's least-allocated 1, each 0..100) negated, then fewer pods, then
-        the name."""
-        name = node["metadata"]["name"]
-        allocatable = (node.get("status") or {}).get("allocatable") or {}
-        totals = (str(allocatable.get("cpu", "0")), str(allocatable.get("memory", "0")))
+        the name. The sum comes first as a float too, so most comparisons are of floats;
+        only equal floats compare the exact sums."""
+        meta = node["metadata"]
+        name = meta["name"]
         key = view.usage_key(name)
+        stamp = (key, meta.get("resourceVersion"))
         kept = self._kept.get(name)
-        if key is not None and kept is not None and kept[0] == (key, totals):
-            total = kept[1]
+        if kept is not None and key is not None and kept[0] == stamp:
+            ranked = kept[1]
         else:
             usage = view.usage(name)
-            total = _least_allocated(usage.get("cpu", _ZERO), usage.get("memory", _ZERO), *totals)
-            if key is not None:
-                self._kept[name] = ((key, totals), total)
+            allocatable = (node.get("status") or {}).get("allocatable") or {}
+            totals = (str(allocatable.get("cpu", "0")), str(allocatable.get("memory", "0")))
+            score = -_least_allocated(usage.get("cpu", _ZERO), usage.get("memory", _ZERO), *totals)
+            ranked = (float(score), score, view.count(name), name)
+            if key is not None and stamp[1] is not None:
+                self._kept[name] = (stamp, ranked)
         if spread:
-            total += 2 * Fraction(spread)
-        return -total, view.count(name), name
+            score = ranked[1] - 2 * Fraction(spread)
+            return float(score), score, ranked[2], name
+        return ranked
 
 
 def _least_allocated(
