@@ -462,7 +462,9 @@ async def test_claims_volumes_and_storage_classes_get_their_defaults(
         "/api/v1/persistentvolumes", {"metadata": {"name": unique("pv")}, **KINDS[2][5]}
     )
     assert volume.body["spec"]["persistentVolumeReclaimPolicy"] == "Retain"
-    assert volume.body["status"] == {"phase": "Pending"}
+    # PersistentVolumeLastPhaseTransitionTime is GA in 1.31: a new volume's phase is stamped.
+    assert volume.body["status"]["phase"] == "Pending"
+    assert volume.body["status"]["lastPhaseTransitionTime"].endswith("Z")
     sc = await api.post(
         "/apis/storage.k8s.io/v1/storageclasses",
         {"metadata": {"name": unique("sc")}, "provisioner": "x.io/p"},

@@ -345,7 +345,10 @@ class Engine:
                 namespaced=strategy.served.info.namespaced,
                 name_validator=lambda _: [],
             )
-            errors += strategy.validate_update(new, old)
+            if subresource in STATUS_LIKE:
+                errors += strategy.validate_status_update(new, old)
+            else:
+                errors += strategy.validate_update(new, old)
             options.warn(strategy.take_warnings())
         if errors:
             raise self.invalid(strategy, name, errors)

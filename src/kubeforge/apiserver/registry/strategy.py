@@ -146,6 +146,11 @@ class Strategy:
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return self.validate(new)
 
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """A ``/status`` write's own rules (Go's status strategy ``ValidateUpdate``); kinds
+        without any check it as a main-resource update."""
+        return self.validate_update(new, old)
+
     converts_by_webhook = False
     """``convert`` may need a webhook awaited (``registry.conversions``)."""
 

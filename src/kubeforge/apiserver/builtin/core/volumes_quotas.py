@@ -6,10 +6,24 @@ Entry points: the strategy classes, listed in ``core.kinds``.
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.apps.deployments import ReplicaSetStrategy
 from kubeforge.apiserver.builtin.apps.workload import default_pod_template
+from kubeforge.apiserver.builtin.core.claims import (
+    claim_errors,
+    claim_status_errors,
+    claim_update_errors,
+    claim_warnings,
+    prepare_claim,
+)
+from kubeforge.apiserver.builtin.core.persistent_volumes import (
+    stamp_phase,
+    volume_errors,
+    volume_update_errors,
+    volume_warnings,
+)
 from kubeforge.apiserver.builtin.core.quota_rules import quota_spec_errors, quota_update_errors
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.podspec import validate_pod_spec
@@ -20,6 +34,7 @@ from kubeforge.apiserver.builtin.podspec.template_warnings import (
 )
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry.scale import ScalePaths
+from kubeforge.apiserver.registry.system_metadata import format_time
 
 __all__ = [
     "LimitRangeStrategy",
@@ -39,17 +54,30 @@ class PersistentVolumeClaimStrategy(CatalogStrategy):
         if spec is not None:
             spec.setdefault("volumeMode", "Filesystem")
 
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        if spec_of(obj) is not None:
+            prepare_claim(obj["spec"], None)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        if spec_of(new) is not None:
+            prepare_claim(new["spec"], spec_of(old) or {})
+
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = spec_of(obj) or {}
-        errors: list[FieldError] = []
-        if not spec.get("accessModes"):
-            errors.append(
-                FieldError("Required", "spec.accessModes", "at least 1 access mode is required")
-            )
-        requests = (spec.get("resources") or {}).get("requests") or {}
-        if not spec.get("dataSourceRef") and "storage" not in requests:
-            errors.append(FieldError("Required", "spec.resources[storage]"))
-        return errors
+        return claim_errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return claim_update_errors(new, old)
+
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return claim_status_errors(new)
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return claim_warnings(obj)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return claim_warnings(new)
 
 
 class PersistentVolumeStrategy(CatalogStrategy):
@@ -60,6 +88,31 @@ class PersistentVolumeStrategy(CatalogStrategy):
         if spec is not None:
             spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
             spec.setdefault("volumeMode", "Filesystem")
+            host = spec.get("hostPath")
+            if isinstance(host, dict):
+                host.setdefault("type", "")  # SetDefaults_HostPathVolumeSource: HostPathUnset
+
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        stamp_phase(obj, None, format_time(time.time()))
+
+    def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        stamp_phase(new, old, format_time(time.time()))
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return volume_errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return volume_update_errors(new, old)
+
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return []  # ValidatePersistentVolumeStatusUpdate checks the metadata only
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return volume_warnings(obj)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return volume_warnings(new)
 
 
 class ReplicationControllerStrategy(ReplicaSetStrategy):

@@ -27,7 +27,7 @@ from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import validate_selector
 from kubeforge.core.names import dns1123_label, dns1123_subdomain, qualified_name
 
-__all__ = ["dict_items", "label_name", "merge_label_keys", "pod_affinity"]
+__all__ = ["dict_items", "label_name", "merge_label_keys", "node_selector", "pod_affinity"]
 
 _REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
@@ -99,6 +99,22 @@ def _term(term: Any, path: str) -> list[FieldError]:
         errors += _requirement(requirement, f"{path}.matchExpressions[{j}]")
     for j, requirement in dict_items(term.get("matchFields")):
         errors += _field_requirement(requirement, f"{path}.matchFields[{j}]")
+    return errors
+
+
+def node_selector(selector: dict[str, Any], path: str) -> list[FieldError]:
+    """``ValidateNodeSelector``: at least one term, each a valid ``NodeSelectorTerm``
+    (a PersistentVolume's ``nodeAffinity.required`` is one)."""
+    terms = selector.get("nodeSelectorTerms")
+    if not terms:
+        return [
+            FieldError.required(
+                f"{path}.nodeSelectorTerms", "must have at least one node selector term"
+            )
+        ]
+    errors: list[FieldError] = []
+    for i, term in enumerate(terms if isinstance(terms, list) else ()):
+        errors += _term(term, f"{path}.nodeSelectorTerms[{i}]")
     return errors
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "canonical_quantity",
     "container_resources",
     "format_quantity",
+    "go_quantity",
     "quantity_errors",
     "quantity_format",
     "quantity_value",
@@ -104,7 +105,7 @@ def canonical_quantity(text: str) -> str:
     return format_quantity(value, quantity_format(text))
 
 
-def _go_quantity(text: str) -> GoValue:
+def go_quantity(text: str) -> GoValue:
     """The ``resource.Quantity`` ParseQuantity makes of ``text``, as ``%#v`` prints it (a
     field error shows a Quantity value so: its String method needs a pointer). Values
     beyond int64's fast path live in an ``inf.Dec`` whose address Go prints; a fixed
@@ -137,7 +138,7 @@ def quantity_errors(name: str, text: Any, path: str) -> list[FieldError]:
         shown = canonical_quantity(str(text))
         errors.append(FieldError.invalid(path, shown, "must be greater than or equal to 0"))
     if is_integer_resource(name) and math.ceil(value * 1000) % 1000:
-        errors.append(FieldError.invalid(path, _go_quantity(str(text)), "must be an integer"))
+        errors.append(FieldError.invalid(path, go_quantity(str(text)), "must be an integer"))
     return errors
 
 

@@ -34,7 +34,7 @@ from kubeforge.apiserver.builtin.podspec.container_warnings import (
 from kubeforge.apiserver.failures import go_quote
 from kubeforge.core.names import dns1123_label
 
-__all__ = ["dns_label_warning", "pod_warnings"]
+__all__ = ["dns_label_warning", "node_term_warnings", "pod_warnings"]
 
 _DEPRECATED_ANNOTATIONS = (
     (
@@ -103,7 +103,7 @@ def dns_label_warning(name: str, used_in: str) -> list[str]:
     ]
 
 
-def _term_warnings(term: Any, path: str) -> list[str]:
+def node_term_warnings(term: Any, path: str) -> list[str]:
     """``GetWarningsForNodeSelectorTerm``: deprecated keys of its match expressions."""
     warnings = []
     for i, expression in dict_items(_dict(term).get("matchExpressions")):
@@ -127,12 +127,12 @@ def _node_warnings(spec: dict[str, Any], base: str) -> list[str]:
             base, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
         )
         for i, term in dict_items(required.get("nodeSelectorTerms")):
-            warnings += _term_warnings(term, f"{terms}.nodeSelectorTerms[{i}]")
+            warnings += node_term_warnings(term, f"{terms}.nodeSelectorTerms[{i}]")
     preferred = at(
         base, "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution"
     )
     for i, term in dict_items(node.get("preferredDuringSchedulingIgnoredDuringExecution")):
-        warnings += _term_warnings(term.get("preference"), f"{preferred}[{i}].preference")
+        warnings += node_term_warnings(term.get("preference"), f"{preferred}[{i}].preference")
     for i, constraint in dict_items(spec.get("topologySpreadConstraints")):
         path = f"{at(base, 'spec.topologySpreadConstraints')}[{i}]"
         key = constraint.get("topologyKey")
