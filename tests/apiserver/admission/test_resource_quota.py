@@ -123,7 +123,11 @@ async def test_service_node_ports_and_object_counts(api: Api, namespace: str) ->
         "apiVersion": "v1",
         "kind": "Service",
         "metadata": {"name": "web"},
-        "spec": {"type": "NodePort", "ports": [{"port": 80}, {"port": 443}]},
+        # Named ports: 1.32 requires a name of each port of a Service with several.
+        "spec": {
+            "type": "NodePort",
+            "ports": [{"name": "http", "port": 80}, {"name": "https", "port": 443}],
+        },
     }
     reply = await api.post(f"/api/v1/namespaces/{namespace}/services", service)
     assert reply.status == 403

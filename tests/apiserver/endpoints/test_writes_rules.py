@@ -58,7 +58,8 @@ async def test_the_main_resource_ignores_status_and_status_ignores_the_rest(
         "apiVersion": "v1",
         "kind": "Service",
         "metadata": {"name": "st"},
-        "spec": {"ports": [{"port": 80}]},
+        # A LoadBalancer: 1.32 refuses load-balancer ingress on other types' status.
+        "spec": {"type": "LoadBalancer", "ports": [{"port": 80}]},
         "status": balancer,
     }
     created = (await api.post(path, service)).body
@@ -72,7 +73,10 @@ async def test_the_main_resource_ignores_status_and_status_ignores_the_rest(
     status["spec"]["externalName"] = "ignored.example.com"
     reply = await api.put(f"{path}/st/status", status)
     assert reply.status == 200, reply.body
-    assert reply.body["status"] == balancer
+    # LoadBalancerIPMode (GA in 1.32) defaults an ingress IP's mode to VIP.
+    assert reply.body["status"] == {
+        "loadBalancer": {"ingress": [{"ip": "192.0.2.1", "ipMode": "VIP"}]}
+    }
     assert "externalName" not in reply.body["spec"]
 
 

@@ -2,7 +2,7 @@
 
 Entry points: ``BUILTIN_RESOURCES`` (handed to ``registry.served.Registry`` when the
 server is assembled: the generic store knows no kind by itself) and
-``builtin_strategy(served, used_service_ips)`` (handed to the ``Engine``: the strategy of
+``builtin_strategy(served, stored_services)`` (handed to the ``Engine``: the strategy of
 a built-in resource, from its ``Kind``). Groups are listed in the order discovery shows
 them; a new group's module joins ``_GROUPS``.
 """
@@ -10,6 +10,7 @@ them; a new group's module joins ``_GROUPS``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from kubeforge.apiserver.builtin import (
     admissionregistration,
@@ -67,10 +68,12 @@ BUILTIN_RESOURCES: tuple[ServedResource, ...] = tuple(kind.served for kind in BU
 _BY_RESOURCE = {(kind.group, kind.version, kind.plural): kind for kind in BUILTIN_KINDS}
 
 
-def builtin_strategy(served: ServedResource, used_service_ips: Callable[[], set[str]]) -> Strategy:
+def builtin_strategy(
+    served: ServedResource, stored_services: Callable[[], list[dict[str, Any]]]
+) -> Strategy:
     """The strategy of a built-in resource (the generic one for anything else)."""
     info = served.info
     kind = _BY_RESOURCE.get((info.group, info.version, info.plural))
     if kind is None or not served.builtin:
         return Strategy(served)
-    return kind.strategy.for_server(served, used_service_ips)
+    return kind.strategy.for_server(served, stored_services)

@@ -52,8 +52,8 @@ __all__ = ["Engine", "StrategyFactory"]
 
 _GENERATE_ATTEMPTS = 8
 
-StrategyFactory = Callable[[ServedResource, Callable[[], set[str]]], Strategy]
-"""``(served, used_service_ips) -> Strategy``: how the kinds are registered into the store."""
+StrategyFactory = Callable[[ServedResource, Callable[[], list[dict[str, Any]]]], Strategy]
+"""``(served, stored_services) -> Strategy``: how the kinds are registered into the store."""
 
 
 @dataclass
@@ -80,7 +80,7 @@ class Engine:
             return known[1]
         strategy = self._strategies.get(served.info)
         if strategy is None:
-            strategy = self.strategy_for(served, self._service_ips)
+            strategy = self.strategy_for(served, self._stored_services)
             self._strategies[served.info] = strategy
         self._by_served[id(served)] = (served, strategy)
         return strategy
@@ -102,9 +102,8 @@ class Engine:
         self._rules_versions[info] = self._rules_versions.get(info, 0) + 1
         self._by_served.clear()  # CRDs change together with their served resources
 
-    def _service_ips(self) -> set[str]:
-        services = self.storage.objects(("", "services"))
-        return {str((obj.get("spec") or {}).get("clusterIP")) for obj in services}
+    def _stored_services(self) -> list[dict[str, Any]]:
+        return self.storage.objects(("", "services"))
 
     def view(self, served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
         """``obj`` as served at ``served``'s version (CRDs store one version, serve several),

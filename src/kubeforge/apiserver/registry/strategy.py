@@ -69,10 +69,10 @@ class Strategy:
 
     @classmethod
     def for_server(
-        cls, served: ServedResource, used_service_ips: Callable[[], set[str]]
+        cls, served: ServedResource, stored_services: Callable[[], list[dict[str, Any]]]
     ) -> Strategy:
-        """The strategy of ``served`` in a running server; ``used_service_ips`` gives the
-        cluster IPs taken, for the kinds that allocate one."""
+        """The strategy of ``served`` in a running server; ``stored_services`` gives the
+        Services stored, whose cluster IPs and node ports are taken."""
         return cls(served)
 
     @property

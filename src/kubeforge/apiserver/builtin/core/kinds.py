@@ -17,7 +17,8 @@ from kubeforge.apiserver.builtin.core.objects import (
     ServiceAccountStrategy,
 )
 from kubeforge.apiserver.builtin.core.pod_columns import POD
-from kubeforge.apiserver.builtin.core.pods_services import PodStrategy, ServiceStrategy
+from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
+from kubeforge.apiserver.builtin.core.services import ServiceStrategy
 from kubeforge.apiserver.builtin.core.volumes_quotas import (
     LimitRangeStrategy,
     PersistentVolumeClaimStrategy,

@@ -1,4 +1,4 @@
-"""Pod and Service rules: defaults, validation, graceful deletion, cluster IPs.
+"""Pod rules: defaults, validation, warnings and graceful deletion (Services: ``services``).
 
 Pods are defaulted the way the real server's defaulting functions do it, so
 ``kubectl get pod -o yaml`` looks familiar: restart policy, DNS policy, scheduler,
@@ -8,8 +8,6 @@ grace period, per-container pull policy and termination message settings.
 from __future__ import annotations
 
 import copy
-import ipaddress
-from collections.abc import Callable
 from typing import Any
 
 from kubeforge.apiserver.builtin.core.qos import pod_qos_class
@@ -33,11 +31,10 @@ from kubeforge.apiserver.builtin.podspec.update import pod_spec_update
 from kubeforge.apiserver.builtin.podspec.volumes import pod_volumes
 from kubeforge.apiserver.builtin.podspec.warnings import dns_label_warning, pod_warnings
 from kubeforge.apiserver.failures import FieldError
-from kubeforge.apiserver.meta.validation import dns1035_label
 from kubeforge.apiserver.registry.served import ServedResource
-from kubeforge.apiserver.registry.strategy import Strategy, nested_str
+from kubeforge.apiserver.registry.strategy import Strategy
 
-__all__ = ["PodStrategy", "ServiceStrategy"]
+__all__ = ["PodStrategy"]
 
 _POD_FIELDS = (
     "spec.nodeName",
@@ -183,96 +180,3 @@ class PodStrategy(Strategy):
         )
         grace = int(grace)
         return 1 if grace < 0 else grace
-
-
-_SERVICE_RANGE = ipaddress.ip_network("10.96.0.0/16")
-
-
-class ServiceStrategy(Strategy):
-    status_subresource = True
-    return_deleted_object = True
-    name_validator = staticmethod(dns1035_label)
-    top_level_fields = ("spec", "status")
-
-    def __init__(self, served: ServedResource, used_ips: Callable[[], set[str]]) -> None:
-        super().__init__(served)
-        self._used_ips = used_ips
-
-    @classmethod
-    def for_server(
-        cls, served: ServedResource, used_service_ips: Callable[[], set[str]]
-    ) -> Strategy:
-        return cls(served, used_service_ips)
-
-    def _allocate(self) -> str:
-        used = self._used_ips()
-        # .0 is the network and .1 is what real clusters give the "kubernetes" service.
-        for offset in range(10, _SERVICE_RANGE.num_addresses - 1):
-            candidate = str(_SERVICE_RANGE.network_address + offset)
-            if candidate not in used:
-                return candidate
-        raise RuntimeError("service IP range exhausted")
-
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        obj["status"] = {"loadBalancer": {}}
-        spec = obj.get("spec")
-        if not isinstance(spec, dict):
-            return
-        spec.setdefault("type", "ClusterIP")
-        spec.setdefault("sessionAffinity", "None")
-        if spec["type"] != "ExternalName":
-            if not spec.get("clusterIP"):
-                spec["clusterIP"] = self._allocate()
-            spec.setdefault("clusterIPs", [spec["clusterIP"]])
-            spec.setdefault("ipFamilies", ["IPv4"])
-            spec.setdefault("ipFamilyPolicy", "SingleStack")
-            spec.setdefault("internalTrafficPolicy", "Cluster")
-        for port in spec.get("ports") or []:
-            if isinstance(port, dict):
-                port.setdefault("protocol", "TCP")
-                if "port" in port:
-                    port.setdefault("targetPort", port["port"])
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        super().prepare_for_update(new, old)
-        spec, old_spec = new.get("spec"), old.get("spec") or {}
-        if isinstance(spec, dict):
-            # Allocated values survive an update that leaves them out (kubectl replace).
-            for key in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
-                if key not in spec and key in old_spec:
-                    spec[key] = old_spec[key]
-            for port in spec.get("ports") or []:
-                if isinstance(port, dict):
-                    port.setdefault("protocol", "TCP")
-                    if "port" in port:
-                        port.setdefault("targetPort", port["port"])
-
-    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec")
-        if not isinstance(spec, dict):
-            return [FieldError("Required", "spec.ports")]
-        headless = spec.get("clusterIP") == "None" or spec.get("type") == "ExternalName"
-        ports = spec.get("ports")
-        if not headless and not ports:
-            return [FieldError("Required", "spec.ports")]
-        errors = []
-        for i, port in enumerate(ports or []):
-            value = port.get("port") if isinstance(port, dict) else None
-            if not isinstance(value, int) or not 0 < value < 65536:
-                errors.append(
-                    FieldError(
-                        "Invalid",
-                        f"spec.ports[{i}].port",
-                        "must be between 1 and 65535, inclusive",
-                        value if value is not None else 0,
-                    )
-                )
-        return errors
-
-    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errors = self.validate(new)
-        new_ip = nested_str(new, "spec.clusterIP")
-        old_ip = nested_str(old, "spec.clusterIP")
-        if old_ip and new_ip != old_ip:
-            errors.append(FieldError("Invalid", "spec.clusterIPs[0]", "field is immutable", new_ip))
-        return errors

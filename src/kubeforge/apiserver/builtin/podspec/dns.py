@@ -6,7 +6,7 @@ have leading zeros, an IPv6 address no zone).
 Search domains are checked strictly (RelaxedDNSSearchValidation is alpha, off, in 1.32).
 
 Entry points: ``dns_config(spec, path)``, ``host_aliases(spec, path)``,
-``ip_errors(value, path)``.
+``ip_errors(value, path)``, ``sloppy_ip(value)``.
 
 >>> [str(e) for e in dns_config({"dnsPolicy": "None"}, "spec")]
 ['spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None']
@@ -20,7 +20,7 @@ from typing import Any
 from kubeforge.apiserver.failures import FieldError, GoValue
 from kubeforge.core.names import dns1123_subdomain
 
-__all__ = ["dns_config", "host_aliases", "ip_errors"]
+__all__ = ["dns_config", "host_aliases", "ip_errors", "sloppy_ip"]
 
 _MAX_NAMESERVERS = 3
 _MAX_SEARCHES = 32
@@ -33,21 +33,28 @@ def _sloppy_ipv4(value: str) -> bool:
     return len(parts) == 4 and all(p.isascii() and p.isdigit() and int(p) <= 255 for p in parts)
 
 
-def _is_ip(value: str) -> bool:
+def sloppy_ip(value: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``value`` parsed as Go's ``ParseIPSloppy`` does (IPv4 parts may have leading zeros, an
+    IPv6 address no zone), or None when it is no IP address."""
     if "." in value and ":" not in value:
-        return _sloppy_ipv4(value)
+        if not _sloppy_ipv4(value):
+            return None
+        return ipaddress.IPv4Address(".".join(str(int(p)) for p in value.split(".")))
     if "%" in value or not value.isascii():
-        return False
+        return None
     head, _, tail = value.rpartition(":")
     if "." in tail and not _sloppy_ipv4(tail):
-        return False
+        return None
     if "." in tail:  # an embedded IPv4 may have leading zeros in Go too
         value = f"{head}:{'.'.join(str(int(p)) for p in tail.split('.'))}"
     try:
-        ipaddress.IPv6Address(value)
+        return ipaddress.IPv6Address(value)
     except ValueError:
-        return False
-    return True
+        return None
+
+
+def _is_ip(value: str) -> bool:
+    return sloppy_ip(value) is not None
 
 
 def ip_errors(value: Any, path: str) -> list[FieldError]:
