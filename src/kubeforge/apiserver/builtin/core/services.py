@@ -108,8 +108,7 @@ class ServiceStrategy(Strategy):
     ) -> None:
         super().__init__(served)
         self._allocator = Allocator(stored_services)
-        # The write in progress: prepare, validate and take_warnings run back to back.
-        self._status_write = False
+        # The /status write in progress: its validation and take_warnings run back to back.
         self._warnings: list[str] = []
 
     @classmethod
@@ -125,31 +124,33 @@ class ServiceStrategy(Strategy):
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         default_service(obj)
         obj["status"] = {"loadBalancer": {}}
-        self._status_write, self._warnings = False, []
+        self._warnings = []
         normalize_cluster_ips(_spec(obj), None)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         default_service(new)
         super().prepare_for_update(new, old)
-        self._status_write, self._warnings = False, []
+        self._warnings = []
         spec, before = _spec(new), old.get("spec") or {}
         patch_allocated(spec, before)
         normalize_cluster_ips(spec, before)
         drop_type_dependent(new, old)
 
     def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        self._status_write, self._warnings = True, []
+        self._warnings = []
         default_ingress(new)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         self._allocator.allocate_create(obj)
         return validate_service(obj)
 
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """``ValidateServiceStatusUpdate``; a valid one earns the status strategy's warnings."""
+        errors = load_balancer_status(new)
+        self._warnings = [] if errors else _status_warnings(new)
+        return errors
+
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        if self._status_write:
-            errors = load_balancer_status(new)
-            self._warnings = [] if errors else _status_warnings(new)
-            return errors
         self._allocator.allocate_update(new, old)
         spec, before = _spec(new), old.get("spec") or {}
         errors = cluster_ip_updates(spec, before) + load_balancer_class_update(spec, before)
