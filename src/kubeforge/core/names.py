@@ -35,6 +35,7 @@ __all__ = [
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "label_value",
+    "wildcard_dns1123_subdomain",
     "qualified_name",
     "regex_error",
 ]
@@ -116,6 +117,25 @@ def dns1123_subdomain(value: str) -> list[str]:
         problems.append(_max_length(DNS1123_SUBDOMAIN_MAX_LENGTH))
     if not _DNS1123_SUBDOMAIN.fullmatch(value):
         problems.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return problems
+
+
+_WILDCARD_FMT = "\\*\\." + _DNS1123_SUBDOMAIN_FMT
+_WILDCARD = re.compile(_WILDCARD_FMT, re.ASCII)
+_WILDCARD_MSG = (
+    "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, "
+    "which must consist of lower case alphanumeric characters, '-' or '.' and end with an "
+    "alphanumeric character"
+)
+
+
+def wildcard_dns1123_subdomain(value: str) -> list[str]:
+    """Problems with ``value`` as a wildcard subdomain (``*.example.com``): Ingress hosts."""
+    problems = []
+    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        problems.append(_max_length(DNS1123_SUBDOMAIN_MAX_LENGTH))
+    if not _WILDCARD.fullmatch(value):
+        problems.append(regex_error(_WILDCARD_MSG, _WILDCARD_FMT, "*.example.com"))
     return problems
 
 

@@ -1,6 +1,7 @@
 """networking.k8s.io: Ingresses, IngressClasses and NetworkPolicies.
 
-Entry point: ``KINDS``; the rules are ``IngressStrategy`` and ``NetworkPolicyStrategy``.
+Entry point: ``KINDS``; the strategies' rules are in ``ingress_rules`` and
+``network_policy_rules``.
 """
 
 from __future__ import annotations
@@ -9,7 +10,18 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
+from kubeforge.apiserver.builtin.ingress_rules import (
+    ingress_class_errors,
+    ingress_class_update_errors,
+    ingress_errors,
+    ingress_status_errors,
+    ingress_warnings,
+)
 from kubeforge.apiserver.builtin.kind import STATUS, Kind
+from kubeforge.apiserver.builtin.network_policy_rules import (
+    default_network_policy,
+    network_policy_errors,
+)
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import format_selector
 from kubeforge.apiserver.printers.cells import NONE, created, dict_at, name_of
@@ -17,45 +29,42 @@ from kubeforge.apiserver.printers.columns import AGE_COLUMN, Printer, simple_col
 
 __all__ = ["KINDS"]
 
-_PATH_TYPES = ("Exact", "ImplementationSpecific", "Prefix")
-
 
 class IngressStrategy(CatalogStrategy):
     empty_status: ClassVar[dict[str, Any]] = {"loadBalancer": {}}
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = spec_of(obj) or {}
-        errors: list[FieldError] = []
-        if not spec.get("rules") and not spec.get("defaultBackend"):
-            errors.append(
-                FieldError(
-                    "Invalid", "spec", "either `defaultBackend` or `rules` must be specified", spec
-                )
-            )
-        for i, rule in enumerate(spec.get("rules") or []):
-            paths = ((rule.get("http") or {}).get("paths") or []) if isinstance(rule, dict) else []
-            for j, path in enumerate(paths):
-                where = f"spec.rules[{i}].http.paths[{j}].pathType"
-                kind = path.get("pathType") if isinstance(path, dict) else None
-                if kind is None:
-                    errors.append(FieldError("Required", where, "pathType must be specified"))
-                elif kind not in _PATH_TYPES:
-                    errors.append(FieldError.not_supported(where, kind, _PATH_TYPES))
-        return errors
+        return ingress_errors(obj, None)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return ingress_errors(new, old)
+
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return ingress_status_errors(new)
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return ingress_warnings(obj)
+
+
+class IngressClassStrategy(CatalogStrategy):
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return ingress_class_errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return ingress_class_update_errors(new, old)
 
 
 class NetworkPolicyStrategy(CatalogStrategy):
     def default(self, obj: dict[str, Any]) -> None:
         spec = spec_of(obj)
-        if spec is None:
-            return
-        if not spec.get("policyTypes"):
-            spec["policyTypes"] = ["Ingress", "Egress"] if spec.get("egress") else ["Ingress"]
-        for direction in ("ingress", "egress"):
-            for rule in spec.get(direction) or []:
-                for port in (rule.get("ports") or []) if isinstance(rule, dict) else []:
-                    if isinstance(port, dict):
-                        port.setdefault("protocol", "TCP")
+        if spec is not None:
+            default_network_policy(spec)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return network_policy_errors(obj, None)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return network_policy_errors(new, old)
 
 
 _MAX_HOSTS = 3
@@ -135,6 +144,7 @@ KINDS = (
         "IngressClass",
         "ingressclasses",
         namespaced=False,
+        strategy=IngressClassStrategy,
         printer=_INGRESS_CLASS_PRINTER,
     ),
     Kind(
