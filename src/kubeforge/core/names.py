@@ -35,9 +35,9 @@ __all__ = [
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "label_value",
-    "wildcard_dns1123_subdomain",
     "qualified_name",
     "regex_error",
+    "wildcard_dns1123_subdomain",
 ]
 
 DNS1123_LABEL_MAX_LENGTH = 63
