@@ -119,6 +119,7 @@ class WatchGroup:
         "flush_at",
         "flush_due",
         "gap",
+        "late",
         "lines",
         "matches",
         "max_bytes",
@@ -145,6 +146,7 @@ class WatchGroup:
         self.base_bytes = 0  # bytes appended before revisions[0]
         self.flush_at: asyncio.TimerHandle | asyncio.Handle | None = None
         self.flush_due = 0.0  # loop time the pending flush was asked for
+        self.late = 0.0  # how late the last flush came
         self._joined: tuple[int, int, bytes] = (0, 0, b"")
 
     @property
@@ -195,11 +197,14 @@ class WatchGroup:
             self._trim()
         if busy and self.members:
             # Still busy: the next event waits for the next tick instead of going out
-            # at once, so a steady stream costs one delivery per tick, not two. A tick
-            # that came late (the loop, or the process, is short of CPU) makes the next
-            # one longer by as much: fewer, fuller writes while the server is behind.
+            # at once, so a steady stream costs one delivery per tick, not two. Ticks
+            # that keep coming late (the process is short of CPU) make the next one
+            # longer by as much: fewer, fuller writes while the server is behind. One
+            # late tick alone (a long callback, a collection) does not: the events that
+            # waited through it would wait that long again.
             loop = asyncio.get_running_loop()
-            self._arm(loop, self.gap(max(0.0, loop.time() - self.flush_due)))
+            late, self.late = self.late, max(0.0, loop.time() - self.flush_due)
+            self._arm(loop, self.gap(min(late, self.late)))
 
     def _trim(self) -> None:
         behind = [
