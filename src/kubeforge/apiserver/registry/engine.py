@@ -34,11 +34,17 @@ from kubeforge.apiserver.registry.namespace_lifecycle import check_namespace_ope
 from kubeforge.apiserver.registry.options import PLAIN, WriteOptions
 from kubeforge.apiserver.registry.patched import patched_object
 from kubeforge.apiserver.registry.served import Registry, ServedResource
-from kubeforge.apiserver.registry.status_writes import STATUS_LIKE, status_write
+from kubeforge.apiserver.registry.status_writes import (
+    STATUS_LIKE,
+    TAKEN,
+    status_write,
+    taken_copy,
+)
 from kubeforge.apiserver.registry.strategy import Strategy, non_metadata
 from kubeforge.apiserver.registry.system_metadata import (
     carry_system_metadata,
     check_namespace,
+    checked_metadata,
     decoded_metadata,
     format_time,
     generated_name,
@@ -251,8 +257,15 @@ class Engine:
         """PUT semantics; returns ``(object, created)``."""
         info = served.info
         strategy = self.strategy(served)
-        new = clone(body)
-        meta = decoded_metadata(served, new)
+        # A status-like write keeps only its parts of the body; where stored objects need
+        # no normalizing again, only those parts are copied (see ``status_writes``).
+        shared = subresource in STATUS_LIKE and strategy.stores_normalized
+        if shared:
+            new = taken_copy(subresource, body)
+            meta = checked_metadata(served, body)
+        else:
+            new = clone(body)
+            meta = decoded_metadata(served, new)
         if meta.get("name") and meta["name"] != name:
             raise failures.bad_request(
                 f"the name of the object ({meta['name']}) does not match the name on the URL "
@@ -272,7 +285,7 @@ class Engine:
         old = strategy.on_read(old)
         self._check_resource_version(strategy, name, meta, old, require_rv=require_rv)
         new["apiVersion"], new["kind"] = info.api_version, info.kind
-        new = self._prepare_update(strategy, new, old, subresource, options)
+        new = self._prepare_update(strategy, new, old, subresource, options, shared=shared)
         attempt = Attempt("UPDATE", served, namespace, new, old, options, subresource)
         if self.builtin_admission is not None:
             self.builtin_admission.mutate(attempt)
@@ -310,14 +323,18 @@ class Engine:
         old: dict[str, Any],
         subresource: str,
         options: WriteOptions,
+        *,
+        shared: bool = False,
     ) -> dict[str, Any]:
         """``new`` as the kind's strategy makes it ready to store: a status-like write keeps
-        all but its part of ``old``; a main-resource write keeps the server-owned metadata
-        and moves ``generation`` on when anything but metadata changed."""
+        all but its part of ``old`` (``shared``: sharing the rest with ``old``, whose
+        unknown fields were all dropped when it was stored); a main-resource write keeps
+        the server-owned metadata and moves ``generation`` on when anything but metadata
+        changed."""
         if subresource in STATUS_LIKE:
-            new = status_write(subresource, new, old)
+            new = status_write(subresource, new, old if shared else clone(old))
             strategy.prepare_for_status_update(new, old)
-            drop_unknown_fields(strategy, new, options)
+            drop_unknown_fields(strategy, new, options, TAKEN[subresource] if shared else None)
             return new
         carry_system_metadata(new, old)
         strategy.prepare_for_update(new, old)

@@ -7,36 +7,52 @@ Such a write starts from the stored object and takes only its part from the body
 real status strategies' ``PrepareForUpdate`` do; everything else the client sent is
 ignored.
 
-Entry point: ``status_write(subresource, new, old)``; ``STATUS_LIKE`` names the
-subresources it serves.
+The result shares the stored object's untouched subtrees (stored objects are read-only,
+so nothing copies them): only its top level, its metadata and the maps on the way to a
+taken part are new. A pod's status write so copies its status, not the whole pod.
+
+Entry points: ``status_write(subresource, new, old)``; ``taken_copy(subresource, body)``,
+a private copy of the parts of ``body`` such a write takes; ``TAKEN`` the paths of those
+parts; ``STATUS_LIKE`` names the subresources served.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kubeforge.apiserver.storage.sqlite import clone
+import orjson
 
-__all__ = ["STATUS_LIKE", "status_write"]
+__all__ = ["STATUS_LIKE", "TAKEN", "status_write", "taken_copy"]
 
 STATUS_LIKE = ("status", "approval", "ephemeralcontainers", "binding")
+
+TAKEN: dict[str, tuple[tuple[str, ...], ...]] = {
+    "status": (("status",),),
+    "approval": (("status", "conditions"),),
+    "ephemeralcontainers": (("spec", "ephemeralContainers"),),
+    "binding": (("spec", "nodeName"), ("status",)),
+}
+"""The paths each status-like subresource takes from the body, in the object's key order."""
 
 
 def status_write(subresource: str, new: dict[str, Any], old: dict[str, Any]) -> dict[str, Any]:
     """``old`` with what a ``/status`` write may change taken from ``new``: the whole
     status, for a CertificateSigningRequest's ``/approval`` only its conditions, for a
     pod's ``/ephemeralcontainers`` only ``spec.ephemeralContainers``, for a ``binding``
-    ``spec.nodeName`` and the status."""
-    result = clone(old)
+    ``spec.nodeName`` and the status. The result holds ``new``'s taken parts themselves
+    and shares the rest with ``old`` (see the module's docstring)."""
+    result = dict(old)
+    result["metadata"] = dict(old["metadata"])
     status = new.get("status")
     if subresource == "binding":
-        result["spec"]["nodeName"] = new["spec"]["nodeName"]
+        result["spec"] = {**old["spec"], "nodeName": new["spec"]["nodeName"]}
         result["status"] = status
     elif subresource == "ephemeralcontainers":
         ephemeral = (new.get("spec") or {}).get("ephemeralContainers")
-        result["spec"].pop("ephemeralContainers", None)
+        spec = result["spec"] = dict(old["spec"])
+        spec.pop("ephemeralContainers", None)
         if ephemeral is not None:
-            result["spec"]["ephemeralContainers"] = ephemeral
+            spec["ephemeralContainers"] = ephemeral
     elif subresource == "approval":
         conditions = status.get("conditions") if isinstance(status, dict) else None
         kept = dict(result.get("status") or {})
@@ -50,3 +66,21 @@ def status_write(subresource: str, new: dict[str, Any], old: dict[str, Any]) -> 
     else:
         result.pop("status", None)
     return result
+
+
+def taken_copy(subresource: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A private copy of what ``status_write`` takes from ``body`` (and nothing else):
+    the same result as taking it from a copy of the whole body."""
+    out: dict[str, Any] = {}
+    for path in TAKEN[subresource]:
+        value: Any = body
+        for key in path:
+            if not isinstance(value, dict) or key not in value:
+                break
+            value = value[key]
+        else:
+            node = out
+            for key in path[:-1]:
+                node = node.setdefault(key, {})
+            node[path[-1]] = orjson.loads(orjson.dumps(value))
+    return out

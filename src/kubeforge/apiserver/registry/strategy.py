@@ -21,7 +21,7 @@ from kubeforge.apiserver.meta.validation import (
     dns1123_subdomain,
 )
 from kubeforge.apiserver.registry.served import ServedResource
-from kubeforge.apiserver.smd.schema import builtin_root, prune_unknown
+from kubeforge.apiserver.smd.schema import Atom, builtin_root, prune_unknown
 
 __all__ = ["Strategy", "nested_str", "non_metadata"]
 
@@ -138,6 +138,34 @@ class Strategy:
         atom = builtin_root(info.group, info.version, info.kind)
         if atom is not None:
             dropped += prune_unknown(obj, atom)
+        return dropped
+
+    @property
+    def stores_normalized(self) -> bool:
+        """Whether every stored object already is as ``normalize`` leaves it (built-ins:
+        their schema never changes; a CRD's may, so its kinds re-normalize what they keep)."""
+        return type(self).normalize is Strategy.normalize
+
+    def normalize_parts(self, obj: dict[str, Any], paths: tuple[tuple[str, ...], ...]) -> list[str]:
+        """``normalize(obj)`` for an ``obj`` that only at ``paths`` differs from a stored
+        object (``stores_normalized``): the rest has nothing to drop, so only those parts
+        are walked."""
+        if self.top_level_fields is None:
+            return []
+        info = self.served.info
+        root = builtin_root(info.group, info.version, info.kind)
+        dropped: list[str] = []
+        if root is None:
+            return self.normalize(obj)
+        for path in paths:
+            value: Any = obj
+            atom: Atom | None = root
+            for key in path:
+                value = value.get(key) if isinstance(value, dict) else None
+                atom = atom.child(key) if atom is not None else None
+            if atom is None or path[0] not in self.top_level_fields:
+                return self.normalize(obj)  # an undeclared part: dropped as a whole
+            dropped += prune_unknown(value, atom, ".".join(path))
         return dropped
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:

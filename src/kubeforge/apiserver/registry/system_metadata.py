@@ -7,8 +7,9 @@ the stored object on an update: a client cannot set them (``rest.BeforeCreate`` 
 write's metadata arrives as Go would decode it: ``null`` fields and empty collections
 are absent (``omitempty``), the namespace is the URL's.
 
-Entry points: ``decoded_metadata(served, obj)``, ``stamp_created(meta, now, ...)``,
-``carry_system_metadata(new, old)``, ``format_time(seconds)``.
+Entry points: ``decoded_metadata(served, obj)`` (``checked_metadata`` for a body only
+read), ``stamp_created(meta, now, ...)``, ``carry_system_metadata(new, old)``,
+``format_time(seconds)``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from kubeforge.core.resource import ResourceInfo
 __all__ = [
     "carry_system_metadata",
     "check_namespace",
+    "checked_metadata",
     "decoded_metadata",
     "drop_empty_metadata",
     "format_time",
@@ -101,6 +103,14 @@ def decoded_metadata(served: ServedResource, obj: dict[str, Any]) -> dict[str, A
     for key in [key for key, value in meta.items() if value is None]:
         del meta[key]
     return meta
+
+
+def checked_metadata(served: ServedResource, body: dict[str, Any]) -> dict[str, Any]:
+    """``decoded_metadata`` of a body that is read, not kept: the same checks, on a
+    shallow copy of its metadata (``body`` is left as it is)."""
+    check_fields(served.info.kind, served.info.version, body, OBJECT_META)
+    meta = body.get("metadata") or {}
+    return {key: value for key, value in meta.items() if value is not None}
 
 
 def drop_empty_metadata(meta: Any) -> None:

@@ -6,7 +6,7 @@ field ``patch``), as the real server's decoders do.
 The kind's ``Strategy.normalize`` finds and drops them; this module decides what the
 client hears. Empty metadata collections go at the same point (``omitempty``).
 
-Entry points: ``drop_unknown_fields(strategy, obj, options)`` for creates and updates,
+Entry points: ``drop_unknown_fields(strategy, obj, options[, parts])`` for creates and updates,
 ``check_patch_fields(strategy, patched, options)`` for a patch's result.
 """
 
@@ -24,11 +24,17 @@ from kubeforge.apiserver.storage.sqlite import clone
 __all__ = ["check_patch_fields", "drop_unknown_fields"]
 
 
-def drop_unknown_fields(strategy: Strategy, obj: dict[str, Any], options: WriteOptions) -> None:
+def drop_unknown_fields(
+    strategy: Strategy,
+    obj: dict[str, Any],
+    options: WriteOptions,
+    parts: tuple[tuple[str, ...], ...] | None = None,
+) -> None:
     """Drop ``obj``'s unknown fields (and empty metadata collections), warning about them
-    or refusing the write as ``options.field_validation`` says."""
+    or refusing the write as ``options.field_validation`` says. ``parts``: the only paths
+    where ``obj`` may differ from a stored object (``Strategy.normalize_parts``)."""
     drop_empty_metadata(obj.get("metadata"))
-    dropped = strategy.normalize(obj)
+    dropped = strategy.normalize(obj) if parts is None else strategy.normalize_parts(obj, parts)
     if dropped and options.field_validation in ("", "Warn"):
         options.warn(f'unknown field "{path}"' for path in dropped)
     if dropped and options.field_validation == "Strict":

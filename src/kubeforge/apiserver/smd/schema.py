@@ -277,11 +277,12 @@ def _key_defaults(items: Any, schema: dict[str, Any]) -> dict[str, Any]:
 # --- unknown fields -------------------------------------------------------------------
 
 
-def prune_unknown(obj: dict[str, Any], atom: Atom) -> list[str]:
+def prune_unknown(obj: Any, atom: Atom, path: str = "") -> list[str]:
     """Drop fields ``atom`` does not declare, at any depth, as decoding into the Go types
-    does; returns their paths (``spec.containers[0].imagee``) for field validation."""
+    does; returns their paths (``spec.containers[0].imagee``) for field validation.
+    ``path`` is where ``obj`` sits in its object (``status``), when it is a part of one."""
     dropped: list[str] = []
-    _prune(obj, atom, "", dropped)
+    _prune(obj, atom, path, dropped)
     return dropped
 
 
