@@ -106,7 +106,8 @@ class Strategy:
         (a CertificateSigningRequest's requestor); most kinds have none."""
 
     def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        """A ``/status`` (or ``/approval``) write, after ``new`` took what it may change."""
+        """A ``/status`` (or ``/approval``) write, after ``new`` took what it may change.
+        Change only those parts: the rest of ``new`` is shared with the stored ``old``."""
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         """Main-resource update: keep the stored status when it has its own subresource."""
