@@ -7,9 +7,9 @@ Entry point: ``KINDS``.
 from __future__ import annotations
 
 from kubeforge.apiserver.builtin.core import columns
+from kubeforge.apiserver.builtin.core.endpoints import EndpointsStrategy
 from kubeforge.apiserver.builtin.core.objects import (
     ConfigMapStrategy,
-    EndpointsStrategy,
     EventStrategy,
     NamespaceStrategy,
     NodeStrategy,

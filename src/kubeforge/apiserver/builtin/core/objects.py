@@ -1,5 +1,5 @@
-"""Core rules of the plain core/v1 kinds: ConfigMaps, Secrets, Namespaces, Nodes, Events,
-ServiceAccounts and Endpoints.
+"""Core rules of the plain core/v1 kinds: ConfigMaps, Secrets, Namespaces, Nodes, Events and
+ServiceAccounts (Endpoints: ``endpoints``).
 
 Entry points: the strategy classes, listed in ``core.kinds``.
 """
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import ipaddress
 from typing import Any
 
 from kubeforge.apiserver.builtin.core.config_rules import (
@@ -24,7 +23,6 @@ from kubeforge.apiserver.registry.strategy import Strategy, nested_str
 
 __all__ = [
     "ConfigMapStrategy",
-    "EndpointsStrategy",
     "EventStrategy",
     "NamespaceStrategy",
     "NodeStrategy",
@@ -39,85 +37,6 @@ class ServiceAccountStrategy(Strategy):
         "imagePullSecrets",
         "automountServiceAccountToken",
     )
-
-
-_PROTOCOLS = ("SCTP", "TCP", "UDP")
-
-
-class EndpointsStrategy(Strategy):
-    allow_create_on_update = True
-    top_level_fields: tuple[str, ...] | None = ("subsets",)
-
-    @staticmethod
-    def _default(obj: dict[str, Any]) -> None:
-        for subset in obj.get("subsets") or []:
-            for port in (subset.get("ports") or []) if isinstance(subset, dict) else []:
-                if isinstance(port, dict):
-                    port.setdefault("protocol", "TCP")
-
-    def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        self._default(obj)
-
-    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
-        self._default(new)
-
-    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        subsets = obj.get("subsets") or []
-        if not isinstance(subsets, list):
-            return [FieldError("Invalid", "subsets", "must be a list", subsets)]
-        errors: list[FieldError] = []
-        for i, subset in enumerate(subsets):
-            path = f"subsets[{i}]"
-            if not isinstance(subset, dict):
-                errors.append(FieldError("Invalid", path, "must be an object", subset))
-                continue
-            if not subset.get("addresses") and not subset.get("notReadyAddresses"):
-                errors.append(
-                    FieldError("Required", path, "must specify `addresses` or `notReadyAddresses`")
-                )
-            for key in ("addresses", "notReadyAddresses"):
-                for j, address in enumerate(subset.get(key) or []):
-                    errors += _address_errors(address, f"{path}.{key}[{j}]")
-            ports = subset.get("ports") or []
-            for j, port in enumerate(ports):
-                errors += _port_errors(port, f"{path}.ports[{j}]", named=len(ports) > 1)
-        return errors
-
-
-def _address_errors(address: Any, path: str) -> list[FieldError]:
-    ip = address.get("ip") if isinstance(address, dict) else None
-    try:
-        ipaddress.ip_address(str(ip))
-    except ValueError:
-        return [
-            FieldError(
-                "Invalid",
-                f"{path}.ip",
-                "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
-                ip,
-            )
-        ]
-    return []
-
-
-def _port_errors(port: Any, path: str, *, named: bool) -> list[FieldError]:
-    if not isinstance(port, dict):
-        return [FieldError("Invalid", path, "must be an object", port)]
-    errors = []
-    number = port.get("port")
-    if not isinstance(number, int) or not 0 < number < 65536:
-        errors.append(
-            FieldError("Invalid", f"{path}.port", "must be between 1 and 65535, inclusive", number)
-        )
-    if port.get("protocol") not in _PROTOCOLS:
-        errors.append(
-            FieldError.not_supported(
-                f"{path}.protocol", port.get("protocol"), ("SCTP", "TCP", "UDP")
-            )
-        )
-    if named and not port.get("name"):
-        errors.append(FieldError("Required", f"{path}.name"))
-    return errors
 
 
 def _check_base64(data: Any, field: str) -> None:

@@ -16,6 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubeforge.apiserver.builtin.core.endpoints import (
+    app_protocol_errors,
+    dns_label,
+    protocol_errors,
+    valid_port,
+)
 from kubeforge.apiserver.builtin.core.service_defaults import (
     externally_accessible,
     needs_health_check,
@@ -29,11 +35,10 @@ from kubeforge.apiserver.builtin.core.service_ips import (
 from kubeforge.apiserver.builtin.podspec.dns import ip_errors, sloppy_ip
 from kubeforge.apiserver.builtin.podspec.ports import PORT_RANGE, port_num_or_name
 from kubeforge.apiserver.failures import FieldError, GoValue
-from kubeforge.core.names import dns1123_label, dns1123_subdomain, label_value, qualified_name
+from kubeforge.core.names import dns1123_subdomain, label_value, qualified_name
 
 __all__ = ["load_balancer_class_update", "load_balancer_status", "validate_service"]
 
-_PROTOCOLS = ("SCTP", "TCP", "UDP")
 _AFFINITIES = ("ClientIP", "None")
 _TYPES = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
 _POLICIES = ("Cluster", "Local")
@@ -42,10 +47,6 @@ _HINTS = "service.kubernetes.io/topology-aware-hints"
 _MODE = "service.kubernetes.io/topology-mode"
 _SOURCE_RANGES = "service.beta.kubernetes.io/load-balancer-source-ranges"
 _ONLY_LB = "may only be used when `type` is 'LoadBalancer'"
-
-
-def _valid_port(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 65535
 
 
 def _topology(annotations: dict[str, Any]) -> list[FieldError]:
@@ -84,25 +85,16 @@ def _port(port: dict[str, Any], named: bool, names: set[str], at: str) -> list[F
     if named and not name:
         errors.append(FieldError.required(f"{at}.name"))
     elif name:
-        errors += [FieldError.invalid(f"{at}.name", name, msg) for msg in dns1123_label(name)]
+        errors += dns_label(name, f"{at}.name")
         if name in names:
             errors.append(FieldError.duplicate(f"{at}.name", name))
         names.add(name)
     number = port.get("port", 0)
-    if not _valid_port(number):
+    if not valid_port(number):
         errors.append(FieldError.invalid(f"{at}.port", number, PORT_RANGE))
-    protocol = port.get("protocol")
-    if not protocol:
-        errors.append(FieldError.required(f"{at}.protocol"))
-    elif protocol not in _PROTOCOLS:
-        errors.append(FieldError.not_supported(f"{at}.protocol", protocol, _PROTOCOLS))
+    errors += protocol_errors(port.get("protocol"), f"{at}.protocol")
     errors += port_num_or_name(port.get("targetPort", 0), f"{at}.targetPort")
-    app = port.get("appProtocol")
-    if app is not None:
-        errors += [
-            FieldError.invalid(f"{at}.appProtocol", app, msg) for msg in qualified_name(str(app))
-        ]
-    return errors
+    return errors + app_protocol_errors(port.get("appProtocol"), f"{at}.appProtocol")
 
 
 def _ports(spec: dict[str, Any]) -> list[FieldError]:
@@ -271,7 +263,7 @@ def _traffic(spec: dict[str, Any]) -> list[FieldError]:
             errors.append(FieldError.invalid("spec.healthCheckNodePort", health, detail))
     elif not health:
         errors.append(FieldError.required("spec.healthCheckNodePort"))
-    elif not _valid_port(health):
+    elif not valid_port(health):
         errors.append(FieldError.invalid("spec.healthCheckNodePort", health, PORT_RANGE))
     internal = spec.get("internalTrafficPolicy")
     if internal is None and spec.get("type") in ("NodePort", "LoadBalancer", "ClusterIP"):
