@@ -122,16 +122,17 @@ class ServiceStrategy(Strategy):
         return warnings
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        spec = _spec(obj)  # a Service sent without one gets the defaults of an empty one
         default_service(obj)
         obj["status"] = {"loadBalancer": {}}
         self._warnings = []
-        normalize_cluster_ips(_spec(obj), None)
+        normalize_cluster_ips(spec, None)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        spec, before = _spec(new), old.get("spec") or {}
         default_service(new)
         super().prepare_for_update(new, old)
         self._warnings = []
-        spec, before = _spec(new), old.get("spec") or {}
         patch_allocated(spec, before)
         normalize_cluster_ips(spec, before)
         drop_type_dependent(new, old)
