@@ -514,20 +514,30 @@ async def test_a_job_takes_strategic_merge_and_server_side_apply(api: Api, names
     path = f"/apis/batch/v1/namespaces/{namespace}/jobs"
     created = await api.post(path, job("patched", suspend=True))
     assert created.status == 201, created.body
+    # A suspended Job that never started may change only its template's scheduling
+    # directives (1.32's validatePodTemplateUpdate): labels and nodeSelector, merged as maps.
     patch = {
         "spec": {
             "parallelism": 2,
             "template": {
-                "spec": {"containers": [{"name": "main", "env": [{"name": "A", "value": "1"}]}]}
+                "metadata": {"labels": {"tier": "batch"}},
+                "spec": {"nodeSelector": {"disk": "ssd"}},
             },
         }
     }
     reply = await api.patch(f"{path}/patched", patch, STRATEGIC)
     assert reply.status == 200, reply.body
-    container = reply.body["spec"]["template"]["spec"]["containers"][0]
-    assert container["image"] == "busybox:1.36"  # merged by name, not replaced
-    assert container["env"] == [{"name": "A", "value": "1"}]
+    template = reply.body["spec"]["template"]
+    assert template["metadata"]["labels"]["tier"] == "batch"
+    assert template["metadata"]["labels"]["job-name"] == "patched"  # merged, not replaced
+    assert template["spec"]["nodeSelector"] == {"disk": "ssd"}
+    assert template["spec"]["containers"][0]["image"] == "busybox:1.36"
     assert reply.body["metadata"]["generation"] == 2
+    env = {"containers": [{"name": "main", "env": [{"name": "A", "value": "1"}]}]}
+    refused = await api.patch(f"{path}/patched", {"spec": {"template": {"spec": env}}}, STRATEGIC)
+    assert refused.status == 422
+    assert refused.body["details"]["causes"][0]["field"] == "spec.template"
+    assert refused.body["message"].endswith(": field is immutable")
     manifest = job("applied")
     applied = await api.patch(f"{path}/applied", manifest, APPLY, params={"fieldManager": "ci"})
     assert applied.status == 201, applied.body

@@ -166,3 +166,21 @@ async def test_forbid_reports_the_running_job_and_a_foreign_job_is_unexpected(
     )
     cronjob = (await api.get(path)).body
     assert "stowaway" not in {ref["name"] for ref in cronjob["status"]["active"]}
+
+
+async def test_a_time_zone_places_the_schedule_and_the_scheduled_timestamp(
+    api: Api, namespace: str
+) -> None:
+    # Asia/Kolkata is UTC+05:30: minute 30 there is minute 0 in UTC.
+    path = f"/apis/batch/v1/namespaces/{namespace}/cronjobs/kolkata"
+    body = _cronjob("kolkata", schedule="30 * * * *", timeZone="Asia/Kolkata")
+    assert (await api.post(f"/apis/batch/v1/namespaces/{namespace}/cronjobs", body)).status == 201
+    written = await _last_scheduled(api, path, timedelta(hours=3))
+    await _resume(api, path)
+    cronjob = await until(api, path, lambda c: c["status"]["lastScheduleTime"] != written)
+    latest = _time(cronjob["status"]["lastScheduleTime"])
+    assert (latest.minute, latest.second) == (0, 0)
+    (job,) = (await api.get(f"/apis/batch/v1/namespaces/{namespace}/jobs")).body["items"]
+    stamp = job["metadata"]["annotations"]["batch.kubernetes.io/cronjob-scheduled-timestamp"]
+    assert stamp.endswith(":30:00+05:30")
+    assert datetime.fromisoformat(stamp) == latest

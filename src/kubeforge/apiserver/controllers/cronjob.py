@@ -23,15 +23,15 @@ import json
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
-from zoneinfo import ZoneInfo
 
+from kubeforge.apiserver.builtin.batch.cronschedule import load_location, parse_standard
 from kubeforge.apiserver.controllers.cluster import (
     Cluster,
     controller_of,
     copy,
     owner_reference,
 )
-from kubeforge.apiserver.controllers.cron import Schedule, most_recent
+from kubeforge.apiserver.controllers.cron import most_recent, schedule_text
 from kubeforge.apiserver.controllers.job import finished
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
 from kubeforge.apiserver.controllers.podcontrol import Retries, terminating_namespace
@@ -55,8 +55,11 @@ _ALREADY_ACTIVE = (
 
 
 def _zone(spec: dict[str, Any]) -> tzinfo:
-    name = spec.get("timeZone")
-    return ZoneInfo(str(name)) if name else UTC
+    """The zone the scheduled-timestamp annotation is written in (UTC without one)."""
+    try:
+        return load_location(str(spec.get("timeZone") or "")) or UTC
+    except ValueError:
+        return UTC
 
 
 def _rfc3339(moment: datetime) -> str:
@@ -67,6 +70,15 @@ def _rfc3339(moment: datetime) -> str:
 
 def _stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _tz_message(spec: dict[str, Any]) -> str:
+    """``formatSchedule``'s warning for a schedule that names its zone itself."""
+    return (
+        f"CRON_TZ or TZ used in schedule {json.dumps(spec.get('schedule'))} is not officially "
+        "supported, see https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ "
+        "for more details"
+    )
 
 
 class CronJobController(ControllerLoop):
@@ -183,10 +195,11 @@ class CronJobController(ControllerLoop):
 
     async def _schedule(self, cronjob: dict[str, Any], status: dict[str, Any]) -> float | None:
         spec = cronjob.get("spec") or {}
+        if "TZ" in str(spec.get("schedule") or ""):
+            self._event(cronjob, "Warning", "UnsupportedSchedule", _tz_message(spec))
         try:
-            schedule = Schedule.parse(str(spec.get("schedule") or ""))
-            zone = _zone(spec)
-        except (ValueError, KeyError) as error:
+            schedule = parse_standard(schedule_text(spec))
+        except ValueError as error:
             self._event(
                 cronjob,
                 "Warning",
@@ -196,9 +209,9 @@ class CronJobController(ControllerLoop):
             return None
         if spec.get("suspend"):
             return None
-        now = datetime.fromtimestamp(self.cluster.wall_time(), zone)
+        now = datetime.fromtimestamp(self.cluster.wall_time(), UTC)
         since_text = status.get("lastScheduleTime") or cronjob["metadata"].get("creationTimestamp")
-        since = datetime.fromtimestamp(parse_time(since_text) or self.cluster.wall_time(), zone)
+        since = datetime.fromtimestamp(parse_time(since_text) or self.cluster.wall_time(), UTC)
         deadline = spec.get("startingDeadlineSeconds")
         if deadline is not None:  # nothing older than the deadline is started any more
             since = max(since, now - timedelta(seconds=int(deadline)))
@@ -283,7 +296,11 @@ class CronJobController(ControllerLoop):
     def _job_for(self, cronjob: dict[str, Any], due: datetime) -> dict[str, Any]:
         template = copy((cronjob.get("spec") or {}).get("jobTemplate") or {})
         meta = template.get("metadata") or {}
-        annotations = {**(meta.get("annotations") or {}), _SCHEDULED: _rfc3339(due)}
+        zone = _zone(cronjob.get("spec") or {})
+        annotations = {
+            **(meta.get("annotations") or {}),
+            _SCHEDULED: _rfc3339(due.astimezone(zone)),
+        }
         return {
             "apiVersion": "batch/v1",
             "kind": "Job",
