@@ -19,12 +19,12 @@ from kubeforge.apiserver.builtin.core.endpoints import (
     app_protocol_errors,
     dns_label,
     node_name_errors,
-    protocol_errors,
 )
 from kubeforge.apiserver.builtin.core.service_ips import non_special_ip
 from kubeforge.apiserver.builtin.generic import CatalogStrategy
 from kubeforge.apiserver.builtin.kind import Kind
 from kubeforge.apiserver.builtin.podspec.dns import sloppy_ip
+from kubeforge.apiserver.builtin.podspec.ports import protocol_errors
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.printers.cells import created, name_of
 from kubeforge.apiserver.printers.columns import AGE_COLUMN, Printer, simple_columns

@@ -5,10 +5,11 @@ endpoints strategy warns of nothing, changes nothing else, and lets a PUT create
 and address rules Services and EndpointSlices share with it are here too.
 
 Entry points: ``EndpointsStrategy`` (listed in ``core.kinds``), and ``dns_label``,
-``protocol_errors``, ``app_protocol_errors``, ``node_name_errors``.
+``app_protocol_errors``, ``node_name_errors``, ``valid_port``.
 
->>> [str(e) for e in protocol_errors("HTTP", "ports[0].protocol")]
-['ports[0].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"']
+>>> [str(e) for e in dns_label("Web", "ports[0].name")][0][:52]
+'ports[0].name: Invalid value: "Web": a lowercase RFC'
+
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from kubeforge.apiserver.builtin.core.service_ips import non_special_ip
 from kubeforge.apiserver.builtin.podspec.dns import ip_errors
-from kubeforge.apiserver.builtin.podspec.ports import PORT_RANGE
+from kubeforge.apiserver.builtin.podspec.ports import PORT_RANGE, protocol_errors
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.registry.strategy import Strategy
 from kubeforge.core.names import dns1123_label, dns1123_subdomain, qualified_name
@@ -27,11 +28,8 @@ __all__ = [
     "app_protocol_errors",
     "dns_label",
     "node_name_errors",
-    "protocol_errors",
     "valid_port",
 ]
-
-_PROTOCOLS = ("SCTP", "TCP", "UDP")  # sorted, as sets.List gives them
 
 
 def valid_port(value: Any) -> bool:
@@ -47,14 +45,6 @@ def dns_label(value: str, path: str) -> list[FieldError]:
 def node_name_errors(value: str, path: str) -> list[FieldError]:
     """``ValidateNodeName``: a DNS subdomain."""
     return [FieldError.invalid(path, value, message) for message in dns1123_subdomain(value)]
-
-
-def protocol_errors(value: Any, path: str) -> list[FieldError]:
-    if not value:
-        return [FieldError.required(path)]
-    if value not in _PROTOCOLS:
-        return [FieldError.not_supported(path, value, _PROTOCOLS)]
-    return []
 
 
 def app_protocol_errors(value: Any, path: str) -> list[FieldError]:

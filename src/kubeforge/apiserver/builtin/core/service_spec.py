@@ -19,7 +19,6 @@ from typing import Any
 from kubeforge.apiserver.builtin.core.endpoints import (
     app_protocol_errors,
     dns_label,
-    protocol_errors,
     valid_port,
 )
 from kubeforge.apiserver.builtin.core.service_defaults import (
@@ -33,7 +32,7 @@ from kubeforge.apiserver.builtin.core.service_ips import (
     non_special_ip,
 )
 from kubeforge.apiserver.builtin.podspec.dns import ip_errors, sloppy_ip
-from kubeforge.apiserver.builtin.podspec.ports import PORT_RANGE, port_num_or_name
+from kubeforge.apiserver.builtin.podspec.ports import PORT_RANGE, port_num_or_name, protocol_errors
 from kubeforge.apiserver.failures import FieldError, GoValue
 from kubeforge.core.names import dns1123_subdomain, label_value, qualified_name
 

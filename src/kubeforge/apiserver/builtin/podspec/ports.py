@@ -1,7 +1,8 @@
 """Port numbers, port names and protocols (``validateContainerPorts`` and the
 ``IsValidPortName`` / ``IsValidPortNum`` rules of apimachinery's ``util/validation``).
 
-Entry points: ``container_ports(ports, path)``, ``port_num_or_name(value, path)``.
+Entry points: ``container_ports(ports, path)``, ``port_num_or_name(value, path)``,
+``protocol_errors(value, path)``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,13 @@ from typing import Any
 
 from kubeforge.apiserver.failures import FieldError
 
-__all__ = ["PORT_RANGE", "container_ports", "port_name_errors", "port_num_or_name"]
+__all__ = [
+    "PORT_RANGE",
+    "container_ports",
+    "port_name_errors",
+    "port_num_or_name",
+    "protocol_errors",
+]
 
 PORT_RANGE = "must be between 1 and 65535, inclusive"
 _PROTOCOLS = ("SCTP", "TCP", "UDP")  # sorted, as sets.List gives them
@@ -47,7 +54,8 @@ def port_num_or_name(value: Any, path: str) -> list[FieldError]:
     return [FieldError.invalid(path, value if value is not None else 0, PORT_RANGE)]
 
 
-def _protocol(value: Any, path: str) -> list[FieldError]:
+def protocol_errors(value: Any, path: str) -> list[FieldError]:
+    """A port's protocol: required, and one of TCP, UDP and SCTP."""
     if not value:
         return [FieldError.required(path)]
     if value not in _PROTOCOLS:
@@ -78,5 +86,5 @@ def container_ports(ports: list[Any], path: str) -> list[FieldError]:
         host = port.get("hostPort") or 0
         if host != 0 and not _valid_number(host):
             errors.append(FieldError.invalid(f"{at}.hostPort", host, PORT_RANGE))
-        errors += _protocol(port.get("protocol"), f"{at}.protocol")
+        errors += protocol_errors(port.get("protocol"), f"{at}.protocol")
     return errors
