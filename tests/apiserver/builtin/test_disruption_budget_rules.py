@@ -34,11 +34,18 @@ async def test_a_budget_sets_one_bound_as_a_count_or_a_percentage(api: Api, name
     )
     assert found[0][1].endswith(": minAvailable and maxUnavailable cannot be both set")
     assert found[1:] == [
-        ("spec.maxUnavailable", "Invalid value: 150%: must not be greater than 100%")
+        (
+            "spec.maxUnavailable",
+            'Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}: must not be '
+            "greater than 100%",
+        )
     ]
     odd = budget("odd", minAvailable="half", unhealthyPodEvictionPolicy="Never")
     assert causes(await api.post(path(namespace), odd)) == [
-        ("spec.minAvailable", f"Invalid value: half: {PERCENT}"),
+        (
+            "spec.minAvailable",
+            f'Invalid value: intstr.IntOrString{{Type:1, IntVal:0, StrVal:"half"}}: {PERCENT}',
+        ),
         (
             "spec.unhealthyPodEvictionPolicy",
             'Unsupported value: "Never": supported values: "AlwaysAllow", "IfHealthyBudget"',

@@ -46,13 +46,14 @@ _STATUS_COUNTS = ("disruptionsAllowed", "currentHealthy", "desiredHealthy", "exp
 
 
 def _int_or_percent(value: Any, path: str) -> list[FieldError]:
-    """``ValidatePositiveIntOrPercent`` and ``IsNotMoreThan100Percent``; Go shows an
-    IntOrString through its String method, so unquoted."""
+    """``ValidatePositiveIntOrPercent`` and ``IsNotMoreThan100Percent``; a string is shown
+    as Go's ``%#v`` prints the IntOrString (its String method needs a pointer)."""
     if isinstance(value, str):
+        shown = GoValue(f"intstr.IntOrString{{Type:1, IntVal:0, StrVal:{GoValue.quote(value)}}}")
         if not _PERCENT.fullmatch(value):
-            return [FieldError.invalid(path, GoValue(value), _PERCENT_ERROR)]
+            return [FieldError.invalid(path, shown, _PERCENT_ERROR)]
         if int(value[:-1]) > 100:
-            return [FieldError.invalid(path, GoValue(value), "must not be greater than 100%")]
+            return [FieldError.invalid(path, shown, "must not be greater than 100%")]
         return []
     if isinstance(value, int) and value < 0:
         return [FieldError.invalid(path, value, "must be greater than or equal to 0")]
