@@ -11,10 +11,10 @@ Entry points: ``ingress_errors``, ``ingress_status_errors``, ``ingress_warnings`
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from typing import Any
 
+from kubeforge.apiserver.builtin.netparse import sloppy_ip
 from kubeforge.apiserver.builtin.podspec.ports import PORT_RANGE, port_name_errors
 from kubeforge.apiserver.failures import FieldError, GoValue
 from kubeforge.apiserver.meta.validation import path_segment_name
@@ -32,7 +32,6 @@ __all__ = [
     "ingress_errors",
     "ingress_status_errors",
     "ingress_warnings",
-    "sloppy_ip",
 ]
 
 _CLASS_ANNOTATION = "kubernetes.io/ingress.class"
@@ -55,17 +54,6 @@ def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
         for i, v in enumerate(value if isinstance(value, list) else ())
         if isinstance(v, dict)
     ]
-
-
-def sloppy_ip(text: str) -> bool:
-    """Whether Go's ``netutils.ParseIPSloppy`` takes ``text`` (IPv4 leading zeros allowed)."""
-    if re.fullmatch(r"[0-9]{1,3}(\.[0-9]{1,3}){3}", text):
-        return all(int(part) <= 255 for part in text.split("."))
-    try:
-        ipaddress.ip_address(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _host_errors(host: str, path: str) -> list[FieldError]:

@@ -11,10 +11,9 @@ Entry points: ``default_network_policy``, ``network_policy_errors``.
 
 from __future__ import annotations
 
-import ipaddress
-import re
 from typing import Any
 
+from kubeforge.apiserver.builtin.netparse import sloppy_network
 from kubeforge.apiserver.builtin.podspec.ports import PORT_RANGE, port_name_errors
 from kubeforge.apiserver.failures import FieldError, GoValue
 from kubeforge.apiserver.meta.labelselector import validate_selector
@@ -74,31 +73,18 @@ def _port_errors(port: dict[str, Any], at: str) -> list[FieldError]:
     return errors
 
 
-def _network(text: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
-    """The network Go's ``netutils.ParseCIDRSloppy`` reads (IPv4 leading zeros allowed)."""
-    address, slash, bits = text.partition("/")
-    if not slash or not bits.isdigit():
-        return None
-    if re.fullmatch(r"[0-9]{1,3}(\.[0-9]{1,3}){3}", address):
-        address = ".".join(str(int(part)) for part in address.split("."))
-    try:
-        return ipaddress.ip_network(f"{address}/{int(bits)}", strict=False)
-    except ValueError:
-        return None
-
-
 def _ip_block(block: dict[str, Any], at: str) -> list[FieldError]:
     cidr = str(block.get("cidr") or "")
     if not cidr:
         return [FieldError.required(f"{at}.cidr")]
-    network = _network(cidr)
+    network = sloppy_network(cidr)
     if network is None:
         return [FieldError.invalid(f"{at}.cidr", cidr, "not a valid CIDR")]
     errors: list[FieldError] = []
     excepts = block.get("except")
     for i, text in enumerate(excepts if isinstance(excepts, list) else ()):
         where = f"{at}.except[{i}]"
-        inner = _network(str(text))
+        inner = sloppy_network(str(text))
         if inner is None:
             return [*errors, FieldError.invalid(where, text, "not a valid CIDR")]
         strict = inner.version == network.version and inner.network_address in network

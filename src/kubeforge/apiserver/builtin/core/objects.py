@@ -16,6 +16,14 @@ from kubeforge.apiserver.builtin.core.config_rules import (
     secret_errors,
     secret_update_errors,
 )
+from kubeforge.apiserver.builtin.core.node_rules import (
+    namespace_finalizer_errors,
+    namespace_status_errors,
+    node_errors,
+    node_update_errors,
+    node_warnings,
+    service_account_warnings,
+)
 from kubeforge.apiserver.builtin.core.secret_warnings import secret_warnings
 from kubeforge.apiserver.failures import FieldError, bad_request, forbidden
 from kubeforge.apiserver.meta.validation import dns1123_label
@@ -37,6 +45,12 @@ class ServiceAccountStrategy(Strategy):
         "imagePullSecrets",
         "automountServiceAccountToken",
     )
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return service_account_warnings(obj)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return service_account_warnings(new)
 
 
 def _check_base64(data: Any, field: str) -> None:
@@ -112,9 +126,27 @@ class NamespaceStrategy(Strategy):
     top_level_fields = ("spec", "status")
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        obj["spec"] = {"finalizers": ["kubernetes"]}
+        # The finalizers sent are kept, and "kubernetes" added to them (never defaulted:
+        # it may be removed over the namespace's life).
+        spec = obj.get("spec")
+        spec = spec if isinstance(spec, dict) else {}
+        finalizers = spec.get("finalizers")
+        finalizers = finalizers if isinstance(finalizers, list) else []
+        if "kubernetes" not in finalizers:
+            finalizers = [*finalizers, "kubernetes"]
+        obj["spec"] = {**spec, "finalizers": finalizers}
         obj["status"] = {"phase": "Active"}
         self._label(obj)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        finalizers = (obj.get("spec") or {}).get("finalizers")
+        return namespace_finalizer_errors(finalizers, "spec.finalizers", indexed=False)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return []  # ValidateNamespaceUpdate checks the metadata only
+
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return namespace_status_errors(new)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         # spec.finalizers changes only through /finalize; status only through /status.
@@ -151,7 +183,30 @@ class NodeStrategy(Strategy):
     top_level_fields = ("spec", "status")
 
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
-        pass  # a node registers itself together with its status
+        # A node registers itself together with its status; the dynamic kubelet
+        # configuration is gone (dropped on create, and on update unless in use).
+        (obj.get("spec") or {}).pop("configSource", None)
+        (obj.get("status") or {}).pop("config", None)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        if not (old.get("spec") or {}).get("configSource"):
+            (new.get("spec") or {}).pop("configSource", None)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return node_errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return node_errors(new) + node_update_errors(new, old)
+
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return node_update_errors(new, old)
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return node_warnings(obj)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return node_warnings(new)
 
     def field_set(self, obj: dict[str, Any]) -> dict[str, str]:
         fields = super().field_set(obj)

@@ -18,6 +18,7 @@ from kubeforge.apiserver.builtin.core.claims import (
     claim_warnings,
     prepare_claim,
 )
+from kubeforge.apiserver.builtin.core.limit_ranges import limit_range_errors
 from kubeforge.apiserver.builtin.core.persistent_volumes import (
     stamp_phase,
     volume_errors,
@@ -169,6 +170,9 @@ class ResourceQuotaStrategy(CatalogStrategy):
 
 
 class LimitRangeStrategy(CatalogStrategy):
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return limit_range_errors(obj)
+
     def default(self, obj: dict[str, Any]) -> None:
         for item in (spec_of(obj) or {}).get("limits") or []:
             if not isinstance(item, dict) or item.get("type") != "Container":

@@ -31,6 +31,7 @@ from kubeforge.core.names import qualified_name
 
 __all__ = [
     "canonical_quantity",
+    "container_resource_name_errors",
     "container_resources",
     "format_quantity",
     "go_quantity",
@@ -153,7 +154,7 @@ def resource_name_errors(name: str, path: str) -> list[FieldError]:
     return []
 
 
-def _container_name_errors(name: str, path: str) -> list[FieldError]:
+def container_resource_name_errors(name: str, path: str) -> list[FieldError]:
     """``validateContainerResourceName``."""
     errors = resource_name_errors(name, path)
     if "/" not in name:
@@ -180,7 +181,7 @@ def _hugepage_errors(name: str, text: Any, path: str) -> list[FieldError]:
 
 
 def _amount_errors(name: str, text: Any, path: str) -> list[FieldError]:
-    return _container_name_errors(name, path) + quantity_errors(name, text, path)
+    return container_resource_name_errors(name, path) + quantity_errors(name, text, path)
 
 
 def _request_errors(name: str, request: Any, limits: dict[str, Any], path: str) -> list[FieldError]:
