@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.apiserver._pods import bounded
+from benchmarks.apiserver._watch_stream import read_watch
 
 __all__ = ["FanOut", "Watcher", "measure_fan_out", "measure_fan_outs"]
 
@@ -60,10 +61,10 @@ class FanOut:
 
 
 class Watcher:
-    """One raw watch stream: checks resourceVersion order as events arrive and keeps,
-    per read, the arrival time and the written objects' indexes, from which the
-    latencies are worked out once the run is over (so the client's work per event
-    during the run is a few C-level scans, not a Python loop)."""
+    """One raw watch stream (``_watch_stream``): checks resourceVersion order as events
+    arrive and keeps, per read, the arrival time and the written objects' indexes, from
+    which the latencies are worked out once the run is over (so the client's work per
+    event during the run is a few C-level scans, not a Python loop)."""
 
     def __init__(self, timed: bool) -> None:
         self.timed = timed
@@ -74,42 +75,35 @@ class Watcher:
         self.received = 0
         self.in_order = True
         self.last_rv = 0
+        self.expected = 0
         self.ready = asyncio.Event()
 
     async def run(self, client: Any, path: str, rv: str, expected: int) -> None:
+        self.expected = expected
         params = {"watch": "true", "resourceVersion": rv, "timeoutSeconds": "600"}
-        url = client.server.url + path
-        async with client.session.get(url, params=params, headers=client.headers) as response:
-            assert response.status == 200
-            self.ready.set()
-            buffer = b""
-            async for chunk in response.content.iter_any():
-                now = time.perf_counter()
-                buffer += chunk
-                cut = buffer.rfind(b"\n") + 1
-                if not cut:
-                    continue
-                complete, buffer = buffer[:cut], buffer[cut:]
-                count = complete.count(b"\n")
-                rvs = list(map(int, _RV.findall(complete)))
-                # Every event is one line carrying one resourceVersion, and the versions
-                # only go up: strictly increasing, from above the last one seen.
-                self.in_order = (
-                    self.in_order
-                    and len(rvs) == count
-                    and rvs[0] > self.last_rv
-                    and rvs == sorted(rvs)
-                    and len(set(rvs)) == count
-                )
-                self.last_rv = rvs[-1] if rvs else self.last_rv
-                if self.timed:
-                    names = _NAME.findall(complete)
-                    self.in_order = self.in_order and len(names) == count
-                    self.indexes.extend(map(int, names))
-                    self.arrivals.append((now, count))
-                self.received += count
-                if self.received >= expected:
-                    return
+        await read_watch(client.server, path, params, self.ready.set, self.feed)
+
+    def feed(self, now: float, complete: bytes) -> bool:
+        """One read's complete lines, arrived at ``now``; True once every event came."""
+        count = complete.count(b"\n")
+        rvs = list(map(int, _RV.findall(complete)))
+        # Every event is one line carrying one resourceVersion, and the versions
+        # only go up: strictly increasing, from above the last one seen.
+        self.in_order = (
+            self.in_order
+            and len(rvs) == count
+            and rvs[0] > self.last_rv
+            and rvs == sorted(rvs)
+            and len(set(rvs)) == count
+        )
+        self.last_rv = rvs[-1] if rvs else self.last_rv
+        if self.timed:
+            names = _NAME.findall(complete)
+            self.in_order = self.in_order and len(names) == count
+            self.indexes.extend(map(int, names))
+            self.arrivals.append((now, count))
+        self.received += count
+        return self.received >= self.expected
 
     def latencies(self, sent: dict[int, float]) -> list[float]:
         out: list[float] = []
