@@ -51,6 +51,7 @@ from benchmarks.apiserver._pods import (
     measure_list_blocking,
     measure_pod_creates,
 )
+from benchmarks.apiserver._trace import TRACE_ENV
 
 from kubeforge.testing import LocalApiServer
 
@@ -222,7 +223,8 @@ async def measure(args: argparse.Namespace) -> Report:
         load_average=[os.getloadavg()[0]],
     )
     if "writes" not in args.skip:
-        await _on_fresh_server(args, lambda client, *_: _writes_list_fan_out(client, args, report))
+        phase = lambda client, *_: _writes_list_fan_out(client, args, report)  # noqa: E731
+        await _on_fresh_server(args, phase, loopwatch=args.trace)
         await _fan_out_base(args, report)
     if args.pods:
         report.pod_creates = await _on_fresh_server(args, _pod_creates, nodes=args.pods // 100 + 1)
@@ -248,20 +250,23 @@ async def _fan_out_base(args: argparse.Namespace, report: Report) -> None:
         async def phase(client: Client) -> list[FanOut]:
             return await measure_fan_outs(client, args, _server_cpu, _own_cpu)
 
-        report.fan_out_base = await _on_server(Path(data_dir), phase, 1, source)
+        report.fan_out_base = await _on_server(Path(data_dir), phase, 1, source, args.trace)
 
 
-async def _on_fresh_server(args: argparse.Namespace, phase: Any, nodes: int = 1) -> Any:
+async def _on_fresh_server(
+    args: argparse.Namespace, phase: Any, nodes: int = 1, loopwatch: bool = False
+) -> Any:
     """``phase(client, args, nodes)`` against a new server with a data directory (durable)."""
     with tempfile.TemporaryDirectory(prefix="kubeforge-bench-") as data_dir:
-        return await _on_server(Path(data_dir), lambda client: phase(client, args, nodes), nodes)
+        run = lambda client: phase(client, args, nodes)  # noqa: E731
+        return await _on_server(Path(data_dir), run, nodes, loopwatch=loopwatch)
 
 
 async def _on_server(
     data_dir: Path, phase: Any, nodes: int, source: str | None = None, loopwatch: bool = False
 ) -> Any:
     """``phase(client)`` against a server on ``data_dir``, of ``source``'s kubeforge if given,
-    with its loop's callbacks timed if ``loopwatch`` (see ``LoopStretch``)."""
+    with ``loopwatch/`` on its path if ``loopwatch`` (``LoopStretch``, or ``--trace``)."""
     saved = os.environ.get("PYTHONPATH")
     paths = [source] if source is not None else []
     paths += [str(LOOPWATCH)] if loopwatch else []
@@ -379,6 +384,24 @@ def _print(report: Report) -> None:
             f"(one free core: {1e6 / run.server_cpu_us_per_write:,.0f} writes/s), "
             f"busy {run.server_cpu_share:.0%} (client {run.client_cpu_share:.0%})"
         )
+        if run.trace:
+            _print_trace(run.trace)
+
+
+def _print_trace(trace: dict[str, Any]) -> None:
+    legs = ("sent_commit_ms", "commit_handoff_ms", "commit_read_ms")
+    for leg in legs:
+        spread = trace[leg]
+        if spread:
+            print(f"  {leg[:-3]:15s} " + ", ".join(f"{k} {v:.1f}" for k, v in spread.items()))
+    longest = ", ".join(
+        f"gen{g} {wall:.1f} ({cpu:.1f} CPU)" for g, wall, cpu in trace["gc_longest_ms"]
+    )
+    print(f"  server: {trace['gc_collections']} collections, longest ms: {longest or '-'}")
+    slow = "; ".join(
+        f"{wall:.1f} ({cpu:.1f} CPU) {name}" for wall, cpu, name in trace["callbacks_longest_ms"]
+    )
+    print(f"  server: {trace['callbacks_over_2ms']} callbacks over 2 ms, longest ms: {slow or '-'}")
 
 
 _WRITE_FIELDS = (
@@ -420,6 +443,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--skip", action="append", default=[], help="writes, pods or list")
     parser.add_argument("--quick", action="store_true", help="small sizes, to try it out")
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="fan-out runs say where their latency went (costs the server some CPU)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="JSON path (default: results/)")
     parser.add_argument(
         "--name", default="apiserver", help="results/<name>.json, e.g. for a run of one phase"
@@ -433,6 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     if "list" in args.skip:
         args.list_pods = 0
     clean_exit_on_sigterm()
+    if args.trace:
+        os.environ[TRACE_ENV] = str(Path(tempfile.gettempdir()) / f"kubeforge-trace-{os.getpid()}")
     env = environment("benchmarks.apiserver", argv)
     report = asyncio.run(measure(args))
     _print(report)

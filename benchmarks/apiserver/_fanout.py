@@ -23,11 +23,12 @@ import re
 import statistics
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.apiserver._pods import bounded
+from benchmarks.apiserver._trace import ServerTrace
 from benchmarks.apiserver._watch_stream import read_watch
 
 __all__ = ["FanOut", "Watcher", "measure_fan_out", "measure_fan_outs"]
@@ -58,6 +59,8 @@ class FanOut:
     events_expected: int
     writes: int
     write_seconds: float
+    trace: dict[str, Any] | None = None
+    """With ``--trace``: where the latency went (``_trace.ServerTrace.breakdown``)."""
 
 
 class Watcher:
@@ -72,6 +75,7 @@ class Watcher:
         machine's too); every watcher checks order and completeness."""
         self.arrivals: list[tuple[float, int]] = []  # (time, events in this read)
         self.indexes = array("l")  # the ``ev-N`` index of every event, in arrival order
+        self.rvs = array("l")  # and its resourceVersion
         self.received = 0
         self.in_order = True
         self.last_rv = 0
@@ -101,9 +105,18 @@ class Watcher:
             names = _NAME.findall(complete)
             self.in_order = self.in_order and len(names) == count
             self.indexes.extend(map(int, names))
+            self.rvs.extend(rvs)
             self.arrivals.append((now, count))
         self.received += count
         return self.received >= self.expected
+
+    def reads(self) -> Iterator[tuple[float, list[int], list[int]]]:
+        """Per read (timed watchers): its arrival, resourceVersions and ``ev-N`` indexes."""
+        position = 0
+        for now, count in self.arrivals:
+            end = position + count
+            yield now, self.rvs[position:end].tolist(), self.indexes[position:end].tolist()
+            position = end
 
     def latencies(self, sent: dict[int, float]) -> list[float]:
         out: list[float] = []
@@ -142,8 +155,10 @@ async def measure_fan_out(
     server_cpu: Callable[[Any], float],
     own_cpu: Callable[[], float],
     namespaces: int = 1,
+    trace: ServerTrace | None = None,
 ) -> FanOut:
-    """One fan-out run against ``client``'s server (see the module docstring)."""
+    """One fan-out run against ``client``'s server (see the module docstring); with
+    ``trace``, also where its latency went."""
     names = [namespace] if namespaces == 1 else [f"{namespace}-{k}" for k in range(namespaces)]
     for name in names:
         await client.namespace(name)
@@ -159,6 +174,8 @@ async def measure_fan_out(
         for i, w in enumerate(streams)
     ]
     await asyncio.gather(*(w.ready.wait() for w in streams))
+    if trace is not None:
+        trace.restart()
     cpu, own = server_cpu(client.server), own_cpu()
     start = time.perf_counter()
     quiet = _QuietCollector()
@@ -182,6 +199,9 @@ async def measure_fan_out(
     client_busy = own_cpu() - own
     latencies = sorted(x for w in streams for x in w.latencies(sent))
     wanted = [expected[i % len(names)] for i in range(watchers)]
+    breakdown = None
+    if trace is not None:
+        breakdown = await trace.breakdown(sent, (r for w in streams if w.timed for r in w.reads()))
     return FanOut(
         watchers=watchers,
         namespaces=len(names),
@@ -199,6 +219,7 @@ async def measure_fan_out(
         server_cpu_share=busy / elapsed,
         client_cpu_share=client_busy / elapsed,
         server_cpu_us_per_write=busy / count * 1e6,
+        trace=breakdown,
     )
 
 
@@ -206,7 +227,8 @@ async def measure_fan_outs(
     client: Any, args: Any, server_cpu: Callable[[Any], float], own_cpu: Callable[[], float]
 ) -> list[FanOut]:
     """The benchmark's three runs, from ``args`` (``rate``, ``watchers``, ``seconds``,
-    ``concurrency``): paced, flat out, and paced with a namespace per watcher."""
+    ``concurrency``, ``trace``): paced, flat out, and paced with a namespace per watcher."""
+    trace = ServerTrace.of(client.server) if getattr(args, "trace", False) else None
     runs = [
         (args.rate, "bench-watch-paced", 1),
         (0.0, "bench-watch-flat-out", 1),
@@ -225,6 +247,7 @@ async def measure_fan_outs(
                 server_cpu,
                 own_cpu,
                 namespaces,
+                trace,
             )
         )
     return out

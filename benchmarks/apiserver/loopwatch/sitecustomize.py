@@ -3,8 +3,9 @@ callback by CPU time, so the longest run without yielding (what another client w
 least, on a free core) can be read apart from the load on the machine.
 
 Only active with ``$KF_LOOP_STRETCH`` set (a file path): SIGUSR1 starts a new measure,
-SIGUSR2 writes the longest callback since then, in seconds, to that file. Nothing here
-is part of kubeforge; the benchmark alone uses it.
+SIGUSR2 writes the longest callback since then, in seconds, to that file. With
+``$KF_WATCH_TRACE`` instead, ``_watchtrace`` records where watch events' time goes.
+Nothing here is part of kubeforge; the benchmark alone uses it.
 """
 
 from __future__ import annotations
@@ -41,3 +42,10 @@ if _PATH:
     asyncio.events.Handle._run = _timed  # type: ignore[method-assign]
     signal.signal(signal.SIGUSR1, _restart)
     signal.signal(signal.SIGUSR2, _write)
+
+_TRACE = os.environ.get("KF_WATCH_TRACE")
+
+if _TRACE and not _PATH:  # both use SIGUSR1/2: one at a time
+    from _watchtrace import install  # this folder is on the path, as this file is
+
+    install(_TRACE)
