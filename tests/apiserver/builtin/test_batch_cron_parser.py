@@ -44,6 +44,7 @@ REFUSED = [
     ),
     ("@every 5", 'failed to parse duration @every 5: time: missing unit in duration "5"'),
     ("TZ=X 0 * * * *", "provided bad location X: unknown time zone X"),
+    ("TZ=UTC", "expected exactly 5 fields, found 0: []"),  # robfig itself panics here
     ("CRON_TZ=../etc 0 * * * *", "provided bad location ../etc: time: invalid location name"),
 ]
 

@@ -117,8 +117,9 @@ def _split_location(text: str) -> tuple[str, tzinfo | None]:
         return text, None
     space = text.find(" ")
     if space < 0:
-        # Go slices spec[eq+1:-1] here and panics; a schedule of only a zone has no fields.
-        raise ValueError(f"expected exactly 5 fields, found 0: []  ({text})")
+        # robfig slices spec[eq+1:-1] here and panics (a 500 from a real server); a zone
+        # and nothing else is refused here as the fieldless schedule it is.
+        raise ValueError("expected exactly 5 fields, found 0: []")
     name = text[text.index("=") + 1 : space]
     try:
         location = load_location(name)
