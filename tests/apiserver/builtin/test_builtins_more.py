@@ -225,7 +225,8 @@ KINDS: list[tuple[str, str, str, str, bool, dict[str, Any]]] = [
         "volumeattachments",
         "VolumeAttachment",
         False,
-        {"spec": {"attacher": "x.io/a", "nodeName": "n1", "source": {"persistentVolumeName": "v"}}},
+        # the attacher is a CSI driver name (a DNS subdomain) for storage.k8s.io/v1
+        {"spec": {"attacher": "a.x.io", "nodeName": "n1", "source": {"persistentVolumeName": "v"}}},
     ),
 ]
 

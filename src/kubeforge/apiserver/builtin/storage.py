@@ -1,7 +1,7 @@
 """storage.k8s.io: StorageClasses, VolumeAttachments and the CSI objects.
 
-Entry point: ``KINDS``; the rules are ``StorageClassStrategy`` and
-``VolumeAttachmentStrategy`` (the CSI objects follow the generic ones).
+Entry point: ``KINDS``; the strategies' rules are in ``storage_rules`` (CSINodes and
+CSIStorageCapacities follow the generic ones).
 """
 
 from __future__ import annotations
@@ -11,6 +11,16 @@ from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.generic import CatalogStrategy
 from kubeforge.apiserver.builtin.kind import STATUS, Kind
+from kubeforge.apiserver.builtin.storage_rules import (
+    csi_driver_errors,
+    csi_driver_update_errors,
+    default_csi_driver,
+    storage_class_errors,
+    storage_class_update_errors,
+    storage_class_warnings,
+    volume_attachment_errors,
+    volume_attachment_update_errors,
+)
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.printers.cells import created, dict_at, name_of
 from kubeforge.apiserver.printers.columns import AGE_COLUMN, Printer, simple_columns
@@ -26,20 +36,40 @@ class StorageClassStrategy(CatalogStrategy):
         obj.setdefault("volumeBindingMode", "Immediate")
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        if not obj.get("provisioner"):
-            return [FieldError("Required", "provisioner")]
-        return []
+        return storage_class_errors(obj)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        errors = self.validate(new)
-        for key in ("parameters", "provisioner", "reclaimPolicy", "volumeBindingMode"):
-            if new.get(key) != old.get(key):
-                errors.append(FieldError("Forbidden", key, "updates to " + key + " are forbidden."))
-        return errors
+        return storage_class_errors(new) + storage_class_update_errors(new, old)
+
+    def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
+        return storage_class_warnings(obj)
+
+    def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+        return storage_class_warnings(new)
+
+
+class CSIDriverStrategy(CatalogStrategy):
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            spec = obj["spec"] = {}
+        default_csi_driver(spec)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return csi_driver_errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return csi_driver_update_errors(new, old)
 
 
 class VolumeAttachmentStrategy(CatalogStrategy):
     empty_status: ClassVar[dict[str, Any]] = {"attached": False}
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return volume_attachment_errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return volume_attachment_update_errors(new, old)
 
 
 _GROUP = "storage.k8s.io"
@@ -79,7 +109,7 @@ _STORAGE_CLASS_PRINTER = Printer(
 )
 
 KINDS = (
-    Kind(_GROUP, "v1", "CSIDriver", "csidrivers", namespaced=False),
+    Kind(_GROUP, "v1", "CSIDriver", "csidrivers", namespaced=False, strategy=CSIDriverStrategy),
     Kind(_GROUP, "v1", "CSINode", "csinodes", namespaced=False),
     Kind(_GROUP, "v1", "CSIStorageCapacity", "csistoragecapacities"),
     Kind(

@@ -32,7 +32,13 @@ from kubeforge.apiserver.builtin.podspec.warnings import node_term_warnings
 from kubeforge.apiserver.failures import FieldError, GoValue
 from kubeforge.core.names import dns1123_subdomain
 
-__all__ = ["stamp_phase", "volume_errors", "volume_update_errors", "volume_warnings"]
+__all__ = [
+    "csi_driver_name_errors",
+    "stamp_phase",
+    "volume_errors",
+    "volume_update_errors",
+    "volume_warnings",
+]
 
 # The sources in Go's order, with the path Go reports a source's own errors under
 # (two differ from the JSON name) and the fields each requires.
@@ -91,16 +97,16 @@ def _no_backsteps(value: str, path: str) -> list[FieldError]:
     return []
 
 
-def _csi_errors(csi: dict[str, Any], path: str) -> list[FieldError]:
-    driver = str(csi.get("driver") or "")
-    errors: list[FieldError] = []
-    if not driver:
-        errors.append(FieldError.required(f"{path}.driver"))
+def csi_driver_name_errors(driver: str, path: str) -> list[FieldError]:
+    """``ValidateCSIDriverName``: given, at most 63 bytes, a DNS subdomain once lowercased."""
+    errors = [] if driver else [FieldError.required(path)]
     if len(driver) > 63:
-        errors.append(FieldError.too_long(f"{path}.driver", "", 63))
-    errors += [
-        FieldError.invalid(f"{path}.driver", driver, m) for m in dns1123_subdomain(driver.lower())
-    ]
+        errors.append(FieldError.too_long(path, "", 63))
+    return errors + [FieldError.invalid(path, driver, m) for m in dns1123_subdomain(driver.lower())]
+
+
+def _csi_errors(csi: dict[str, Any], path: str) -> list[FieldError]:
+    errors = csi_driver_name_errors(str(csi.get("driver") or ""), f"{path}.driver")
     if not csi.get("volumeHandle"):
         errors.append(FieldError.required(f"{path}.volumeHandle"))
     return errors

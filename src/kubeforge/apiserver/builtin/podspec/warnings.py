@@ -34,7 +34,7 @@ from kubeforge.apiserver.builtin.podspec.container_warnings import (
 from kubeforge.apiserver.failures import go_quote
 from kubeforge.core.names import dns1123_label
 
-__all__ = ["dns_label_warning", "node_term_warnings", "pod_warnings"]
+__all__ = ["deprecated_node_label", "dns_label_warning", "node_term_warnings", "pod_warnings"]
 
 _DEPRECATED_ANNOTATIONS = (
     (
@@ -88,6 +88,11 @@ _NULL_SELECTOR = "a null labelSelector results in matching no pod"
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def deprecated_node_label(key: Any) -> str | None:
+    """``GetNodeLabelDeprecatedMessage``: why ``key`` is deprecated, if it is."""
+    return _DEPRECATED_NODE_LABELS.get(key) if isinstance(key, str) else None
 
 
 def dns_label_warning(name: str, used_in: str) -> list[str]:
