@@ -1,8 +1,8 @@
 """Updating Services over HTTP as a 1.32 server does: allocated values survive a re-apply
 (``patchAllocatedValues``), a type change forgets and releases what only the old type used
 (``dropTypeDependentFields``, ``allocateUpdate``), a delete releases everything,
-``ValidateServiceUpdate``'s immutable fields, and ``/status`` (``ValidateServiceStatusUpdate``
-and the status strategy's warnings)."""
+``ValidateServiceUpdate``'s immutable fields, ``/status`` (``ValidateServiceStatusUpdate``
+and the status strategy's warnings), and the annotations ``ValidateService`` reads."""
 
 from __future__ import annotations
 
@@ -173,3 +173,32 @@ async def test_a_put_creates_a_missing_service_and_field_selectors_know_its_type
     await api.post(path(namespace), svc("other", ports=[{"port": 80}]))
     listed = await api.get(path(namespace), fieldSelector="spec.type=NodePort")
     assert [item["metadata"]["name"] for item in listed.body["items"]] == ["new"]
+
+
+async def test_annotations_a_service_s_rules_read(api: Api, namespace: str) -> None:
+    body = svc("annotated", ports=[{"port": 80}])
+    body["metadata"]["annotations"] = {
+        "service.kubernetes.io/topology-aware-hints": "Auto",
+        "service.kubernetes.io/topology-mode": "Disabled",
+        "service.beta.kubernetes.io/load-balancer-source-ranges": "10.0.0.0/8, 1.2.3.4/40",
+    }
+    ranges = "metadata.annotations[service.beta.kubernetes.io/load-balancer-source-ranges]"
+    assert causes(await api.post(path(namespace), body)) == [
+        (
+            "FieldValueInvalid",
+            "metadata.annotations[service.kubernetes.io/topology-mode]",
+            'Invalid value: "Disabled": must match '
+            "annotations[service.kubernetes.io/topology-aware-hints] when both are specified",
+        ),
+        (
+            "FieldValueForbidden",
+            ranges,
+            "Forbidden: may only be used when `type` is 'LoadBalancer'",
+        ),
+        (
+            "FieldValueInvalid",
+            ranges,
+            'Invalid value: "1.2.3.4/40": must be a valid CIDR value, (e.g. 10.9.8.0/24 or '
+            "2001:db8::/64)",
+        ),
+    ]
