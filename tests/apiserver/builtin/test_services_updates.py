@@ -202,3 +202,22 @@ async def test_annotations_a_service_s_rules_read(api: Api, namespace: str) -> N
             "2001:db8::/64)",
         ),
     ]
+
+
+async def test_get_shows_the_balancer_s_addresses_before_the_external_ips(
+    api: Api, namespace: str
+) -> None:
+    body = svc("lb", type="LoadBalancer", externalIPs=["192.0.2.7"], ports=[{"port": 80}])
+    created = (await api.post(path(namespace), body)).body
+    table = "application/json;as=Table;v=v1;g=meta.k8s.io"
+    pending = await api.request("GET", path(namespace, "lb"), headers={"Accept": table})
+    assert pending.body["rows"][0]["cells"][3] == "192.0.2.7"
+    ingress = {"loadBalancer": {"ingress": [{"ip": "203.0.113.9"}, {"hostname": "lb.example"}]}}
+    await api.put(path(namespace, "lb") + "/status", {**created, "status": ingress})
+    ready = await api.request("GET", path(namespace, "lb"), headers={"Accept": table})
+    node_port = created["spec"]["ports"][0]["nodePort"]
+    assert ready.body["rows"][0]["cells"][2:5] == [
+        created["spec"]["clusterIP"],
+        "203.0.113.9,lb.example,192.0.2.7",
+        f"80:{node_port}/TCP",
+    ]

@@ -65,8 +65,13 @@ def _external_ips(svc: dict[str, Any], spec: dict[str, Any], kind: str) -> list[
         return [str(spec.get("externalName") or "")]
     if kind == "LoadBalancer":
         ingress = list_at(svc, "status", "loadBalancer", "ingress")
-        found = [str(i.get("ip") or i.get("hostname")) for i in ingress if isinstance(i, dict)]
-        return external + found if found else external or ["<pending>"]
+        found = [
+            str(i.get("ip") or i.get("hostname"))
+            for i in ingress
+            if isinstance(i, dict) and (i.get("ip") or i.get("hostname"))
+        ]
+        # printService: the load balancer's addresses first, then the external IPs.
+        return found + external or ["<pending>"]
     return external
 
 
