@@ -22,6 +22,7 @@ from kubeforge.apiserver.admission.plugins.base import Plugin
 from kubeforge.apiserver.admission.plugins.limitranger import LimitRangerPlugin
 from kubeforge.apiserver.admission.plugins.podsecurity import PodSecurityPlugin
 from kubeforge.apiserver.admission.plugins.priority import SYSTEM_PRIORITY_CLASSES, PriorityPlugin
+from kubeforge.apiserver.admission.plugins.resize import PersistentVolumeClaimResizePlugin
 from kubeforge.apiserver.admission.plugins.resourcequota import ResourceQuotaPlugin
 from kubeforge.apiserver.admission.plugins.serviceaccount import ServiceAccountPlugin
 from kubeforge.apiserver.admission.plugins.storageclass import DefaultStorageClassPlugin
@@ -73,6 +74,7 @@ IMPLEMENTED: dict[str, type[Plugin]] = {
         PriorityPlugin,
         DefaultTolerationSecondsPlugin,
         DefaultStorageClassPlugin,
+        PersistentVolumeClaimResizePlugin,
         ResourceQuotaPlugin,
     )
 }
