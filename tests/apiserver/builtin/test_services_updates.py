@@ -221,3 +221,15 @@ async def test_get_shows_the_balancer_s_addresses_before_the_external_ips(
         "203.0.113.9,lb.example,192.0.2.7",
         f"80:{node_port}/TCP",
     ]
+
+
+async def test_an_external_name_service_reads_without_an_internal_traffic_policy(
+    api: Api, namespace: str
+) -> None:
+    body = svc("alias", type="ExternalName", externalName="a.example.com")
+    body["spec"]["internalTrafficPolicy"] = "Local"  # accepted, and stored, but never shown
+    created = await api.post(path(namespace), body)
+    assert created.status == 201, created.body
+    assert "internalTrafficPolicy" not in created.body["spec"]
+    read = await api.get(path(namespace, "alias"))
+    assert "internalTrafficPolicy" not in read.body["spec"]

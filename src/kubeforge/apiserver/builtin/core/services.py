@@ -117,6 +117,24 @@ class ServiceStrategy(Strategy):
     ) -> Strategy:
         return cls(served, stored_services)
 
+    def on_read(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """``defaultOnReadService``: an ExternalName Service shows no internalTrafficPolicy
+        (servers once defaulted it there), a Service stored with only ``clusterIP`` shows
+        ``clusterIPs`` too."""
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return obj
+        stale_policy = spec.get("type") == "ExternalName" and "internalTrafficPolicy" in spec
+        singular = bool(spec.get("clusterIP")) and not spec.get("clusterIPs")
+        if not stale_policy and not singular:
+            return obj
+        spec = dict(spec)
+        if stale_policy:
+            del spec["internalTrafficPolicy"]
+        if singular:
+            spec["clusterIPs"] = [spec["clusterIP"]]
+        return {**obj, "spec": spec}
+
     def take_warnings(self) -> list[str]:
         warnings, self._warnings = self._warnings, []
         return warnings
