@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from kubeforge.apiserver.builtin.netparse import sloppy_ip
+from kubeforge.apiserver.builtin.podspec.affinity import dict_items
 from kubeforge.apiserver.builtin.podspec.ports import PORT_RANGE, port_name_errors
 from kubeforge.apiserver.failures import FieldError, GoValue
 from kubeforge.apiserver.meta.validation import path_segment_name
@@ -46,14 +47,6 @@ _HTTP_PATH = re.compile(_HTTP_PATH_FMT)
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
-    return [
-        (i, v)
-        for i, v in enumerate(value if isinstance(value, list) else ())
-        if isinstance(v, dict)
-    ]
 
 
 def _host_errors(host: str, path: str) -> list[FieldError]:
@@ -151,7 +144,7 @@ def _rule_errors(rule: dict[str, Any], at: str) -> list[FieldError]:
         paths = http.get("paths")
         if not paths:
             errors.append(FieldError.required(f"{at}.http.paths"))
-        for j, entry in _items(paths):
+        for j, entry in dict_items(paths):
             errors += _path_errors(entry, f"{at}.http.paths[{j}]")
     return errors
 
@@ -184,9 +177,9 @@ def ingress_errors(ingress: dict[str, Any], old: dict[str, Any] | None) -> list[
         )
     if spec.get("defaultBackend") is not None:
         errors += _backend(_dict(spec["defaultBackend"]), "spec.defaultBackend")
-    for i, rule in _items(rules):
+    for i, rule in dict_items(rules):
         errors += _rule_errors(rule, f"spec.rules[{i}]")
-    errors += _tls_errors(_items(spec.get("tls")))
+    errors += _tls_errors(dict_items(spec.get("tls")))
     class_name = spec.get("ingressClassName")
     if class_name is not None:
         at = "spec.ingressClassName"
@@ -206,7 +199,7 @@ def ingress_status_errors(ingress: dict[str, Any]) -> list[FieldError]:
     """``ValidateIngressLoadBalancerStatus``: each address an IP or a DNS name."""
     balancer = _dict(_dict(ingress.get("status")).get("loadBalancer"))
     errors: list[FieldError] = []
-    for i, entry in _items(balancer.get("ingress")):
+    for i, entry in dict_items(balancer.get("ingress")):
         at = f"status.loadBalancer.ingress[{i}]"
         ip, hostname = str(entry.get("ip") or ""), str(entry.get("hostname") or "")
         if ip and not sloppy_ip(ip):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubeforge.apiserver.builtin.netparse import sloppy_network
+from kubeforge.apiserver.builtin.podspec.affinity import dict_items
 from kubeforge.apiserver.builtin.podspec.ports import PORT_RANGE, port_name_errors
 from kubeforge.apiserver.failures import FieldError, GoValue
 from kubeforge.apiserver.meta.labelselector import validate_selector
@@ -29,21 +30,13 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
-    return [
-        (i, v)
-        for i, v in enumerate(value if isinstance(value, list) else ())
-        if isinstance(v, dict)
-    ]
-
-
 def default_network_policy(spec: dict[str, Any]) -> None:
     """``SetDefaults_NetworkPolicy`` and ``SetDefaults_NetworkPolicyPort``."""
     if not spec.get("policyTypes"):
         spec["policyTypes"] = ["Ingress", "Egress"] if spec.get("egress") else ["Ingress"]
     for direction, _ in _DIRECTIONS:
-        for _, rule in _items(spec.get(direction)):
-            for _, port in _items(rule.get("ports")):
+        for _, rule in dict_items(spec.get(direction)):
+            for _, port in dict_items(rule.get("ports")):
                 port.setdefault("protocol", "TCP")
 
 
@@ -122,11 +115,11 @@ def network_policy_errors(policy: dict[str, Any], old: dict[str, Any] | None) ->
         spec.get("podSelector") or {}, "spec.podSelector", check_values=not lenient
     )
     for direction, peers in _DIRECTIONS:
-        for i, rule in _items(spec.get(direction)):
+        for i, rule in dict_items(spec.get(direction)):
             at = f"spec.{direction}[{i}]"
-            for j, port in _items(rule.get("ports")):
+            for j, port in dict_items(rule.get("ports")):
                 errors += _port_errors(port, f"{at}.ports[{j}]")
-            for j, peer in _items(rule.get(peers)):
+            for j, peer in dict_items(rule.get(peers)):
                 errors += _peer_errors(peer, f"{at}.{peers}[{j}]", not lenient)
     types = spec.get("policyTypes")
     types = types if isinstance(types, list) else []

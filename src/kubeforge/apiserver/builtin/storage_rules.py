@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubeforge.apiserver.builtin.core.persistent_volumes import csi_driver_name_errors
-from kubeforge.apiserver.builtin.podspec.affinity import label_name
+from kubeforge.apiserver.builtin.podspec.affinity import dict_items, label_name
 from kubeforge.apiserver.builtin.podspec.warnings import deprecated_node_label
 from kubeforge.apiserver.failures import FieldError, GoValue
 from kubeforge.core.names import dns1123_subdomain, qualified_name
@@ -43,14 +43,6 @@ def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _items(value: Any) -> list[tuple[int, dict[str, Any]]]:
-    return [
-        (i, v)
-        for i, v in enumerate(value if isinstance(value, list) else ())
-        if isinstance(v, dict)
-    ]
-
-
 def _parameter_errors(params: dict[str, Any]) -> list[FieldError]:
     if len(params) > _MAX_PARAMETERS:
         return [FieldError.too_long("parameters", "", _MAX_PARAMETERS)]
@@ -70,10 +62,10 @@ def _topology_errors(terms: Any) -> list[FieldError]:
     no term twice."""
     errors: list[FieldError] = []
     seen_terms: list[dict[str, set[str]]] = []
-    for i, term in _items(terms):
+    for i, term in dict_items(terms):
         at = f"allowedTopologies[{i}].matchLabelExpressions"
         found: dict[str, set[str]] = {}
-        for j, requirement in _items(term.get("matchLabelExpressions")):
+        for j, requirement in dict_items(term.get("matchLabelExpressions")):
             where = f"{at}[{j}]"
             values = requirement.get("values")
             values = values if isinstance(values, list) else []
@@ -132,8 +124,8 @@ def storage_class_update_errors(new: dict[str, Any], old: dict[str, Any]) -> lis
 def storage_class_warnings(storage_class: dict[str, Any]) -> list[str]:
     """``GetWarningsForStorageClass``: deprecated node labels in allowed topologies."""
     warnings = []
-    for i, term in _items(storage_class.get("allowedTopologies")):
-        for j, requirement in _items(term.get("matchLabelExpressions")):
+    for i, term in dict_items(storage_class.get("allowedTopologies")):
+        for j, requirement in dict_items(term.get("matchLabelExpressions")):
             key = requirement.get("key")
             message = deprecated_node_label(key)
             if message:
@@ -157,7 +149,7 @@ def default_csi_driver(spec: dict[str, Any]) -> None:
 def _token_request_errors(requests: Any) -> list[FieldError]:
     errors: list[FieldError] = []
     audiences: set[str] = set()
-    for i, request in _items(requests):
+    for i, request in dict_items(requests):
         at = f"spec.tokenRequests[{i}]"
         audience = str(request.get("audience") or "")
         if audience in audiences:
