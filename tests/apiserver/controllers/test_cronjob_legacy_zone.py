@@ -43,8 +43,8 @@ def _cronjob(name: str) -> dict[str, Any]:
     }
 
 
-def _store_schedule(server: LocalApiServer, name: str, schedule: str) -> None:
-    """Rewrite the stored CronJob's schedule while the server is down."""
+def _store_spec(server: LocalApiServer, name: str, **spec: Any) -> None:
+    """Rewrite fields of the stored CronJob's spec while the server is down."""
     assert server.data_dir is not None
     db = sqlite3.connect(server.data_dir / "kubeforge.db")
     try:
@@ -52,7 +52,7 @@ def _store_schedule(server: LocalApiServer, name: str, schedule: str) -> None:
             "SELECT data FROM objects WHERE resource='cronjobs' AND name=?", (name,)
         ).fetchone()
         obj = json.loads(data)
-        obj["spec"]["schedule"] = schedule
+        obj["spec"].update(spec)
         db.execute(
             "UPDATE objects SET data=? WHERE resource='cronjobs' AND name=?",
             (json.dumps(obj).encode(), name),
@@ -71,7 +71,7 @@ async def test_a_stored_zone_in_the_schedule_is_kept_warned_of_and_followed(
         api = Api(server, session)
         assert (await api.post(path.rsplit("/", 1)[0], _cronjob("legacy"))).status == 201
     server.stop()
-    _store_schedule(server, "legacy", SCHEDULE)
+    _store_spec(server, "legacy", schedule=SCHEDULE)
     server.start()
     async with await open_api(server) as session:
         api = Api(server, session)
@@ -101,4 +101,33 @@ async def test_a_stored_zone_in_the_schedule_is_kept_warned_of_and_followed(
             f'CRON_TZ or TZ used in schedule "{SCHEDULE}" is not officially supported, see '
             "https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more "
             "details",
+        )
+
+
+async def test_a_stored_time_zone_that_does_not_load_starts_nothing(
+    kube_apiserver_factory: Callable[..., LocalApiServer],
+) -> None:
+    server = kube_apiserver_factory()
+    path = "/apis/batch/v1/namespaces/default/cronjobs/lost"
+    async with await open_api(server) as session:
+        api = Api(server, session)
+        body = _cronjob("lost")
+        body["spec"]["suspend"] = False
+        assert (await api.post(path.rsplit("/", 1)[0], body)).status == 201
+    server.stop()
+    _store_spec(server, "lost", timeZone="Atlantis/Capital")
+    server.start()
+    async with await open_api(server) as session:
+        api = Api(server, session)
+        await until(
+            api,
+            "/api/v1/namespaces/default/events",
+            lambda e: any(i["reason"] == "UnknownTimeZone" for i in e["items"]),
+            fieldSelector="involvedObject.name=lost",
+        )
+        (event,) = [e for e in await events_for(api, "default", "lost")]
+        assert (event["type"], event["reason"], event["message"]) == (
+            "Warning",
+            "UnknownTimeZone",
+            'invalid timeZone: "Atlantis/Capital": unknown time zone Atlantis/Capital',
         )

@@ -11,7 +11,8 @@ missed start times warn ``TooManyMissedTimes``. ``status.active`` lists the Jobs
 started that still run, ``lastScheduleTime`` and ``lastSuccessfulTime`` follow them, and
 finished Jobs beyond ``successfulJobsHistoryLimit``/``failedJobsHistoryLimit`` are
 deleted. Events: ``SuccessfulCreate`` (``Created job <name>``), ``SawCompletedJob``,
-``SuccessfulDelete``, ``UnexpectedJob``, ``MissingJob``, ``UnparseableSchedule``,
+``SuccessfulDelete``, ``UnexpectedJob``, ``MissingJob``, ``UnknownTimeZone``,
+``UnsupportedSchedule`` (a schedule naming ``TZ``), ``UnparseableSchedule``,
 ``InvalidSchedule`` (a schedule that never fires, such as February 31st).
 
 Entry point: ``CronJobController(cluster)``.
@@ -194,20 +195,27 @@ class CronJobController(ControllerLoop):
             self._event(cronjob, "Normal", "SuccessfulDelete", f"Deleted job {meta['name']}")
 
     async def _schedule(self, cronjob: dict[str, Any], status: dict[str, Any]) -> float | None:
+        """``syncCronJob`` from its time zone check on: a zone that does not load, a
+        suspended CronJob or a schedule that does not parse starts nothing."""
         spec = cronjob.get("spec") or {}
+        zone = spec.get("timeZone")
+        if zone is not None:
+            try:
+                load_location(str(zone))
+            except ValueError as error:
+                message = f"invalid timeZone: {json.dumps(zone)}: {error}"  # Go's %q
+                self._event(cronjob, "Warning", "UnknownTimeZone", message)
+                return None
+        if spec.get("suspend"):
+            return None
         if "TZ" in str(spec.get("schedule") or ""):
             self._event(cronjob, "Warning", "UnsupportedSchedule", _tz_message(spec))
         try:
             schedule = parse_standard(schedule_text(spec))
         except ValueError as error:
-            self._event(
-                cronjob,
-                "Warning",
-                "UnparseableSchedule",
-                f"unparseable schedule: {json.dumps(spec.get('schedule'))} : {error}",  # Go's %q
-            )
-            return None
-        if spec.get("suspend"):
+            schedule_shown = json.dumps(spec.get("schedule"))  # Go's %q
+            message = f"unparseable schedule: {schedule_shown} : {error}"
+            self._event(cronjob, "Warning", "UnparseableSchedule", message)
             return None
         now = datetime.fromtimestamp(self.cluster.wall_time(), UTC)
         since_text = status.get("lastScheduleTime") or cronjob["metadata"].get("creationTimestamp")
