@@ -18,6 +18,7 @@ import pytest
 from kubeforge.client import Client, ExecAuth, ExecPluginError
 from kubeforge.config import ClientConfig, ExecConfig, load_config, load_incluster_config
 from kubeforge.core.errors import Unauthorized
+from kubeforge.core.meta import ObjectMeta
 from kubeforge.models import Namespace
 from kubeforge.testing import LocalApiServer
 
@@ -304,8 +305,16 @@ async def test_requests_tunnel_through_the_configured_proxy(
 ) -> None:
     config = server_config(kube_apiserver, token=kube_apiserver.token, proxy_url=proxy.url)
     async with Client(config) as client:
-        assert (await client.api(Namespace).list(limit=1)).items
-    assert proxy.tunnels == [kube_apiserver.url.removeprefix("https://")]
+        namespaces = client.api(Namespace)
+        page = await namespaces.list(limit=1)
+        assert page.items
+        # A watch takes the proxy too (its own tunnel: it keeps its connection).
+        watch = namespaces.watch(resource_version=page.resource_version, timeout_seconds=1)
+        await namespaces.create(Namespace(metadata=ObjectMeta(name="through-the-proxy")))
+        first = await anext(watch)
+        assert first.object.metadata.name == "through-the-proxy"
+        await watch.aclose()
+    assert set(proxy.tunnels) == {kube_apiserver.url.removeprefix("https://")}
 
 
 async def test_loopback_servers_ignore_the_environment_proxy(

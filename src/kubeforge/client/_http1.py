@@ -7,8 +7,9 @@ client's CPU per request here (~370 us against ~95 us for this module), which ma
 it most of a reconcile's cost. This pool does only what an API-server exchange
 needs: one connection per request in flight, reused while the server keeps it
 alive; ``Content-Length``, chunked and read-until-close bodies; gzip answers
-(``Accept-Encoding: gzip`` is sent as aiohttp and client-go send it). Streams
-(watches), proxies and anything else stay on aiohttp.
+(``Accept-Encoding: gzip`` is sent as aiohttp and client-go send it). Streamed
+answers (watches) take a connection of their own from ``connect`` (see
+``_http1_stream``); proxies stay on aiohttp.
 
 Failures are raised as the aiohttp errors ``client._resilience`` classifies, so a
 request is retried exactly as before: ``ClientConnectorError`` kin when it never
@@ -27,48 +28,28 @@ import asyncio
 import select
 import ssl
 import time
-import urllib.parse
 import zlib
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from multidict import CIMultiDict, CIMultiDictProxy
 
-if TYPE_CHECKING:
-    # Imported only where one of its errors is raised: a process that has not watched yet
-    # has not paid for aiohttp (see Client._ensure_session).
-    import aiohttp
+from kubeforge.client._http1_wire import (
+    Server,
+    not_connected,
+    parse_head,
+    server_disconnected,
+    split_server,
+)
 
 __all__ = ["Http1Pool", "Server", "split_server"]
+
+P = TypeVar("P", bound=asyncio.BaseProtocol)
 
 _IDLE_SECONDS = 15.0  # aiohttp's keepalive_timeout: an idle connection older is not reused
 _NO_BODY = frozenset({204, 304})
 # aiohttp's IDEMPOTENT_METHODS: what it resends when a reused connection turns out closed.
 _RETRIED_ON_A_REUSED_CONNECTION = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
-
-
-@dataclass(frozen=True, slots=True)
-class Server:
-    """Where ``config.server`` points: what to connect to and what to put in requests."""
-
-    host: str  # to connect to (an IPv6 address without brackets)
-    port: int
-    tls: bool
-    host_header: str  # the Host header: the port only when it is not the scheme's default
-    base_path: str  # a path prefix of the server URL ("" for none)
-
-
-def split_server(url: str) -> Server:
-    """``Server`` of an ``http(s)://host[:port][/prefix]`` URL."""
-    split = urllib.parse.urlsplit(url)
-    tls = split.scheme == "https"
-    default = 443 if tls else 80
-    host = split.hostname or ""
-    port = split.port or default
-    shown = f"[{host}]" if ":" in host else host
-    header = shown if port == default else f"{shown}:{port}"
-    return Server(host, port, tls, header, split.path.rstrip("/"))
 
 
 class _Answer:
@@ -198,19 +179,10 @@ class _Connection(asyncio.Protocol):
             self._finish(answer)
 
     def _parse_head(self) -> bool:
-        end = self._buffer.find(b"\r\n\r\n")
-        if end < 0:
+        parsed = parse_head(self._buffer)
+        if parsed is None:
             return False
-        lines = bytes(self._buffer[:end]).decode("latin-1").split("\r\n")
-        del self._buffer[: end + 4]
-        version, _, rest = lines[0].partition(" ")
-        status = int(rest[:3])
-        headers: CIMultiDict[str] = CIMultiDict()
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            headers.add(name.strip(), value.strip())
-        if 100 <= status < 200:
-            return self._parse_head()  # an interim answer: the real one follows
+        version, status, headers = parsed
         connection = headers.get("Connection", "").lower()
         self._keep_alive = "close" not in connection and (
             version != "HTTP/1.0" or "keep-alive" in connection
@@ -256,7 +228,7 @@ class _Connection(asyncio.Protocol):
             self._buffer.clear()
             self._finish(answer)
         else:
-            self._fail(_server_disconnected()("the server closed the connection"))
+            self._fail(server_disconnected()("the server closed the connection"))
 
 
 class Http1Pool:
@@ -275,6 +247,8 @@ class Http1Pool:
         self._server_hostname = server_hostname if self._ssl is not None else None
         self._connect_timeout = connect_timeout
         self._idle: list[_Connection] = []
+        self.streaming: set[asyncio.BaseTransport] = set()
+        """Transports of open streamed answers (watches), closed with the pool."""
 
     async def request(
         self,
@@ -289,7 +263,7 @@ class Http1Pool:
         ``timeout`` bounds the whole exchange, connecting included.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
-        request = self._encode(method, target, headers, body)
+        request = self.encode(method, target, headers, body)
         retry = method in _RETRIED_ON_A_REUSED_CONNECTION
         while True:
             connection, reused = await self._borrow(deadline)
@@ -297,7 +271,7 @@ class Http1Pool:
             try:
                 answer = await connection.exchange(request, method == "HEAD", remaining)
                 break
-            except _server_disconnected():
+            except server_disconnected():
                 # A kept-alive connection the server closed just as it was reused: aiohttp
                 # sends an idempotent request once more on a fresh one, and so does this.
                 if not (reused and retry):
@@ -314,16 +288,27 @@ class Http1Pool:
         idle, self._idle = self._idle, []
         for connection in idle:
             connection.close()
+        streaming, self.streaming = self.streaming, set()
+        for transport in streaming:
+            transport.close()
 
-    def _encode(
-        self, method: str, target: str, headers: Sequence[tuple[str, str]], body: bytes | None
+    def encode(
+        self,
+        method: str,
+        target: str,
+        headers: Sequence[tuple[str, str]],
+        body: bytes | None,
+        *,
+        compressed: bool = True,
     ) -> bytes:
+        """The bytes of a request; ``compressed``: gzip answers are welcome."""
         lines = [
             f"{method} {self.server.base_path}{target} HTTP/1.1",
             f"Host: {self.server.host_header}",
         ]
         lines += [f"{name}: {value}" for name, value in headers]
-        lines.append("Accept-Encoding: gzip")
+        if compressed:
+            lines.append("Accept-Encoding: gzip")
         if body is not None or method in ("POST", "PUT", "PATCH"):
             lines.append(f"Content-Length: {len(body or b'')}")
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
@@ -337,9 +322,13 @@ class Http1Pool:
             if connection.idle_since > expired and connection.still_open():
                 return connection, True
             connection.close()
-        return await self._connect(deadline), False
+        return await self.connect(_Connection, deadline), False
 
-    async def _connect(self, deadline: float | None) -> _Connection:
+    async def connect(self, factory: Callable[[], P], deadline: float | None) -> P:
+        """A new connection to the server, spoken by the protocol ``factory`` makes.
+
+        Bounded by the pool's connect timeout and by ``deadline`` (``time.monotonic()``).
+        """
         loop = asyncio.get_running_loop()
         server = self.server
         limit = self._connect_timeout
@@ -349,7 +338,7 @@ class Http1Pool:
         try:
             async with asyncio.timeout(limit):
                 _, connection = await loop.create_connection(
-                    _Connection,
+                    factory,
                     server.host,
                     server.port,
                     ssl=self._ssl,
@@ -362,36 +351,8 @@ class Http1Pool:
                 f"Connection timeout to host {server.host_header}"
             ) from err
         except OSError as err:  # ssl.SSLError included
-            raise _not_connected(server, err) from err
+            raise not_connected(server, err) from err
         return connection
-
-
-class _Target:
-    """What aiohttp's connector errors print: ``host``, ``port`` and ``ssl``."""
-
-    def __init__(self, server: Server) -> None:
-        self.host, self.port = server.host, server.port
-        self.ssl = self.is_ssl = server.tls
-
-
-def _server_disconnected() -> type[aiohttp.ServerDisconnectedError]:
-    """The error of a connection the server closed (an ``except`` clause evaluates this
-    only once something was raised)."""
-    import aiohttp
-
-    return aiohttp.ServerDisconnectedError
-
-
-def _not_connected(server: Server, err: OSError) -> aiohttp.ClientConnectorError:
-    """The aiohttp error of a connection that could not be made (TLS ones are never retried)."""
-    import aiohttp
-
-    target: Any = _Target(server)
-    if isinstance(err, ssl.SSLCertVerificationError):
-        return aiohttp.ClientConnectorCertificateError(target, err)
-    if isinstance(err, ssl.SSLError):
-        return aiohttp.ClientConnectorSSLError(target, err)
-    return aiohttp.ClientConnectorError(target, err)
 
 
 def _decoded(answer: _Answer) -> bytes:

@@ -12,7 +12,6 @@ request that got none into ``TransportError``. Credentials live in
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import http
 import ipaddress
@@ -24,14 +23,14 @@ import urllib.parse
 import urllib.request
 import warnings
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import orjson
 from multidict import CIMultiDict, CIMultiDictProxy
 
-from kubeforge.client.requester import Answer, ParamValue
+from kubeforge.client.requester import ParamValue
 from kubeforge.config import ClientConfig
 from kubeforge.core.errors import ApiError, ConfigError, TransportError
 from kubeforge.core.status import failure
@@ -40,19 +39,17 @@ if TYPE_CHECKING:
     # Imported where a watch or a proxied request first needs it: whole-body requests
     # travel on Http1Pool, so a controller pays for aiohttp (a third of what importing
     # kubeforge costs) only once it watches.
-    import aiohttp
+    pass
 
 __all__ = [
     "KubernetesWarning",
-    "Proxied",
+    "Streamed",
     "api_error",
     "failures",
     "identity_headers",
-    "lines",
     "proxy_for",
     "query_params",
     "ssl_context",
-    "stream_timeout",
     "transport_error",
     "warn",
     "warnings_of",
@@ -251,45 +248,20 @@ def api_error(code: int, body: bytes) -> ApiError:
 # --- streamed bodies and warnings ---------------------------------------------------------------
 
 
-async def lines(
-    content: aiohttp.StreamReader, idle_timeout: float | None, url: str
-) -> AsyncIterator[bytes]:
-    """The non-empty lines of a streamed body; ``TransportError`` after ``idle_timeout``
-    seconds without a byte. Split by hand so one huge line is never cut by a limit."""
-    chunks = content.iter_any().__aiter__()
-    pending = b""
-    while True:
-        try:
-            if idle_timeout is None:
-                chunk = await anext(chunks)
-            else:
-                async with _idle(idle_timeout, url):
-                    chunk = await anext(chunks)
-        except StopAsyncIteration:
-            break
-        if b"\n" not in chunk:
-            pending += chunk
-            continue
-        *lines, pending = (pending + chunk).split(b"\n")
-        for line in lines:
-            if line.strip():
-                yield line
-    if pending.strip():
-        # Every event ends with a newline (the server writes one per line): a body that
-        # stops inside one was cut short, and the fragment is not an event.
-        raise TransportError(f"GET {url}: the stream ended in the middle of a line")
+class Streamed(Protocol):
+    """A streamed answer whose head arrived (``_http1_stream.LineStream``, or aiohttp's
+    response behind a proxy, as ``AiohttpStreamed``)."""
 
+    status: int
+    headers: CIMultiDictProxy[str]
 
-@contextlib.asynccontextmanager
-async def _idle(seconds: float, url: str) -> AsyncIterator[None]:
-    """``asyncio.timeout`` that reports silence as a dead connection (``TransportError``)."""
-    try:
-        async with asyncio.timeout(seconds):
-            yield
-    except TimeoutError:
-        raise TransportError(
-            f"GET {url}: no data for {seconds:g}s; the connection is presumed dead"
-        ) from None
+    async def read(self) -> bytes:
+        """The rest of the body, whole."""
+        ...
+
+    def lines(self, idle_timeout: float | None, url: str) -> AsyncIterator[bytes]:
+        """The body's non-empty lines (see ``lines``)."""
+        ...
 
 
 def warn(headers: CIMultiDictProxy[str]) -> None:
@@ -306,40 +278,6 @@ def with_defaults(headers: CIMultiDict[str], user_agent: str) -> list[tuple[str,
     if "Accept" not in headers:
         pairs.append(("Accept", "application/json"))
     return pairs
-
-
-@dataclass(frozen=True, slots=True)
-class Proxied:
-    """Exchanges through aiohttp, for a client with a proxy (which ``Http1Pool`` does not speak)."""
-
-    proxy: str | None
-    server_hostname: str | None
-    connect_timeout: float | None
-
-    async def exchange(
-        self,
-        session: aiohttp.ClientSession,
-        method: str,
-        url: str,
-        query: list[tuple[str, str]] | None,
-        data: bytes | None,
-        headers: CIMultiDict[str],
-        seconds_allowed: float | None,
-    ) -> Answer:
-        import aiohttp  # the session given is aiohttp's, so this only binds the name
-
-        timeout = aiohttp.ClientTimeout(total=seconds_allowed, sock_connect=self.connect_timeout)
-        async with session.request(
-            method,
-            url,
-            params=query,
-            data=data,
-            headers=headers,
-            timeout=timeout,
-            proxy=self.proxy,
-            server_hostname=self.server_hostname,
-        ) as response:
-            return Answer(response.status, await response.read(), response.headers)
 
 
 def with_query(path: str, query: list[tuple[str, str]] | None) -> str:
@@ -366,15 +304,6 @@ def query_params(params: Mapping[str, ParamValue] | None) -> list[tuple[str, str
         else:
             query.append((key, str(value)))
     return query
-
-
-def stream_timeout(connect_timeout: float | None) -> aiohttp.ClientTimeout:
-    """A watch's timeouts: it lasts as long as the server keeps it open (its
-    timeoutSeconds); only connecting is bounded here, and silence by the caller's
-    idle_timeout."""
-    import aiohttp  # called with a session open, so aiohttp is imported already
-
-    return aiohttp.ClientTimeout(total=None, sock_read=None, sock_connect=connect_timeout)
 
 
 def failures() -> tuple[type[Exception], ...]:

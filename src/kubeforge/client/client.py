@@ -15,8 +15,8 @@ headers, the per-request timeout, retries with backoff (see
 server's ``Warning`` headers, which are raised as ``KubernetesWarning``.
 
 Whole-body exchanges travel on ``Http1Pool``'s kept-alive HTTP/1.1 connections (a
-fraction of aiohttp's CPU per request); watches, and every request through a proxy,
-on one aiohttp session.
+fraction of aiohttp's CPU per request), and each watch on a connection of its own from
+the same pool (``_http1_stream``); only requests through a proxy take an aiohttp session.
 
 Failures are typed: a non-2xx answer raises ``ApiError.from_status`` (the
 server's ``Status``, or one synthesized from the HTTP code); a connection that
@@ -25,6 +25,7 @@ cannot be made or breaks raises ``TransportError`` chained to the aiohttp error.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -36,18 +37,18 @@ from multidict import CIMultiDict
 
 from kubeforge.client._codec import DictCodec, encode, typed_codec
 from kubeforge.client._http1 import Http1Pool, split_server
+from kubeforge.client._http1_stream import open_stream
+from kubeforge.client._proxied import Proxied, new_session, proxied_stream
 from kubeforge.client._resilience import RateLimiter, RetryPolicy
 from kubeforge.client._transport import (
     KubernetesWarning,
-    Proxied,
+    Streamed,
     api_error,
     failures,
     identity_headers,
-    lines,
     proxy_for,
     query_params,
     ssl_context,
-    stream_timeout,
     transport_error,
     warn,
     with_defaults,
@@ -96,8 +97,8 @@ class Client:
     """An async connection to one Kubernetes API server.
 
     Create it anywhere; its connections open on first use inside the running event
-    loop (the ``aiohttp.ClientSession`` on the first watch or proxied request, so a
-    process that has not watched yet has not imported aiohttp). Close it with
+    loop (an ``aiohttp.ClientSession`` only for requests through a proxy: a client
+    without one never imports aiohttp). Close it with
     ``async with`` or ``await client.close()``. ``auth`` replaces the credentials
     derived from ``config`` (see ``auth_for``); ``observer`` is told about every
     request (see ``RequestObserver``); ``clock`` paces the rate limiter and retry
@@ -339,19 +340,12 @@ class Client:
         while True:
             if self._limiter is not None:
                 await self._limiter.wait()
-            session = await self._ensure_session()
+            await self._ensure_connections()
             headers = await self._headers(None, accept)
             began = time.perf_counter()
             observed = False
             try:
-                async with session.get(
-                    url,
-                    params=query,
-                    headers=headers,
-                    timeout=stream_timeout(self.config.connect_timeout),
-                    proxy=self._proxy,
-                    server_hostname=self.config.tls_server_name,
-                ) as response:
+                async with self._streamed(path, query, headers) as response:
                     _log.debug("GET %s (stream) -> %d", path, response.status)
                     if self._observer is not None:
                         observed = True
@@ -369,7 +363,7 @@ class Client:
                             refreshed = True
                             continue
                         raise error
-                    async for line in lines(response.content, idle_timeout, url):
+                    async for line in response.lines(idle_timeout, url):
                         yield line
                     return
             except failures() as err:
@@ -377,6 +371,23 @@ class Client:
                     seconds = time.perf_counter() - began
                     self._observer.request_done("GET", self._host, None, seconds)
                 raise transport_error("GET", url, err) from err
+
+    @contextlib.asynccontextmanager
+    async def _streamed(
+        self, path: str, query: list[tuple[str, str]] | None, headers: CIMultiDict[str]
+    ) -> AsyncIterator[Streamed]:
+        """A streamed GET's answer, once its head arrived: on a connection of its own from
+        the pool, or through aiohttp when a proxy carries the requests."""
+        if self._pool is not None:
+            pairs = with_defaults(headers, self.config.user_agent)
+            async with open_stream(self._pool, with_query(path, query), pairs) as stream:
+                yield stream
+            return
+        session = await self._ensure_session()
+        async with proxied_stream(
+            session, self.config, self._proxy, path, query, headers
+        ) as response:
+            yield response
 
     async def _ensure_connections(self) -> None:
         """Make ready what requests travel on; again when the credential's certificate changed."""
@@ -411,27 +422,12 @@ class Client:
         self._connections = (tls, certificate)
 
     async def _ensure_session(self) -> aiohttp.ClientSession:
-        """The aiohttp session of watches and proxied requests, opened on the first one."""
+        """The aiohttp session of proxied requests and watches, opened on the first one."""
         await self._ensure_connections()
         if self._session is not None:
             return self._session
-        import aiohttp  # here, not at import: whole-body requests never need it
-
         assert self._connections is not None
-        tls = self._connections[0]
-        connector = aiohttp.TCPConnector(
-            ssl=tls if tls is not None else True,
-            # Each watch pins a connection for minutes; a pool cap would queue ordinary
-            # requests behind them, so the pool is unbounded.
-            limit=0,
-        )
-        self._session = aiohttp.ClientSession(
-            connector=connector,
-            timeout=aiohttp.ClientTimeout(
-                total=self.config.request_timeout, sock_connect=self.config.connect_timeout
-            ),
-            headers={"User-Agent": self.config.user_agent, "Accept": "application/json"},
-        )
+        self._session = new_session(self.config, self._connections[0])
         return self._session
 
     async def _headers(self, content_type: str | None, accept: str | None) -> CIMultiDict[str]:
