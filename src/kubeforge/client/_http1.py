@@ -35,6 +35,7 @@ from typing import TypeVar
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from kubeforge.client._http1_wire import (
+    READ_BUFFER_SIZE,
     Server,
     not_connected,
     parse_head,
@@ -75,7 +76,7 @@ class _Answer:
         self.until_close = self.length is None and not self.chunked
 
 
-class _Connection(asyncio.Protocol):
+class _Connection(asyncio.BufferedProtocol):
     """One kept-alive connection; ``exchange`` sends a request and awaits its answer."""
 
     def __init__(self) -> None:
@@ -87,14 +88,21 @@ class _Connection(asyncio.Protocol):
         self._waiter: asyncio.Future[_Answer] | None = None
         self._head_only = False
         self._keep_alive = True
+        self._read = memoryview(bytearray(READ_BUFFER_SIZE))
 
     # --- asyncio.Protocol ----------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        # Kept: asking for the running loop per request costs a system call (getpid)
+        # on Python 3.11.
+        self._loop = asyncio.get_running_loop()
 
-    def data_received(self, data: bytes) -> None:
-        self._buffer += data
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._read
+
+    def buffer_updated(self, nbytes: int) -> None:
+        self._buffer += self._read[:nbytes]
         if self._waiter is not None:
             try:
                 self._parse()
@@ -114,7 +122,7 @@ class _Connection(asyncio.Protocol):
 
     async def exchange(self, request: bytes, head_only: bool, timeout: float | None) -> _Answer:
         assert self.transport is not None
-        loop = asyncio.get_running_loop()
+        loop = self._loop
         waiter: asyncio.Future[_Answer] = loop.create_future()
         self._waiter, self._answer, self._head_only = waiter, None, head_only
         self._keep_alive = True

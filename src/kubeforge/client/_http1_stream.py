@@ -31,7 +31,7 @@ from collections.abc import AsyncIterator, Sequence
 from multidict import CIMultiDict, CIMultiDictProxy
 
 from kubeforge.client._http1 import Http1Pool
-from kubeforge.client._http1_wire import parse_head, server_disconnected
+from kubeforge.client._http1_wire import READ_BUFFER_SIZE, parse_head, server_disconnected
 from kubeforge.core.errors import TransportError
 
 __all__ = ["LineStream", "open_stream"]
@@ -40,7 +40,7 @@ _HIGH_WATER = 1 << 20
 _LOW_WATER = 1 << 18
 
 
-class _StreamProtocol(asyncio.Protocol):
+class _StreamProtocol(asyncio.BufferedProtocol):
     """One streamed answer: its head, then its body de-chunked into ``body``."""
 
     def __init__(self) -> None:
@@ -56,16 +56,21 @@ class _StreamProtocol(asyncio.Protocol):
         self._until_close = False
         self._inflate: zlib._Decompress | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._read = memoryview(bytearray(READ_BUFFER_SIZE))
 
     # --- asyncio.Protocol ----------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        self._loop = asyncio.get_running_loop()  # kept: asking costs a getpid() each time
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._read
+
+    def buffer_updated(self, nbytes: int) -> None:
         if self.ended:
             return
-        self._raw += data
+        self._raw += self._read[:nbytes]
         try:
             if self.head is not None and not self.head.done() and not self._parse_head():
                 return
@@ -93,7 +98,7 @@ class _StreamProtocol(asyncio.Protocol):
         """Until more body, the end, or a failure."""
         if self.ended or self.error is not None:
             return
-        self._waiter = asyncio.get_running_loop().create_future()
+        self._waiter = self._loop.create_future()
         try:
             await self._waiter
         finally:
