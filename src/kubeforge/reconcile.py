@@ -16,8 +16,8 @@ The retry contract (controller-runtime's, applied by ``controller.Controller``):
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TypeAlias
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 
 from kubeforge.core.errors import KubeforgeError
 from kubeforge.core.refs import ObjectKey
@@ -37,6 +37,19 @@ class Request:
 
     namespace: str
     name: str
+    # A key is hashed a dozen times on its way through a work queue (dirty set,
+    # processing set, rate limiter, metrics): computed once, not each time.
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.namespace, self.name)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # String hashes differ between processes: a copy computes its own.
+        return (Request, (self.namespace, self.name))
 
     @property
     def key(self) -> ObjectKey:

@@ -240,20 +240,8 @@ class Writer(Generic[T]):
     def apply(self, event: Event[T]) -> list[Change[T]]:
         """Apply one watcher event; return what changed, in order."""
         store = self.store
+        # Live changes first: every watch event is one, a relist only once per object.
         match event:
-            case Init():
-                self._fresh = store._empty_state()
-                return []
-            case InitApply(obj):
-                obj = self._transformed(obj)
-                store._learn_type(obj)
-                data = pack(obj)
-                if self._fresh is None:  # tolerate a stream that skipped Init
-                    self._fresh = store._empty_state()
-                self._fresh.put(key_of(obj), data, obj)
-                return []
-            case InitDone():
-                return self._swap()
             case Apply(obj):
                 obj = self._transformed(obj)
                 key, data = key_of(obj), pack(obj)
@@ -271,6 +259,19 @@ class Writer(Generic[T]):
                         return []
                     store._state.put(key, None, None)
                 return [Change(pack(obj), None, unpack, live=obj)]
+            case InitApply(obj):
+                obj = self._transformed(obj)
+                store._learn_type(obj)
+                data = pack(obj)
+                if self._fresh is None:  # tolerate a stream that skipped Init
+                    self._fresh = store._empty_state()
+                self._fresh.put(key_of(obj), data, obj)
+                return []
+            case Init():
+                self._fresh = store._empty_state()
+                return []
+            case InitDone():
+                return self._swap()
         raise TypeError(f"not a watcher event: {event!r}")
 
     def _transformed(self, obj: T) -> T:

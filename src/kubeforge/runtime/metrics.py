@@ -163,6 +163,8 @@ class ManagerMetrics:
             buckets=REQUEST_DURATION_BUCKETS,
             registry=r,
         )
+        # Each request's two series, found once: labels() costs more than the update.
+        self._request_series: dict[tuple[int | None, str, str], tuple[Counter, Histogram]] = {}
 
     # --- ControllerMetricsProvider ---------------------------------------------------------
 
@@ -176,10 +178,17 @@ class ManagerMetrics:
     # --- RequestObserver -------------------------------------------------------------------
 
     def request_done(self, method: str, host: str, code: int | None, seconds: float) -> None:
-        # client-go's label for a request that got no answer at all.
-        label = str(code) if code is not None else "<error>"
-        self.rest_client_requests.labels(label, method, host).inc()
-        self.rest_client_request_duration.labels(method, host).observe(seconds)
+        series = self._request_series.get((code, method, host))
+        if series is None:
+            # client-go's label for a request that got no answer at all.
+            label = str(code) if code is not None else "<error>"
+            series = self._request_series[code, method, host] = (
+                self.rest_client_requests.labels(label, method, host),
+                self.rest_client_request_duration.labels(method, host),
+            )
+        count, duration = series
+        count.inc()
+        duration.observe(seconds)
 
     # --- leader election -------------------------------------------------------------------
 

@@ -45,7 +45,9 @@ class IdleLimit:
 
     async def next(self, stream: AsyncIterator[T]) -> T:
         """``anext(stream)``, or ``TimeoutError`` once it has waited ``seconds``."""
-        self._task = asyncio.current_task()  # whoever iterates now is who waits
+        # Whoever iterates now is who waits. The loop is named: finding the running one
+        # costs a system call (getpid) per item on Python 3.11.
+        self._task = asyncio.current_task(self._loop)
         self._began = self._loop.time()
         if self._handle is None:
             self._handle = self._loop.call_at(self._began + self._seconds, self._due)
