@@ -98,7 +98,15 @@ async def test_data_sources_mirror_each_other_and_must_agree(api: Api, namespace
 async def test_a_claim_spec_is_immutable_but_for_a_bound_claims_request(
     api: Api, namespace: str
 ) -> None:
-    assert (await api.post(claims_path(namespace), claim("data"))).status == 201
+    # A class that allows expansion: the PersistentVolumeClaimResize plugin asks for one.
+    expandable = {
+        "metadata": {"name": f"grow-{namespace}"},
+        "provisioner": "example.com/disk",
+        "allowVolumeExpansion": True,
+    }
+    assert (await api.post("/apis/storage.k8s.io/v1/storageclasses", expandable)).status == 201
+    body = claim("data", storageClassName=f"grow-{namespace}")
+    assert (await api.post(claims_path(namespace), body)).status == 201
     path = claims_path(namespace, "data")
     grown = await api.patch(path, {"spec": {"resources": {"requests": {"storage": "2Gi"}}}}, MERGE)
     assert grown.status == 422
