@@ -283,3 +283,22 @@ async def test_an_indexed_jobs_last_hostname_must_be_a_dns_label(api: Api, names
         job("a" * 59, completionMode="Indexed", completions=10),
     )
     assert reply.status == 201, reply.body
+
+
+async def test_a_job_or_cronjob_without_a_spec_is_refused_field_by_field(
+    api: Api, namespace: str
+) -> None:
+    # Go decodes a missing spec as the empty struct, defaults it, then names what is missing.
+    bare = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "bare"}}
+    assert await causes(api, namespace, bare) == [
+        ("spec.template.spec.containers", "Required value"),
+        ("spec.template.spec.restartPolicy", 'Required value: valid values: "OnFailure", "Never"'),
+    ]
+    bare = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "bare"}}
+    reply = await api.post(f"/apis/batch/v1/namespaces/{namespace}/cronjobs", bare)
+    assert reply.status == 422
+    assert [c["field"] for c in reply.body["details"]["causes"]] == [
+        "spec.schedule",
+        "spec.jobTemplate.spec.template.spec.containers",
+        "spec.jobTemplate.spec.template.spec.restartPolicy",
+    ]

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeforge.apiserver.builtin.apps.workload import default_pod_template
 from kubeforge.apiserver.builtin.batch.cronjob_rules import cronjob_errors
-from kubeforge.apiserver.builtin.batch.jobdefaults import default_failure_policy
+from kubeforge.apiserver.builtin.batch.jobdefaults import default_template
 from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.podspec.template_warnings import (
@@ -41,7 +40,7 @@ class CronJobStrategy(CatalogStrategy):
     def default(self, obj: dict[str, Any]) -> None:
         spec = spec_of(obj)
         if spec is None:
-            return
+            spec = obj["spec"] = {}  # Go's empty CronJobSpec, refused field by field
         if not spec.get("concurrencyPolicy"):
             spec["concurrencyPolicy"] = "Allow"
         if spec.get("suspend") is None:
@@ -50,10 +49,11 @@ class CronJobStrategy(CatalogStrategy):
             spec["successfulJobsHistoryLimit"] = 3
         if spec.get("failedJobsHistoryLimit") is None:
             spec["failedJobsHistoryLimit"] = 1
-        job = (spec.get("jobTemplate") or {}).get("spec")
-        if isinstance(job, dict):
-            default_pod_template(job.get("template"))
-            default_failure_policy(job)
+        if not isinstance(spec.get("jobTemplate"), dict):
+            spec["jobTemplate"] = {}
+        if not isinstance(spec["jobTemplate"].get("spec"), dict):
+            spec["jobTemplate"]["spec"] = {}
+        default_template(spec["jobTemplate"]["spec"])
 
     def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
         return job_create_warnings(obj, _JOB_SPEC)

@@ -7,7 +7,8 @@ NonIndexed, ``suspend`` false, ``podReplacementPolicy`` (Failed with a pod failu
 policy, else TerminatingOrFailed), ``manualSelector`` false. Both: an ``onPodConditions``
 pattern without a status is ``True``; the pod template gets workload template defaults.
 
-Entry points: ``default_job_spec(spec)``, ``default_failure_policy(spec)``.
+Entry points: ``default_job_spec(spec)``, ``default_template(spec)`` (a job template's),
+``default_failure_policy(spec)``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from kubeforge.apiserver.builtin.apps.workload import default_pod_template
 
-__all__ = ["default_failure_policy", "default_job_spec"]
+__all__ = ["default_failure_policy", "default_job_spec", "default_template"]
 
 _INT32_MAX = 2147483647
 
@@ -50,5 +51,16 @@ def default_job_spec(spec: dict[str, Any]) -> None:
         spec["podReplacementPolicy"] = "Failed" if failed_only else "TerminatingOrFailed"
     if spec.get("manualSelector") is None:
         spec["manualSelector"] = False
+    default_template(spec)
+
+
+def default_template(spec: dict[str, Any]) -> None:
+    """The pod template's defaults; a missing template is Go's empty struct (so its
+    problems are named field by field, as for real)."""
     default_failure_policy(spec)
-    default_pod_template(spec.get("template"))
+    template = spec.get("template")
+    if not isinstance(template, dict):
+        template = spec["template"] = {}
+    if not isinstance(template.get("spec"), dict):
+        template["spec"] = {}
+    default_pod_template(template)

@@ -121,9 +121,9 @@ class JobStrategy(CatalogStrategy):
             meta["labels"] = dict(labels)
 
     def default(self, obj: dict[str, Any]) -> None:
-        spec = spec_of(obj)
-        if spec is not None:
-            default_job_spec(spec)
+        if spec_of(obj) is None:
+            obj["spec"] = {}  # Go's empty JobSpec: defaulted, then refused field by field
+        default_job_spec(obj["spec"])
 
     @staticmethod
     def _generate_selector(obj: dict[str, Any], spec: dict[str, Any]) -> None:
