@@ -21,7 +21,6 @@ Entry point: ``CronJobController(cluster)``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
@@ -34,11 +33,11 @@ from kubeforge.apiserver.controllers.cluster import (
 )
 from kubeforge.apiserver.controllers.cron import most_recent, schedule_text
 from kubeforge.apiserver.controllers.job import finished
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, own_key
 from kubeforge.apiserver.controllers.podcontrol import Retries, terminating_namespace
 from kubeforge.apiserver.controllers.ranking import parse_time
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
+from kubeforge.apiserver.storage.sqlite import ResourceKey
 
 __all__ = ["CronJobController"]
 
@@ -90,15 +89,8 @@ class CronJobController(ControllerLoop):
         super().__init__(cluster)
         self._retries = Retries()
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return frozenset({_CRONJOBS, _JOBS})
-
-    def keys_for(self, event: Event) -> Iterable[Key]:
-        if event.resource == _CRONJOBS:
-            return (key_of(event.object),)
-        if event.resource == _JOBS:
-            return self.owned_keys(event.object, "CronJob")
-        return ()
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        return {_CRONJOBS: own_key, _JOBS: lambda event: self.owned_keys(event.object, "CronJob")}
 
     async def sync(self, key: Key) -> float | None:
         cronjob = self.cluster.get(_CRONJOBS, *key)

@@ -16,12 +16,11 @@ Entry point: ``DaemonSetController(cluster)``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
-from kubeforge.apiserver.controllers.cluster import Cluster, controller_of
+from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.daemonset_pods import daemon_pod, placement
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, key_of, own_key
 from kubeforge.apiserver.controllers.ownership import claim
 from kubeforge.apiserver.controllers.podcontrol import Retries, create_pod, slow_start
 from kubeforge.apiserver.controllers.ranking import is_active, is_available, is_ready
@@ -33,7 +32,7 @@ from kubeforge.apiserver.controllers.revisions import (
 )
 from kubeforge.apiserver.controllers.rollout import surge_and_unavailable
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
+from kubeforge.apiserver.storage.sqlite import ResourceKey
 
 __all__ = ["DaemonSetController"]
 
@@ -72,22 +71,12 @@ class DaemonSetController(ControllerLoop):
         super().__init__(cluster)
         self._retries = Retries()
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return frozenset({_SETS, _NODES, _PODS})
-
-    def keys_for(self, event: Event) -> Iterable[Key]:
-        if event.resource == _SETS:
-            return (key_of(event.object),)
-        if event.resource == _NODES:
-            return [key_of(ds) for ds in self.cluster.list(_SETS)]
-        if event.resource != _PODS:
-            return ()
-        keys = set()
-        for obj in (event.object, event.previous):
-            ref = controller_of(obj) if obj is not None else None
-            if obj is not None and ref is not None and ref.get("kind") == "DaemonSet":
-                keys.add((obj["metadata"].get("namespace") or "", str(ref.get("name"))))
-        return keys
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        return {
+            _SETS: own_key,
+            _NODES: lambda event: [key_of(ds) for ds in self.cluster.list(_SETS)],
+            _PODS: lambda event: self.controllers_of(event, "DaemonSet"),
+        }
 
     async def sync(self, key: Key) -> float | None:
         ds = self.cluster.get(_SETS, *key)

@@ -19,7 +19,7 @@ from typing import Any
 from kubeforge.apiserver.controllers import deployment_status as progress
 from kubeforge.apiserver.controllers import rollout
 from kubeforge.apiserver.controllers.cluster import controller_of, copy
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, key_of, own_key
 from kubeforge.apiserver.controllers.ownership import claim
 from kubeforge.apiserver.meta.labelselector import selector_matches
 from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
@@ -48,22 +48,17 @@ class DeploymentController(ControllerLoop):
     resource = _DEPLOYMENTS
     account = _COMPONENT
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return frozenset({_DEPLOYMENTS, _SETS, _PODS})
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        return {_DEPLOYMENTS: own_key, _SETS: self._set_keys, _PODS: self._pod_keys}
 
-    def keys_for(self, event: Event) -> Iterable[Key]:
-        if event.resource == _DEPLOYMENTS:
-            return (key_of(event.object),)
-        if event.resource == _SETS:
-            keys = set()
-            for obj in (event.object, event.previous):
-                ref = controller_of(obj) if obj is not None else None
-                if obj is not None and ref is not None and ref.get("kind") == "Deployment":
-                    keys.add((obj["metadata"].get("namespace") or "", str(ref.get("name"))))
-            if not keys and controller_of(event.object) is None:
-                keys.update(self._selecting(event.object))
-            return keys
-        if event.resource == _PODS and event.type == "DELETED":
+    def _set_keys(self, event: Event) -> Iterable[Key]:
+        keys = self.controllers_of(event, "Deployment")
+        if not keys and controller_of(event.object) is None:
+            keys.update(self._selecting(event.object))
+        return keys
+
+    def _pod_keys(self, event: Event) -> Iterable[Key]:
+        if event.type == "DELETED":
             return self._recreating(event.object)  # Recreate waits for old pods to go
         return ()
 

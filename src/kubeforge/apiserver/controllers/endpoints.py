@@ -14,29 +14,25 @@ the EndpointSlice controller.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, key_of, own_key
 from kubeforge.apiserver.controllers.ranking import is_ready
 from kubeforge.apiserver.meta.labelselector import selector_matches
 from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = [
-    "SERVICE_EVENTS",
     "EndpointsController",
     "located",
     "resolve_ports",
-    "service_keys",
+    "service_mappers",
     "service_pods",
 ]
 
 _SERVICES = ("", "services")
 _ENDPOINTS = ("", "endpoints")
 _PODS = ("", "pods")
-SERVICE_EVENTS: frozenset[ResourceKey] = frozenset({_SERVICES, _PODS})
-"""The resources whose events ``service_keys`` reads."""
 _TRIGGER = "endpoints.kubernetes.io/last-change-trigger-time"
 
 
@@ -77,27 +73,28 @@ def resolve_ports(service: dict[str, Any], pod: dict[str, Any]) -> list[dict[str
     return ports
 
 
-def service_keys(cluster: Cluster, event: Event) -> list[Key]:
-    """The Services a storage event may change the endpoints of."""
-    if event.resource == _SERVICES:
-        return [key_of(event.object)]
-    if event.resource != _PODS:
-        return []
-    namespace = event.object["metadata"].get("namespace") or ""
-    labels = [
-        (obj["metadata"].get("labels") or {})
-        for obj in (event.object, event.previous)
-        if obj is not None
-    ]
-    return [
-        key_of(service)
-        for service in cluster.list(_SERVICES, namespace)
-        if (service.get("spec") or {}).get("selector")
-        and any(
-            selector_matches({"matchLabels": service["spec"]["selector"]}, label)
-            for label in labels
-        )
-    ]
+def service_mappers(cluster: Cluster) -> dict[ResourceKey, KeyMapper]:
+    """The Services a storage event may change the endpoints of: a Service's own, and
+    those selecting a pod's labels before or after its write."""
+
+    def pod_keys(event: Event) -> list[Key]:
+        namespace = event.object["metadata"].get("namespace") or ""
+        labels = [
+            (obj["metadata"].get("labels") or {})
+            for obj in (event.object, event.previous)
+            if obj is not None
+        ]
+        return [
+            key_of(service)
+            for service in cluster.list(_SERVICES, namespace)
+            if (service.get("spec") or {}).get("selector")
+            and any(
+                selector_matches({"matchLabels": service["spec"]["selector"]}, label)
+                for label in labels
+            )
+        ]
+
+    return {_SERVICES: own_key, _PODS: pod_keys}
 
 
 def located(pod: dict[str, Any], entry: dict[str, Any]) -> dict[str, Any]:
@@ -122,11 +119,8 @@ class EndpointsController(ControllerLoop):
     resource = _SERVICES
     account = "endpoint-controller"
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return SERVICE_EVENTS
-
-    def keys_for(self, event: Event) -> Iterable[Key]:
-        return service_keys(self.cluster, event)
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        return service_mappers(self.cluster)
 
     async def sync(self, key: Key) -> float | None:
         service = self.cluster.get(_SERVICES, *key)

@@ -13,7 +13,6 @@ Entry point: ``EndpointSliceController(cluster)``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import (
@@ -21,15 +20,14 @@ from kubeforge.apiserver.controllers.cluster import (
     owner_reference,
 )
 from kubeforge.apiserver.controllers.endpoints import (
-    SERVICE_EVENTS,
     located,
     resolve_ports,
-    service_keys,
+    service_mappers,
     service_pods,
 )
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper
 from kubeforge.apiserver.controllers.ranking import is_ready
-from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
+from kubeforge.apiserver.storage.sqlite import ResourceKey
 
 __all__ = ["EndpointSliceController"]
 
@@ -56,13 +54,9 @@ class EndpointSliceController(ControllerLoop):
     resource = _SERVICES
     account = "endpointslice-controller"
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return SERVICE_EVENTS | {_SLICES}
-
-    def keys_for(self, event: Event) -> Iterable[Key]:
-        if event.resource == _SLICES:
-            return self.owned_keys(event.object, "Service")
-        return service_keys(self.cluster, event)
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        owner: KeyMapper = lambda event: self.owned_keys(event.object, "Service")  # noqa: E731
+        return {**service_mappers(self.cluster), _SLICES: owner}
 
     async def sync(self, key: Key) -> float | None:
         service = self.cluster.get(_SERVICES, *key)

@@ -21,7 +21,6 @@ Entry point: ``JobController(cluster)``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers import job_rules as rules
@@ -34,11 +33,11 @@ from kubeforge.apiserver.controllers.job_backoff import (
     remaining,
 )
 from kubeforge.apiserver.controllers.job_pods import job_pod, last_failed_per_index
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, own_key
 from kubeforge.apiserver.controllers.ownership import claim
 from kubeforge.apiserver.controllers.podcontrol import Retries, create_pod, slow_start
 from kubeforge.apiserver.controllers.ranking import is_active, is_ready, parse_time
-from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
+from kubeforge.apiserver.storage.sqlite import ResourceKey
 
 __all__ = ["JobController", "finished"]
 
@@ -69,15 +68,8 @@ class JobController(ControllerLoop):
         self._backoff = BackoffStore()
         self._retries = Retries()
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return frozenset({_JOBS, _PODS})
-
-    def keys_for(self, event: Event) -> Iterable[Key]:
-        if event.resource == _JOBS:
-            return (key_of(event.object),)
-        if event.resource == _PODS:
-            return self.owned_keys(event.object, "Job")
-        return ()
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        return {_JOBS: own_key, _PODS: lambda event: self.owned_keys(event.object, "Job")}
 
     async def sync(self, key: Key) -> float | None:
         job = self.cluster.get(_JOBS, *key)

@@ -26,7 +26,7 @@ from kubeforge.apiserver.controllers.behaviour import behaviour_of
 from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.containerrun import ContainerRun
 from kubeforge.apiserver.controllers.heartbeat import kubelet_stopped
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, key_of
 from kubeforge.apiserver.controllers.nodes import NodeSpec, PodAddresses
 from kubeforge.apiserver.controllers.podworker import PodWorker
 from kubeforge.apiserver.controllers.statusmanager import StatusManager
@@ -66,26 +66,36 @@ class Kubelets(ControllerLoop):
         super().stop()
         self._statuses.stop()
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return frozenset({_NODES, _PODS})
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        return {_NODES: self._node_keys, _PODS: self._pod_keys}
 
-    def keys_for(self, event: Event) -> list[Key]:
-        if event.resource == _NODES and event.object["metadata"]["name"] in self._nodes:
-            return self._pods_on(event.object["metadata"]["name"])  # a kubelet may be back
-        if event.resource != _PODS:
-            return []
-        meta = event.object["metadata"]
-        self._place(key_of(event.object), event.object, gone=event.type == "DELETED")
-        if event.previous is not None:
-            self._addresses.track(event.previous, gone=True)  # its IP may have changed
-        self._addresses.track(event.object, gone=event.type == "DELETED")
+    def _node_keys(self, event: Event) -> list[Key]:
+        name = event.object["metadata"]["name"]
+        return self._pods_on(name) if name in self._nodes else []  # a kubelet may be back
+
+    def _pod_keys(self, event: Event) -> list[Key]:
+        pod, previous = event.object, event.previous
+        meta = pod["metadata"]
+        self._place(key_of(pod), pod, gone=event.type == "DELETED")
+        if previous is not None and _pod_ip(previous) != _pod_ip(pod):
+            self._addresses.track(previous, gone=True)
+        self._addresses.track(pod, gone=event.type == "DELETED")
         if event.type == "DELETED":
             self._workers.pop(meta.get("uid", ""), None)
             self._removing.discard(meta.get("uid", ""))
             return []
-        if (event.object.get("spec") or {}).get("nodeName") in self._nodes:
-            return [(meta.get("namespace") or "", meta["name"])]
-        return []
+        if (pod.get("spec") or {}).get("nodeName") not in self._nodes:
+            return []
+        if (
+            previous is not None
+            and meta.get("uid", "") in self._workers
+            and not meta.get("deletionTimestamp")
+            and previous.get("spec") == pod.get("spec")
+        ):
+            # Its worker's own timer wakes it: a status write (most often the worker's
+            # own) changes nothing it acts on; a new spec or a deletion does.
+            return []
+        return [(meta.get("namespace") or "", meta["name"])]
 
     def sync(self, key: Key) -> float | None:
         pod = self.cluster.get(_PODS, *key)
@@ -183,3 +193,7 @@ class Kubelets(ControllerLoop):
         ]
         status["qosClass"] = status.get("qosClass") or pod_qos_class(current.get("spec") or {})
         self._statuses.send(spec.name, body)
+
+
+def _pod_ip(pod: dict[str, Any]) -> Any:
+    return (pod.get("status") or {}).get("podIP")

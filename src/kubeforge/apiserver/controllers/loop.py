@@ -26,7 +26,7 @@ from kubeforge.apiserver.registry.served import Registry
 from kubeforge.apiserver.storage.journal import ResourceKey
 from kubeforge.apiserver.storage.sqlite import Event
 
-__all__ = ["ControllerLoop", "Key", "KeyedLoop", "StorageLoop", "key_of"]
+__all__ = ["ControllerLoop", "Key", "KeyMapper", "KeyedLoop", "StorageLoop", "key_of", "own_key"]
 
 log = logging.getLogger("kubeforge.apiserver.controllers")
 
@@ -99,6 +99,9 @@ class StorageLoop:
 Key = tuple[str, str]
 """``(namespace, name)`` of the object a keyed loop reconciles."""
 
+KeyMapper = Callable[[Event], Iterable[Key]]
+"""The keys one storage event of a resource concerns."""
+
 _RETRY_CONFLICT = 0.05
 _RETRY_FAILURE = 1.0
 
@@ -106,7 +109,8 @@ _RETRY_FAILURE = 1.0
 class KeyedLoop:
     """The informer-and-workqueue shape of a kube-controller-manager controller, in-process.
 
-    Subclasses map storage events to keys (``keys_for``) and reconcile one key at a time
+    Subclasses map storage events to keys (``key_mappers``: per resource heard, the keys
+    one of its events concerns) and reconcile one key at a time
     (``sync``), which may ask to be called again after some seconds (its return value):
     the level-triggered loop of the real controllers, with ``requeue_after``. A key is
     queued once however many events name it; a sync that meets a conflict or a racing
@@ -146,16 +150,29 @@ class KeyedLoop:
             task.cancel()
         self._waiting.clear()
 
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        """Per resource this loop hears, the keys one of its events concerns. The storage
+        calls the loop for these resources alone (``watched``), so what it maps and what it
+        hears cannot disagree. By default: ``resource``, each object its own key."""
+        return {self.resource: own_key}
+
     def watched(self) -> frozenset[ResourceKey] | None:
-        """The resources whose events ``keys_for`` reads (None: any): the storage calls this
-        loop for those alone. A subclass that overrides ``keys_for`` names them here."""
-        return frozenset({self.resource}) if type(self).keys_for is KeyedLoop.keys_for else None
+        """The resources whose events the loop reads (None: any): those of
+        ``key_mappers``, unless a subclass reads events in a ``keys_for`` of its own."""
+        if type(self).keys_for is not KeyedLoop.keys_for:
+            return None
+        return frozenset(self._mappers())
 
     def keys_for(self, event: Event) -> Iterable[Key]:
-        """Keys an event concerns; by default the event's own object if it is a key."""
-        if event.resource == self.resource:
-            return (key_of(event.object),)
-        return ()
+        """Keys an event concerns: what its resource's mapper says."""
+        mapper = self._mappers().get(event.resource)
+        return mapper(event) if mapper is not None else ()
+
+    def _mappers(self) -> dict[ResourceKey, KeyMapper]:
+        mappers: dict[ResourceKey, KeyMapper] | None = self.__dict__.get("_key_mappers")
+        if mappers is None:
+            mappers = self.__dict__["_key_mappers"] = self.key_mappers()
+        return mappers
 
     def sync(self, key: Key) -> float | Coroutine[Any, Any, float | None] | None:
         """Reconcile ``key``; return seconds after which to look again, or None (or a
@@ -225,6 +242,11 @@ def key_of(obj: dict[str, Any]) -> Key:
     return (meta.get("namespace") or "", meta["name"])
 
 
+def own_key(event: Event) -> tuple[Key]:
+    """The key of the event's object: a loop's mapper for the kind it reconciles."""
+    return (key_of(event.object),)
+
+
 class ControllerLoop(KeyedLoop):
     """A ``KeyedLoop`` of the simulated control plane: reads go through ``self.cluster``,
     writes through ``self.api`` as the ServiceAccount ``account`` (admission sees them);
@@ -237,6 +259,15 @@ class ControllerLoop(KeyedLoop):
         super().__init__(cluster.engine, cluster.registry)
         self.cluster = cluster
         self.api = ControllerRequests(cluster, controller_user(self.account))
+
+    @staticmethod
+    def controllers_of(event: Event, kind: str) -> set[Key]:
+        """The keys of the ``kind`` controllers of the event's object, before and after."""
+        keys = set()
+        for obj in (event.object, event.previous):
+            if obj is not None:
+                keys.update(ControllerLoop.owned_keys(obj, kind))
+        return keys
 
     @staticmethod
     def owned_keys(obj: dict[str, Any] | None, kind: str) -> list[Key]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
 from kubeforge.apiserver.controllers.heartbeat import HeartbeatTiming
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, key_of
 from kubeforge.apiserver.controllers.nodehealth import NodeHealth
 from kubeforge.apiserver.controllers.ranking import is_active
 from kubeforge.apiserver.controllers.scheduling import toleration_matches
@@ -89,22 +89,25 @@ class NodeLifecycle(ControllerLoop):
         self._scheduled: dict[str, dict[str, float]] = {}
         """Per node, when each pod's eviction was scheduled (pod uid -> wall time)."""
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return frozenset({_NODES, _LEASES, _PODS})
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        return {_NODES: self._node_keys, _LEASES: self._lease_keys, _PODS: self._pod_keys}
 
-    def keys_for(self, event: Event) -> Iterable[Key]:
-        if event.resource == _NODES:
-            if event.type == "DELETED":
-                self._health.forget(event.object["metadata"]["name"])
-            return (key_of(event.object),)
-        if event.resource == _LEASES and event.object["metadata"].get("namespace") == (
-            "kube-node-lease"
-        ):
+    def _node_keys(self, event: Event) -> Iterable[Key]:
+        if event.type == "DELETED":
+            self._health.forget(event.object["metadata"]["name"])
+        return (key_of(event.object),)
+
+    @staticmethod
+    def _lease_keys(event: Event) -> Iterable[Key]:
+        if event.object["metadata"].get("namespace") == "kube-node-lease":
             return (("", event.object["metadata"]["name"]),)
-        if event.resource == _PODS and event.type != "DELETED":
-            node = (event.object.get("spec") or {}).get("nodeName")
-            if node:
-                return (("", str(node)),)
+        return ()
+
+    @staticmethod
+    def _pod_keys(event: Event) -> Iterable[Key]:
+        node = (event.object.get("spec") or {}).get("nodeName")
+        if event.type != "DELETED" and node:
+            return (("", str(node)),)
         return ()
 
     async def sync(self, key: Key) -> float | None:

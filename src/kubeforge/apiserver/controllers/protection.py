@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import copy
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, own_key
 from kubeforge.apiserver.controllers.volumes import claims_of
 from kubeforge.apiserver.storage.journal import ResourceKey
 from kubeforge.apiserver.storage.sqlite import Event
@@ -62,14 +62,11 @@ class ClaimProtection(_Protection):
     account = "pvc-protection-controller"
     finalizer = PVC_FINALIZER
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return frozenset({_CLAIMS, _PODS})
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        return {_CLAIMS: own_key, _PODS: self._pod_keys}
 
-    def keys_for(self, event: Event) -> Iterable[Key]:
-        if event.resource == _CLAIMS:
-            return (key_of(event.object),)
-        if event.resource != _PODS:
-            return ()
+    @staticmethod
+    def _pod_keys(event: Event) -> Iterable[Key]:
         pod = event.object
         # only a pod going away, ending or not yet on a node can free a claim
         ended = (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import Cluster, controller_of, copy, owner_reference
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, key_of, own_key
 from kubeforge.apiserver.controllers.ownership import claim, controlled_by
 from kubeforge.apiserver.controllers.podcontrol import (
     BURST_REPLICAS,
@@ -79,21 +79,11 @@ class _ReplicaController(ControllerLoop):
     def selector(self, owner: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return frozenset({self.resource, _PODS})
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        return {self.resource: own_key, _PODS: self._pod_keys}
 
-    def keys_for(self, event: Event) -> Iterable[Key]:
-        if event.resource == self.resource:
-            return (key_of(event.object),)
-        if event.resource != _PODS:
-            return ()
-        keys = set()
-        for obj in (event.object, event.previous):
-            if obj is None:
-                continue
-            ref = controller_of(obj)
-            if ref is not None and ref.get("kind") == self.kind_name:
-                keys.add((obj["metadata"].get("namespace") or "", str(ref.get("name"))))
+    def _pod_keys(self, event: Event) -> Iterable[Key]:
+        keys = self.controllers_of(event, self.kind_name)
         if not keys and controller_of(event.object) is None and event.type != "DELETED":
             keys.update(self._selecting(event.object))  # an orphan someone may adopt
         return keys

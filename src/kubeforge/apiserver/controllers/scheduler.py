@@ -37,7 +37,7 @@ from typing import Any
 from kubeforge.apiserver.controllers.admitting import SCHEDULER
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
 from kubeforge.apiserver.controllers.feasible import NodeSearch, NodeSnapshot
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, key_of
 from kubeforge.apiserver.controllers.nodeinfo import PodIndex, is_waiting
 from kubeforge.apiserver.controllers.nodes import quantity
 from kubeforge.apiserver.controllers.placement import Placement
@@ -81,23 +81,24 @@ class Scheduler(ControllerLoop):
         self._index.load(self.cluster.list(_PODS))
         super().start()
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return frozenset({_PODS, _NODES, _CLAIMS})
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        return {
+            _PODS: self._pod_keys,
+            _NODES: self._node_keys,
+            _CLAIMS: lambda event: self._index.waiting_keys(),
+        }
 
-    def keys_for(self, event: Event) -> Iterable[Key]:
-        if event.resource == _PODS:
-            self._index.observe(event)
-            if event.type != "DELETED" and is_waiting(event.object):
-                return (key_of(event.object),)
-            if event.type == "DELETED" or _finished(event.object):
-                return self._index.waiting_keys()  # room was made
-            return ()
-        if event.resource == _NODES:
-            self._snapshot.changed()
-            return self._index.waiting_keys()
-        if event.resource == _CLAIMS:
-            return self._index.waiting_keys()
+    def _pod_keys(self, event: Event) -> Iterable[Key]:
+        self._index.observe(event)
+        if event.type != "DELETED" and is_waiting(event.object):
+            return (key_of(event.object),)
+        if event.type == "DELETED" or _finished(event.object):
+            return self._index.waiting_keys()  # room was made
         return ()
+
+    def _node_keys(self, event: Event) -> Iterable[Key]:
+        self._snapshot.changed()
+        return self._index.waiting_keys()
 
     async def sync(self, key: Key) -> float | None:
         pod = self.cluster.get(_PODS, *key)

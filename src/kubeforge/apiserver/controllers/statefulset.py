@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import Cluster, controller_of
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, key_of, own_key
 from kubeforge.apiserver.controllers.ownership import claim, controlled_by
 from kubeforge.apiserver.controllers.podcontrol import Retries
 from kubeforge.apiserver.controllers.ranking import is_available, is_ready, ready_since
@@ -68,19 +68,11 @@ class StatefulSetController(ControllerLoop):
         super().__init__(cluster)
         self._retries = Retries()
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return frozenset({_SETS, _PODS})
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        return {_SETS: own_key, _PODS: self._pod_keys}
 
-    def keys_for(self, event: Event) -> Iterable[Key]:
-        if event.resource == _SETS:
-            return (key_of(event.object),)
-        if event.resource != _PODS:
-            return ()
-        keys = set()
-        for obj in (event.object, event.previous):
-            ref = controller_of(obj) if obj is not None else None
-            if obj is not None and ref is not None and ref.get("kind") == "StatefulSet":
-                keys.add((obj["metadata"].get("namespace") or "", str(ref.get("name"))))
+    def _pod_keys(self, event: Event) -> Iterable[Key]:
+        keys = self.controllers_of(event, "StatefulSet")
         if not keys and controller_of(event.object) is None and event.type != "DELETED":
             namespace = event.object["metadata"].get("namespace") or ""
             labels = event.object["metadata"].get("labels") or {}

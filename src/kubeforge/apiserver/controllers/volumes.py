@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
-from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, key_of
+from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, key_of, own_key
 from kubeforge.apiserver.controllers.nodes import quantity
 from kubeforge.apiserver.controllers.provisioner import (
     DEFAULT_CLASS,
@@ -125,23 +125,30 @@ class VolumeBinder(ControllerLoop):
         for volume in self.cluster.list(_VOLUMES):
             self.enqueue(("", volume["metadata"]["name"]))
 
-    def watched(self) -> frozenset[ResourceKey]:
-        return frozenset({_CLAIMS, _VOLUMES, _PODS, _CLASSES})
+    def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
+        return {
+            _CLAIMS: own_key,
+            _VOLUMES: self._volume_keys,
+            _PODS: self._pod_keys,
+            _CLASSES: self._class_keys,
+        }
 
-    def keys_for(self, event: Event) -> Iterable[Key]:
-        if event.resource == _CLAIMS:
-            return (key_of(event.object),)
-        if event.resource == _VOLUMES:
-            keys = [("", str(event.object["metadata"]["name"]))]
-            ref = _spec(event.object).get("claimRef") or {}
-            if ref.get("namespace") and ref.get("name"):
-                keys.append((str(ref["namespace"]), str(ref["name"])))
-            return keys
-        if event.resource == _PODS and _spec(event.object).get("nodeName"):
+    def _class_keys(self, event: Event) -> Iterable[Key]:
+        return [key_of(c) for c in self.cluster.list(_CLAIMS) if not _bound(c)]
+
+    @staticmethod
+    def _volume_keys(event: Event) -> Iterable[Key]:
+        keys = [("", str(event.object["metadata"]["name"]))]
+        ref = _spec(event.object).get("claimRef") or {}
+        if ref.get("namespace") and ref.get("name"):
+            keys.append((str(ref["namespace"]), str(ref["name"])))
+        return keys
+
+    @staticmethod
+    def _pod_keys(event: Event) -> Iterable[Key]:
+        if _spec(event.object).get("nodeName"):
             namespace = event.object["metadata"].get("namespace") or ""
             return [(namespace, name) for name in claims_of(event.object)]
-        if event.resource == _CLASSES:
-            return [key_of(c) for c in self.cluster.list(_CLAIMS) if not _bound(c)]
         return ()
 
     async def sync(self, key: Key) -> float | None:
