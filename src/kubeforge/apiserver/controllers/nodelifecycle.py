@@ -103,11 +103,16 @@ class NodeLifecycle(ControllerLoop):
             return (("", event.object["metadata"]["name"]),)
         return ()
 
-    @staticmethod
-    def _pod_keys(event: Event) -> Iterable[Key]:
-        node = (event.object.get("spec") or {}).get("nodeName")
-        if event.type != "DELETED" and node:
-            return (("", str(node)),)
+    def _pod_keys(self, event: Event) -> Iterable[Key]:
+        """A pod's node, when the pod may have to leave it: only a ``NoExecute`` taint
+        evicts (the node's health and taints follow its own events and timers)."""
+        name = (event.object.get("spec") or {}).get("nodeName")
+        if event.type == "DELETED" or not name:
+            return ()
+        node = self.cluster.get(_NODES, "", str(name)) or {}
+        taints = (node.get("spec") or {}).get("taints") or []
+        if any(t.get("effect") == "NoExecute" for t in taints if isinstance(t, dict)):
+            return (("", str(name)),)
         return ()
 
     async def sync(self, key: Key) -> float | None:
