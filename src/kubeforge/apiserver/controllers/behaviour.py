@@ -53,9 +53,15 @@ class Behaviour:
         return "Completed" if self.exit_code == 0 else "Error"
 
 
+_RUNS = Behaviour()
+"""What a pod with no ``kubeforge.dev/`` annotation and no Job over it does."""
+
+
 def behaviour_of(pod: dict[str, Any], job_run_time: float) -> Behaviour:
-    chosen = _chosen(pod, job_run_time)
     annotations = pod["metadata"].get("annotations") or {}
+    if not any(key.startswith(PREFIX) for key in annotations) and not _owned_by_job(pod):
+        return _RUNS
+    chosen = _chosen(pod, job_run_time)
     failing = _seconds(annotations.get(PREFIX + "liveness-fails-after"))
     init_code = _integer(annotations.get(PREFIX + "init-exit-code")) or 0
     return replace(chosen, liveness_fails_after=failing, init_exit_code=init_code)

@@ -69,7 +69,7 @@ class NodeSpec:
     taints: tuple[dict[str, Any], ...] = ()
     capacity: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CAPACITY))
 
-    @property
+    @functools.cached_property
     def host_ip(self) -> str:
         return str(_FIRST_HOST_IP + self.index)
 

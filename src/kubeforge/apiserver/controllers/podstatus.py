@@ -14,6 +14,7 @@ Entry points: ``conditions(pod, now, phase, runs, sandbox=...)``,
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import Any
 
@@ -28,6 +29,7 @@ __all__ = [
 ]
 
 
+@functools.lru_cache(maxsize=1024)
 def image_ref(image: str) -> tuple[str, str]:
     """``(image, imageID)`` as containerd reports them for what a pod spec names."""
     reference = image.split("@")[0]
