@@ -6,12 +6,13 @@ never around it. Writes are "trusted" where the real component writes a subresou
 this server does not expose (a scheduler's ``binding``).
 
 Entry point: ``Cluster(engine, registry)``; ``record(obj, type, reason, message, ...)``
-writes a ``v1`` Event as client-go's recorder does (``<name>.<hex>``, involvedObject,
-source, first/last timestamps, count); the same Event again (same source, object, type,
-reason and message) raises the recorded one's ``count`` and ``lastTimestamp`` instead,
-as its ``EventCorrelator`` does. Both go through ``admission`` as the component's user
-when a webhook or policy wants Events: then they are written a moment later, as
-client-go's broadcaster writes them, never holding up the caller.
+writes a ``v1`` Event as client-go's recorder does (``<name>.<nanoseconds in hex>``,
+involvedObject, source, first/last timestamps, count); the same Event again (same
+source, object, type, reason and message) raises the recorded one's ``count`` and
+``lastTimestamp`` instead, as its ``EventCorrelator`` does. Both go through
+``admission`` as the component's user when a webhook or policy wants Events: then they
+are written a moment later, as client-go's broadcaster writes them, never holding up
+the caller.
 
 These synchronous writes skip the admission webhooks and policies; a controller whose
 writes must pass them uses ``requests.ControllerRequests`` over this ``Cluster``.
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import time
 from collections import OrderedDict
 from typing import Any
@@ -56,6 +56,7 @@ class Cluster:
         self.admission: Admitting | None = None
         """The webhooks and policies around the controllers' writes (set by the server)."""
         self._sending: set[asyncio.Task[None]] = set()
+        self._last_stamp = 0
 
     def wall_time(self) -> float:
         return self.engine.wall_clock()
@@ -179,7 +180,7 @@ class Cluster:
         event: dict[str, Any] = {
             "apiVersion": "v1",
             "kind": "Event",
-            "metadata": {"name": f"{meta['name']}.{secrets.token_hex(8)}", "namespace": namespace},
+            "metadata": {"name": f"{meta['name']}.{self._stamp():x}", "namespace": namespace},
             "involvedObject": {k: v for k, v in involved.items() if v},
             "reason": reason,
             "message": message,
@@ -202,6 +203,12 @@ class Cluster:
         # A terminating namespace refuses Events; the real recorder drops them too.
         with contextlib.suppress(StatusError):
             self._remember(key, self.create(_EVENTS, namespace, event))
+
+    def _stamp(self) -> int:
+        """An Event's name suffix: client-go's recorder names an Event ``<object>.<the
+        time in nanoseconds, hex>``; two Events in the same nanosecond get one apart."""
+        self._last_stamp = max(time.time_ns(), self._last_stamp + 1)
+        return self._last_stamp
 
     def _admitted(
         self, operation: str, key: tuple[Any, ...], namespace: str, event: dict[str, Any]
