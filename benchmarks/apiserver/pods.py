@@ -5,7 +5,10 @@ Each size gets a fresh ``kubeforge apiserver`` process with a data directory (du
 writes) and one simulated node per 100 pods, and ``measure_pod_creates`` of ``_pods``:
 ``size`` creates, 64 in flight, while the scheduler and kubelets bind and start every pod
 on the same server. The figure that survives a loaded machine is the server's CPU per
-create (from ``/proc``): pods/s on one free core is its inverse. ``--base-src`` names
+create (from ``/proc``): pods/s on one free core is its inverse. Binding and starting
+the pods may go on after the last create; so the run then waits until the server's CPU
+goes quiet and also reports all it did per pod until then, and how long after the last
+create that was (the control plane's lag behind the creates). ``--base-src`` names
 another checkout's ``src`` directory (by default that of the checkout ``$KF_BENCH_BASE``
 names, as the other phases take it; say a ``git worktree`` of the commit before a
 change): each size (or each of ``--base-sizes``) then also runs on a server started
@@ -60,7 +63,9 @@ async def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
                 f"{row['server']:>4} {size:>6,} pods: server CPU "
                 f"{row['server_cpu_us_per_create']:,.0f} us per create "
                 f"({row['pods_per_second_one_core']:,.0f}/s on one core), "
-                f"{row['creates_per_second']:,.0f} creates/s here",
+                f"{row['creates_per_second']:,.0f} creates/s here; "
+                f"{row['server_cpu_us_per_pod_settled']:,.0f} us per pod until settled "
+                f"({row['settle_seconds']:.1f} s after the last create)",
                 flush=True,
             )
     return rows
@@ -87,7 +92,16 @@ def main(argv: list[str] | None = None) -> int:
     clean_exit_on_sigterm()
     env = environment("benchmarks.apiserver.pods", argv)
     rows = asyncio.run(measure(args))
-    headers = ["server", "pods", "nodes", "server CPU us/create", "pods/s one core", "load"]
+    headers = [
+        "server",
+        "pods",
+        "nodes",
+        "server CPU us/create",
+        "pods/s one core",
+        "us/pod settled",
+        "settle s",
+        "load",
+    ]
     print_table(
         headers,
         [
@@ -97,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
                 r["nodes"],
                 r["server_cpu_us_per_create"],
                 r["pods_per_second_one_core"],
+                r["server_cpu_us_per_pod_settled"],
+                r["settle_seconds"],
                 r["load_average"],
             ]
             for r in rows
