@@ -5,6 +5,7 @@ bookmarks that move past changes the watcher does not see."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -197,20 +198,29 @@ async def test_bookmarks_move_past_changes_the_watcher_does_not_see(
     async with await open_api(server) as session:
         api = Api(server, session)
         start = (await api.get(path)).body["metadata"]["resourceVersion"]
-        written = (await api.post(path, configmap("unseen"))).body["metadata"]["resourceVersion"]
-        events = await _take(
-            api.watch(
-                path,
-                resourceVersion=start,
-                labelSelector="never=matches",
-                allowWatchBookmarks="true",
-                timeoutSeconds="10",
-            ),
-            1,
+        marker = configmap("seen")
+        marker["metadata"]["labels"] = {"app": "seen"}
+        await api.post(path, marker)
+        events: list[dict[str, Any]] = []
+        written = ""
+        stream = api.watch(
+            path,
+            resourceVersion=start,
+            labelSelector="app=seen",
+            allowWatchBookmarks="true",
+            timeoutSeconds="10",
         )
-    assert events[0]["type"] == "BOOKMARK"
-    assert events[0]["object"]["kind"] == "ConfigMap"
-    assert int(events[0]["object"]["metadata"]["resourceVersion"]) >= int(written)
+        async with contextlib.aclosing(stream):
+            async for event in stream:
+                events.append(event)
+                if event["type"] != "ADDED":
+                    break
+                # The watch is open: a change it does not see.
+                reply = await api.post(path, configmap("unseen"))
+                written = reply.body["metadata"]["resourceVersion"]
+    assert [e["type"] for e in events] == ["ADDED", "BOOKMARK"]
+    assert events[1]["object"]["kind"] == "ConfigMap"
+    assert int(events[1]["object"]["metadata"]["resourceVersion"]) >= int(written)
 
 
 async def test_pages_across_namespaces_and_with_selectors_visit_each_object_once(

@@ -87,21 +87,70 @@ async def test_a_single_object_watch_by_field_selector_sees_only_that_object(
     assert _summary(events) == [("ADDED", "mine")]
 
 
-async def test_timeout_seconds_ends_the_stream_with_a_final_bookmark(
+async def test_a_watch_of_two_seconds_or_less_gets_no_bookmark_and_ends_cleanly(
     api: Api, namespace: str
 ) -> None:
+    # 1.32's watch cache sends the last bookmark 2 s before the deadline, none at the end.
     path = f"/api/v1/namespaces/{namespace}/configmaps"
-    current = (await api.get(path)).body["metadata"]["resourceVersion"]
+    start = (await api.get(path)).body["metadata"]["resourceVersion"]
+    await api.post(path, configmap("seen"))
     events = [
         e
         async for e in api.watch(
-            path, resourceVersion=current, timeoutSeconds="1", allowWatchBookmarks="true"
+            path, resourceVersion=start, timeoutSeconds="1", allowWatchBookmarks="true"
         )
     ]
-    assert [e["type"] for e in events] == ["BOOKMARK"]
-    bookmark = events[0]["object"]
+    assert _summary(events) == [("ADDED", "seen")]
+
+
+async def test_the_last_bookmark_comes_before_the_timeout_and_the_stream_goes_on_after_it(
+    api: Api, namespace: str
+) -> None:
+    # This server sends periodic bookmarks a minute apart (1.32's watch cache), so the only
+    # one a 6-second watch gets is the one due 2 s before its deadline, once something
+    # changed past the version it started from; the stream goes on after it (with the
+    # write made once it came) and ends without another.
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    start = (await api.get(path)).body["metadata"]["resourceVersion"]
+    await api.post(path, configmap("first"))
+    events = []
+    async for event in api.watch(
+        path, resourceVersion=start, timeoutSeconds="6", allowWatchBookmarks="true"
+    ):
+        events.append(event)
+        name = event["object"]["metadata"].get("name")
+        if name == "first":  # the watch is open: this write is past where it started
+            await api.post(path, configmap("second"))
+        if event["type"] == "BOOKMARK":
+            await api.post(path, configmap("after"))
+    assert _summary(events) == [
+        ("ADDED", "first"),
+        ("ADDED", "second"),
+        ("BOOKMARK", ""),
+        ("ADDED", "after"),
+    ]
+    bookmark = events[2]["object"]
     assert bookmark["kind"] == "ConfigMap"
-    assert int(bookmark["metadata"]["resourceVersion"]) >= int(current)
+    second = events[1]["object"]["metadata"]["resourceVersion"]
+    assert int(bookmark["metadata"]["resourceVersion"]) >= int(second)
+
+
+async def test_no_bookmark_is_sent_while_nothing_changed_past_the_watched_version(
+    kube_apiserver_factory: Callable[..., LocalApiServer],
+) -> None:
+    # The watch cache sends a bookmark only with a resourceVersion newer than the watch's;
+    # without the control plane nothing else writes meanwhile.
+    server = kube_apiserver_factory(extra_args=["--bookmark-interval", "0.1", "--no-simulate-node"])
+    path = "/api/v1/namespaces/default/configmaps"
+    async with await open_api(server) as session:
+        api = Api(server, session)
+        stream = api.watch(
+            path, labelSelector="never=matches", allowWatchBookmarks="true", timeoutSeconds="30"
+        )
+        opened = asyncio.create_task(_collect(stream, 1))
+        await asyncio.sleep(1.0)  # ten bookmark times pass with nothing new
+        assert not opened.done()
+        opened.cancel()
 
 
 async def test_periodic_bookmarks_are_sent_when_allowed(

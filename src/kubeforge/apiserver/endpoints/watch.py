@@ -9,8 +9,10 @@ Entry point: ``stream_watch`` (called by the list handler for ``?watch=true``);
   cache answers.
 * The snapshot (or history slice) and joining the fan-out are one synchronous
   step, so no change can fall between them.
-* ``allowWatchBookmarks``: a BOOKMARK every ``bookmark_interval`` seconds and one
-  when the stream ends on its timeout; its RV means "everything up to here sent".
+* ``allowWatchBookmarks``: a BOOKMARK ``bookmark_interval`` seconds (60, as 1.32's
+  watch cache) after the watch began or after its last bookmark, and one 2 s before
+  its timeout (``_next_bookmark``), each only if its RV is past the one the watch
+  started from; its RV means "everything up to here sent". None when the stream ends.
 * ``WatchHub`` ends streams when the server stops or a CRD's resource goes away.
 """
 
@@ -41,6 +43,9 @@ random time in [1x, 2x) of it, as on the real server (1800 when unset)."""
 # How often an idle stream checks that its client is still connected: the server
 # does not cancel handlers on disconnect, and an idle watch never fails a write.
 _IDLE_CHECK = 1.0
+# The watch cache's last bookmark comes this long before a watch's deadline, so a
+# client resuming after the timeout starts from as recent a revision as it can.
+_BOOKMARK_BEFORE_DEADLINE = 2.0
 # Unsent bytes above which a stream stops taking direct writes from the fan-out and
 # its task writes instead, waiting for the client to read (aiohttp's own limit).
 _SINK_LIMIT = 0x10000
@@ -177,6 +182,15 @@ def _bookmark(watch: WatchRequest, revision: int, *, initial_end: bool = False) 
     return line("BOOKMARK", {"kind": watch.kind, "apiVersion": watch.api_version, "metadata": meta})
 
 
+def _next_bookmark(now: float, deadline: float, every: float) -> float | None:
+    """When a stream's next BOOKMARK is due, as 1.32's watch cache schedules them
+    (``cacheWatcher.nextBookmarkTime``): ``every`` seconds from now, or 2 s before the
+    watch's deadline if that comes first; none once that moment has passed, so a watch
+    of 2 s or less gets none and no stream ends with one."""
+    due = min(now + every, deadline - _BOOKMARK_BEFORE_DEADLINE)
+    return due if due > now else None
+
+
 def _backed_up(request: web.Request) -> bool:
     transport = request.transport
     return transport is not None and transport.get_write_buffer_size() > _SINK_LIMIT
@@ -202,7 +216,9 @@ async def _pump(
     least = request.app.get(MIN_REQUEST_TIMEOUT, 1800.0)
     timeout = watch.timeout if watch.timeout is not None else least * (1 + random.random())
     deadline = loop.time() + timeout
-    next_bookmark = loop.time() + hub.bookmark_interval
+    started_at = member.last_sent
+    every = hub.bookmark_interval
+    next_bookmark = _next_bookmark(loop.time(), deadline, every) if watch.bookmarks else None
     # One timer wakes the stream for deadlines, bookmarks and liveness checks; it is
     # re-armed only when it fires or something due sooner comes up, not per event.
     timer: asyncio.TimerHandle | None = None
@@ -224,17 +240,17 @@ async def _pump(
                 return  # the server stops, or the resource went away
             now = loop.time()
             if now >= deadline:
-                if watch.bookmarks:
-                    await response.write(_bookmark(watch, max(member.last_sent, storage.committed)))
                 return
-            if watch.bookmarks and now >= next_bookmark:
+            if next_bookmark is not None and now >= next_bookmark:
                 # Nothing pending: every event up to the current revision has been handled.
-                await response.write(_bookmark(watch, max(member.last_sent, storage.committed)))
-                next_bookmark = now + hub.bookmark_interval
+                revision = max(member.last_sent, storage.committed)
+                if revision > started_at:  # the watch cache sends none that is not newer
+                    await response.write(_bookmark(watch, revision))
+                next_bookmark = _next_bookmark(now, deadline, every)
                 continue
             if _disconnected(request):
                 return
-            wake = min(deadline, next_bookmark) if watch.bookmarks else deadline
+            wake = deadline if next_bookmark is None else min(deadline, next_bookmark)
             wake = min(wake, now + _IDLE_CHECK)
             if timer is None or timer_at <= now or wake < timer_at:
                 if timer is not None:

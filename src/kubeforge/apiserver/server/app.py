@@ -69,6 +69,7 @@ from kubeforge.apiserver.server.limits import (
     timed_out,
     too_many_requests,
 )
+from kubeforge.apiserver.storage.fanout import DEFAULT_BOOKMARK_INTERVAL
 from kubeforge.apiserver.storage.sqlite import DEFAULT_HISTORY, Storage
 
 __all__ = ["DB_FILE", "LocalServer", "ServerOptions"]
@@ -91,8 +92,8 @@ class ServerOptions:
     """How many nodes, which controllers (``controllers.controlplane``)."""
     watch_history: int = DEFAULT_HISTORY
     """Events kept so watches can resume from an older resourceVersion."""
-    bookmark_interval: float = 5.0
-    """Seconds between BOOKMARK events on watches that allow them."""
+    bookmark_interval: float = DEFAULT_BOOKMARK_INTERVAL
+    """Seconds between BOOKMARK events on watches that allow them (1.32: a minute)."""
     authorization: str = "AlwaysAllow"
     """``AlwaysAllow`` (any authenticated user may do anything) or ``RBAC``."""
     limits: Limits = field(default_factory=Limits)

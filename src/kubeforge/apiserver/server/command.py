@@ -40,6 +40,7 @@ from kubeforge.apiserver.server.limits import Limits
 from kubeforge.apiserver.server.plane_options import heartbeat_options, plane_options
 from kubeforge.apiserver.server.tls import Credentials, write_kubeconfig
 from kubeforge.apiserver.storage.datadir import DataDirError, DirectoryLock
+from kubeforge.apiserver.storage.fanout import DEFAULT_BOOKMARK_INTERVAL
 from kubeforge.apiserver.storage.sqlite import DEFAULT_HISTORY
 
 __all__ = ["Listening", "apiserver_command", "serve"]
@@ -220,9 +221,9 @@ async def _run(server: LocalServer, credentials: Credentials, listening: Listeni
 @click.option(
     "--bookmark-interval",
     type=click.FloatRange(min=0.01),
-    default=5.0,
+    default=DEFAULT_BOOKMARK_INTERVAL,
     show_default=True,
-    help="Seconds between watch BOOKMARK events.",
+    help="Seconds between watch BOOKMARK events (a Kubernetes 1.32 server: 60).",
 )
 @click.option(
     "--authorization",

@@ -29,9 +29,13 @@ from kubeforge.apiserver.storage.sqlite import Event, ResourceKey, Storage
 from kubeforge.apiserver.storage.watch_log import DEFAULT_BACKLOG_BYTES, Member, WatchGroup
 from kubeforge.apiserver.storage.watch_routes import Routes, WatchIndex
 
-__all__ = ["WatchHub", "WatchRequest", "line", "transition"]
+__all__ = ["DEFAULT_BOOKMARK_INTERVAL", "WatchHub", "WatchRequest", "line", "transition"]
 
 log = logging.getLogger("kubeforge.apiserver.watch")
+
+DEFAULT_BOOKMARK_INTERVAL = 60.0
+"""Seconds between two BOOKMARKs on a watch that allows them: 1.32's watch cache's
+``defaultBookmarkFrequency`` (a minute)."""
 
 # Encoded lines kept for sharing between groups (a burst's worth).
 _ENCODED_CACHE = 8192
@@ -99,7 +103,7 @@ class WatchHub:
     """The open watch streams: fans each committed event out to them, and ends them."""
 
     def __init__(self) -> None:
-        self.bookmark_interval = 5.0
+        self.bookmark_interval = DEFAULT_BOOKMARK_INTERVAL
         self.max_backlog_bytes = DEFAULT_BACKLOG_BYTES
         self._groups: dict[ResourceKey, Routes] = {}
         self._attached: set[int] = set()
