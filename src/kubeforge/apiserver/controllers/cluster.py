@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections import OrderedDict
 from typing import Any
@@ -44,6 +45,8 @@ __all__ = ["Cluster", "controller_of", "copy", "now_micro", "owner_reference"]
 _EVENTS = ("", "events")
 _EVENT_CACHE = 4096
 """Events remembered for counting (client-go's correlator keeps an LRU of 4096 too)."""
+_event_writer = functools.lru_cache(maxsize=1024)(user_of)
+"""Who writes a source's Events (``user_of``), worked out once per source."""
 
 
 class Cluster:
@@ -215,7 +218,7 @@ class Cluster:
     ) -> bool:
         """Whether the Event write goes through admission (then it is sent a moment later,
         in a task of its own, as client-go's broadcaster sends it)."""
-        user, served = user_of(key[0], key[1]), self.served(_EVENTS)
+        user, served = _event_writer(key[0], key[1]), self.served(_EVENTS)
         if self.admission is None or not self.admission.wants(user, served, operation, ""):
             return False
         task = asyncio.ensure_future(self._send(operation, key, namespace, event, user))

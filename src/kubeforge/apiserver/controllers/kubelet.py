@@ -37,6 +37,7 @@ __all__ = ["Kubelets"]
 _PODS = ("", "pods")
 _NODES = ("", "nodes")
 _MAX_GRACE = 1.0
+_IDENTITY = ("name", "namespace", "uid", "resourceVersion")
 
 
 class Kubelets(ControllerLoop):
@@ -165,12 +166,16 @@ class Kubelets(ControllerLoop):
         )
         if current is None or current["metadata"].get("uid") != pod["metadata"].get("uid"):
             return
-        # A shallow copy: the engine copies what it is given before changing anything. A
-        # status not sent yet is newer than the stored one: its pod IP, its times.
+        # A status not sent yet is newer than the stored one: its pod IP, its times.
         unsent = self._statuses.latest(current["metadata"]["uid"])
         seen = current if unsent is None else {**current, "status": unsent}
         status = dict(seen.get("status") or {})
-        body = {**current, "status": status}
+        # A status write takes only the status from what it is sent (the rest is the
+        # stored pod's), so the pod's identity is all the body needs besides it; the
+        # engine copies what it is given before changing anything.
+        meta = current["metadata"]
+        identity = {k: meta[k] for k in _IDENTITY if k in meta}
+        body = {"apiVersion": "v1", "kind": "Pod", "metadata": identity, "status": status}
         spec = self._nodes[str(current["spec"]["nodeName"])]
         now = self.cluster.now()
         status["phase"] = phase
