@@ -22,22 +22,20 @@ def _run(code: str) -> str:
     return result.stdout.strip()
 
 
-def test_survivors_of_a_middle_generation_collection_are_frozen() -> None:
+def test_what_survives_a_collection_is_frozen() -> None:
     out = _run(
         """
         import gc
         from kubeforge.apiserver.server.collector import tune_collector
         tune_collector()
-        print(gc.get_threshold()[:2])
+        print(gc.get_threshold()[0])
         kept = [[i] for i in range(1000)]  # lives on, like stored objects
         frozen = gc.get_freeze_count()
         gc.collect(0)
-        print(gc.get_freeze_count() == frozen)  # a young collection freezes nothing
-        gc.collect(1)
         print(gc.get_freeze_count() >= frozen + len(kept))
         """
     )
-    assert out.splitlines() == ["(5000, 2)", "True", "True"]
+    assert out.splitlines() == ["5000", "True"]
 
 
 def test_cycles_that_die_young_are_still_collected() -> None:
