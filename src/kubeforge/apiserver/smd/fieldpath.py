@@ -75,9 +75,15 @@ def _order(element: PathElement) -> tuple[Any, ...]:
     kind, payload = element
     if kind == "f" or kind == "i":
         return (_KIND_ORDER[kind], payload)
-    if kind == "v":
-        return (2, _value_order(payload))
-    return (1, tuple((name, _value_order(text)) for name, text in payload))
+    known = _ORDERS.get(element)
+    if known is None:
+        # Keys and values are parsed to be ordered: the same few recur on every write.
+        if kind == "v":
+            known = (2, _value_order(payload))
+        else:
+            known = (1, tuple((name, _value_order(text)) for name, text in payload))
+        _remember(_ORDERS, element, known)
+    return known
 
 
 def element_string(element: PathElement) -> str:
@@ -102,10 +108,25 @@ def _encode_element(element: PathElement) -> str:
     if kind == "f":
         return f"f:{payload}"
     if kind == "k":
-        return "k:{" + ",".join(f"{_json(name)}:{text}" for name, text in payload) + "}"
+        known = _KEYS.get(payload)
+        if known is None:
+            known = "k:{" + ",".join(f"{_json(name)}:{text}" for name, text in payload) + "}"
+            _remember(_KEYS, payload, known)
+        return known
     if kind == "v":
         return f"v:{payload}"
     return f"i:{payload}"
+
+
+_ORDERS: dict[PathElement, tuple[Any, ...]] = {}
+_KEYS: dict[Any, str] = {}
+_ELEMENTS_LIMIT = 4096
+
+
+def _remember(memo: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(memo) >= _ELEMENTS_LIMIT:
+        memo.clear()
+    memo[key] = value
 
 
 def _decode_element(text: str) -> PathElement:
@@ -148,6 +169,23 @@ class FieldSet:
             node = child
         if path:
             node.members.add(path[-1])
+
+    def insert_tree(self, path: Path, below: FieldSet | None) -> None:
+        """Insert ``path`` and every path of ``below`` under it (the set takes ``below``)."""
+        self.insert(path)
+        if below is None:
+            return
+        if not path:
+            self.members |= below.members
+            for element, child in below.children.items():
+                mine = self.children.get(element)
+                self.children[element] = child if mine is None else mine.union(child)
+            return
+        parent = self
+        for element in path[:-1]:
+            parent = parent.children[element]
+        mine = parent.children.get(path[-1])
+        parent.children[path[-1]] = below if mine is None else mine.union(below)
 
     def has(self, path: Path) -> bool:
         node: FieldSet | None = self

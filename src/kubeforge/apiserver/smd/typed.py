@@ -249,22 +249,35 @@ def _compare(lhs: Any, rhs: Any, atom: Atom, path: Path, out: Comparison) -> Non
 
 def _one_side(value: Any, atom: Atom, path: Path, out: FieldSet) -> None:
     """Every path of a subtree that only one side has (all added, or all removed)."""
-    if path:
-        out.insert(path)
+    out.insert_tree(path, _subtree(value, atom))
+
+
+def _subtree(value: Any, atom: Atom) -> FieldSet | None:
+    """Every path below ``value`` (None: none), built node by node rather than inserted
+    path by path: a create's object is one such subtree, hundreds of paths deep."""
     if value is None or atom.is_leaf(value) or not value:
-        return
+        return None
+    node = FieldSet()
+    members, children = node.members, node.children
+    # Scalars and empty values have nothing below them, whatever their type says.
     if isinstance(value, dict):
         for key, child in value.items():
-            child_atom = _child_atom(atom, key, path, strict=False)
-            _one_side(child, child_atom, (*path, field_element(key)), out)
+            element = ("f", key)  # field_element's, without a call per key
+            members.add(element)
+            if child and isinstance(child, dict | list):
+                below = _subtree(child, atom.child(key) or ANY)
+                if below is not None:
+                    children[element] = below
     elif isinstance(value, list):
         item_atom = atom.element or ANY
-        order, _ = _items(atom, value, path, strict=False)
-        seen: set[PathElement] = set()
-        for element, item in order:
-            if element not in seen:
-                seen.add(element)
-                _one_side(item, item_atom, (*path, element), out)
+        for element, item in _items(atom, value, (), strict=False)[0]:
+            if element not in members:  # a repeated key: its first item only
+                members.add(element)
+                if item and isinstance(item, dict | list):
+                    below = _subtree(item, item_atom)
+                    if below is not None:
+                        children[element] = below
+    return node if members else None
 
 
 # --- apply merge ----------------------------------------------------------------------
