@@ -86,6 +86,15 @@ def _order(element: PathElement) -> tuple[Any, ...]:
     return known
 
 
+def _ordered(elements: set[PathElement]) -> list[PathElement]:
+    """``elements`` in structured-merge-diff order. Most nodes hold fields only, which
+    compare as plain tuples in that order (by name), without a key per element."""
+    ordered = sorted(elements)
+    if ordered and (ordered[0][0] != "f" or ordered[-1][0] != "f"):
+        ordered.sort(key=_order)
+    return ordered
+
+
 def element_string(element: PathElement) -> str:
     """How structured-merge-diff prints one element in messages."""
     kind, payload = element
@@ -214,7 +223,7 @@ class FieldSet:
 
     def paths(self, prefix: Path = ()) -> Iterator[Path]:
         """Every member path, in structured-merge-diff order."""
-        for element in sorted({*self.members, *self.children}, key=_order):
+        for element in _ordered({*self.members, *self.children}):
             if element in self.members:
                 yield (*prefix, element)
             child = self.children.get(element)
@@ -304,7 +313,7 @@ class FieldSet:
         out: dict[str, Any] = {}
         if include_self and (self.members or self.children):
             out["."] = {}
-        for element in sorted({*self.members, *self.children}, key=_order):
+        for element in _ordered({*self.members, *self.children}):
             child = self.children.get(element)
             key = _encode_element(element)
             if child is None:

@@ -282,19 +282,51 @@ def prune_unknown(obj: Any, atom: Atom, path: str = "") -> list[str]:
     does; returns their paths (``spec.containers[0].imagee``) for field validation.
     ``path`` is where ``obj`` sits in its object (``status``), when it is a part of one."""
     dropped: list[str] = []
-    _prune(obj, atom, path, dropped)
+    if _has_unknown(obj, atom):  # rarely: the walk that names what it drops only then
+        _prune(obj, atom, path, dropped)
     return dropped
 
 
-def _prune(value: Any, atom: Atom, path: str, dropped: list[str]) -> None:
-    if atom.kind in ("any", "scalar"):
-        return
+_LEAVES = ("any", "scalar")  # nothing is unknown below them
+
+
+def _child(atom: Atom, key: str) -> Atom | None:
+    fields = atom.fields
+    # A struct's fields already met are a plain dict: a C lookup, not a method call.
+    resolved = fields._resolved if isinstance(fields, _LazyFields) else fields
+    return resolved.get(key) or fields.get(key) or atom.element
+
+
+def _has_unknown(value: Any, atom: Atom) -> bool:
     if isinstance(value, dict) and atom.kind == "map":
         fields, element = atom.fields, atom.element
-        for key in list(value):
-            child = fields.get(key)
+        # A struct's fields already met are a plain dict: a C lookup, not a method call.
+        resolved = fields._resolved if isinstance(fields, _LazyFields) else fields
+        for key, child_value in value.items():
+            child = resolved.get(key) or fields.get(key) or element
             if child is None:
-                child = element
+                return True
+            if (
+                child.kind not in _LEAVES
+                and isinstance(child_value, dict | list)
+                and _has_unknown(child_value, child)
+            ):
+                return True
+    elif isinstance(value, list) and atom.kind == "list" and atom.element is not None:
+        item_atom = atom.element
+        if item_atom.kind not in _LEAVES:
+            for item in value:
+                if _has_unknown(item, item_atom):
+                    return True
+    return False
+
+
+def _prune(value: Any, atom: Atom, path: str, dropped: list[str]) -> None:
+    if atom.kind in _LEAVES:
+        return
+    if isinstance(value, dict) and atom.kind == "map":
+        for key in list(value):
+            child = _child(atom, key)
             if child is None:
                 del value[key]
                 dropped.append(f"{path}.{key}" if path else key)
