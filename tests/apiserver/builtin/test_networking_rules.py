@@ -151,9 +151,14 @@ async def test_an_ingress_class_names_a_controller_that_never_changes(api: Api) 
         ),
         ("spec.parameters.namespace", "Forbidden: `parameters.scope` is set to 'Cluster'"),
     ]
-    good = {"metadata": {"name": name}, "spec": {"controller": "example.com/ingress"}}
+    parameters = {"apiGroup": "example.com", "kind": "Config", "name": "c"}
+    good = {
+        "metadata": {"name": name},
+        "spec": {"controller": "example.com/ingress", "parameters": parameters},
+    }
     created = await api.post(plural, good)
     assert created.status == 201, created.body
+    assert created.body["spec"]["parameters"]["scope"] == "Cluster"  # defaulted
     moved = await api.patch(
         f"{plural}/{name}", {"spec": {"controller": "example.com/other"}}, MERGE
     )

@@ -163,3 +163,12 @@ async def test_a_tls_secret_warns_when_its_key_and_certificate_are_no_pair(
         '299 - "tls: failed to find certificate PEM data in certificate input, but did find '
         'a private key; PEM inputs may have been switched"'
     )
+
+
+async def test_over_large_annotations_are_too_long_in_1_32s_words(api: Api, namespace: str) -> None:
+    notes = {"example.com/blob": "x" * (256 * 1024)}
+    body = {"metadata": {"name": "noted", "annotations": notes}, "data": {}}
+    reply = await post(api, namespace, body, "configmaps")
+    assert causes(reply) == [
+        ("metadata.annotations", "Too long: may not be more than 262144 bytes")
+    ]

@@ -47,6 +47,12 @@ class IngressStrategy(CatalogStrategy):
 
 
 class IngressClassStrategy(CatalogStrategy):
+    def default(self, obj: dict[str, Any]) -> None:
+        # SetDefaults_IngressClass: parameters without a scope are cluster-scoped.
+        parameters = (spec_of(obj) or {}).get("parameters")
+        if isinstance(parameters, dict):
+            parameters.setdefault("scope", "Cluster")
+
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return ingress_class_errors(obj)
 

@@ -126,13 +126,9 @@ def _validate_annotations(annotations: Any) -> list[FieldError]:
             continue
         total += len(key) + len(value)
     if total > _MAX_ANNOTATIONS_BYTES:
-        errors.append(
-            FieldError(
-                "TooLong",
-                "metadata.annotations",
-                f"must have at most {_MAX_ANNOTATIONS_BYTES} bytes",
-            )
-        )
+        # 1.32's field.TooLong words it "may not be more than N bytes" (a k3s 1.32.3
+        # server answers so for an over-large last-applied annotation).
+        errors.append(FieldError.too_long("metadata.annotations", "", _MAX_ANNOTATIONS_BYTES))
     return errors
 
 
