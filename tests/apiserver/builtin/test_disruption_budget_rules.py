@@ -61,6 +61,13 @@ async def test_a_budget_sets_one_bound_as_a_count_or_a_percentage(api: Api, name
     )
 
 
+async def test_a_budget_name_need_only_be_a_path_segment(api: Api, namespace: str) -> None:
+    created = await api.post(path(namespace), budget("Web_Budget", minAvailable=1))
+    assert created.status == 201, created.body
+    slashed = await api.post(path(namespace), budget("a%b", minAvailable=1))
+    assert causes(slashed) == [("metadata.name", "Invalid value: \"a%b\": may not contain '%'")]
+
+
 async def test_a_budget_may_change_its_bounds_and_keeps_generation(
     api: Api, namespace: str
 ) -> None:

@@ -87,8 +87,14 @@ async def test_a_storage_class_is_fixed_once_created_and_warns_of_old_labels(api
 async def test_a_csi_driver_gets_its_defaults_and_keeps_attach_required(api: Api) -> None:
     name = unique("csi") + ".example.com"
     token = {"audience": "vault", "expirationSeconds": 60}
-    bad = {"metadata": {"name": name}, "spec": {"tokenRequests": [token, {"audience": "vault"}]}}
+    spec = {"fsGroupPolicy": "Always", "tokenRequests": [token, {"audience": "vault"}]}
+    bad = {"metadata": {"name": name}, "spec": spec}
     assert causes(await api.post(f"{GROUP}/csidrivers", bad)) == [
+        (
+            "spec.fsGroupPolicy",
+            'Unsupported value: "Always": supported values: "File", "None", '
+            '"ReadWriteOnceWithFSType"',
+        ),
         (
             "spec.tokenRequests[0].expirationSeconds",
             "Invalid value: 60: may not specify a duration less than 10 minutes",

@@ -17,6 +17,7 @@ from kubeforge.apiserver.builtin.kind import STATUS, Kind
 from kubeforge.apiserver.failures import FieldError, GoValue
 from kubeforge.apiserver.meta.conditions import validate_conditions
 from kubeforge.apiserver.meta.labelselector import validate_selector
+from kubeforge.apiserver.meta.validation import path_segment_name
 from kubeforge.apiserver.printers.cells import created, dict_at, integer, name_of
 from kubeforge.apiserver.printers.columns import AGE_COLUMN, Printer, simple_columns
 from kubeforge.core.names import regex_error
@@ -89,6 +90,9 @@ def budget_spec_errors(spec: dict[str, Any], *, selector_values: bool = True) ->
 
 
 class PodDisruptionBudgetStrategy(CatalogStrategy):
+    # ValidatePodDisruptionBudget checks no metadata: rest.BeforeCreate's generic check,
+    # which only asks for a path segment, is all a budget's name meets.
+    name_validator = staticmethod(path_segment_name)
     empty_status: ClassVar[dict[str, Any]] = {
         "disruptionsAllowed": 0,
         "currentHealthy": 0,
