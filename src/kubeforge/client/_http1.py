@@ -37,6 +37,7 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from kubeforge.client._http1_wire import (
     READ_BUFFER_SIZE,
     Server,
+    disconnection,
     not_connected,
     parse_head,
     server_disconnected,
@@ -235,8 +236,11 @@ class _Connection(asyncio.BufferedProtocol):
             answer.body += self._buffer
             self._buffer.clear()
             self._finish(answer)
-        else:
+        elif self._waiter is not None:
+            # Built only for a request that waits: making it imports aiohttp.
             self._fail(server_disconnected()("the server closed the connection"))
+        else:
+            self._keep_alive = False
 
 
 class Http1Pool:
@@ -279,7 +283,7 @@ class Http1Pool:
             try:
                 answer = await connection.exchange(request, method == "HEAD", remaining)
                 break
-            except server_disconnected():
+            except disconnection():
                 # A kept-alive connection the server closed just as it was reused: aiohttp
                 # sends an idempotent request once more on a fresh one, and so does this.
                 if not (reused and retry):

@@ -49,7 +49,9 @@ class _StreamProtocol(asyncio.BufferedProtocol):
         self.body = bytearray()
         self.ended = False  # the whole answer arrived (or it ends with the connection)
         self.error: BaseException | None = None
+        self.broken = False  # the connection broke before the end (see failure())
         self.paused = False
+        self.closing = False  # closed by the consumer: the end is no failure
         self._raw = bytearray()  # received, not yet parsed
         self._chunked = False
         self._left: int | None = None  # bytes of the current chunk, or of a sized body
@@ -96,13 +98,21 @@ class _StreamProtocol(asyncio.BufferedProtocol):
 
     async def wait(self) -> None:
         """Until more body, the end, or a failure."""
-        if self.ended or self.error is not None:
+        if self.ended or self.error is not None or self.broken:
             return
         self._waiter = self._loop.create_future()
         try:
             await self._waiter
         finally:
             self._waiter = None
+
+    def failure(self) -> BaseException | None:
+        """Why the answer cannot go on, if it cannot. A broken connection's error is made
+        here, when a consumer asks: making it imports aiohttp, which a watch closed by
+        its consumer or its client never needs."""
+        if self.error is None and self.broken:
+            self.error = server_disconnected()("the server closed the connection")
+        return self.error
 
     def drained(self) -> None:
         """The consumer took from ``body``: read again once it has room."""
@@ -182,20 +192,22 @@ class _StreamProtocol(asyncio.BufferedProtocol):
         del raw[:size]
 
     def _closed_by_server(self) -> None:
-        if self.ended:
+        if self.ended or self.closing:
             self._wake()
             return
         if self._until_close and self.head is not None and self.head.done():
             self.ended = True  # a body without length ends with its connection
             self._wake()
             return
-        self._stop(server_disconnected()("the server closed the connection"))
+        self._stop(None)
 
-    def _stop(self, error: BaseException) -> None:
+    def _stop(self, error: BaseException | None) -> None:
+        """End with ``error``; ``None``: the connection broke (its error is made on demand)."""
         if self.error is None and not self.ended:
             self.error = error
+            self.broken = error is None
         if self.head is not None and not self.head.done():
-            self.head.set_exception(error)
+            self.head.set_exception(self.failure() or server_disconnected()("closed"))
         if self.transport is not None:
             self.transport.close()
         self._wake()
@@ -218,8 +230,9 @@ class LineStream:
         """The rest of the body, whole (for an error's ``Status``)."""
         protocol = self._protocol
         while not protocol.ended:
-            if protocol.error is not None:
-                raise protocol.error
+            failure = protocol.failure()
+            if failure is not None:
+                raise failure
             protocol.drained()
             await protocol.wait()
         return bytes(protocol.body)
@@ -239,8 +252,9 @@ class LineStream:
                     if line and not line.isspace():
                         yield line
                 continue
-            if protocol.error is not None:
-                raise protocol.error
+            failure = protocol.failure()
+            if failure is not None:
+                raise failure
             if protocol.ended:
                 if body and not body.isspace():
                     # Every event ends with a newline (the server writes one per line): a
@@ -260,11 +274,6 @@ class LineStream:
             raise TransportError(
                 f"GET {url}: no data for {seconds:g}s; the connection is presumed dead"
             ) from None
-
-    def close(self) -> None:
-        transport = self._protocol.transport
-        if transport is not None:
-            transport.close()
 
 
 @contextlib.asynccontextmanager
@@ -290,4 +299,5 @@ async def open_stream(
         yield LineStream(protocol, status, answer_headers)
     finally:
         pool.streaming.discard(transport)
+        protocol.closing = True
         transport.close()

@@ -7,6 +7,7 @@ so ``client._resilience`` retries exactly as it did when aiohttp carried everyth
 from __future__ import annotations
 
 import ssl
+import sys
 import urllib.parse
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "READ_BUFFER_SIZE",
     "Server",
+    "disconnection",
     "not_connected",
     "parse_head",
     "server_disconnected",
@@ -93,6 +95,17 @@ def server_disconnected() -> type[aiohttp.ServerDisconnectedError]:
     import aiohttp
 
     return aiohttp.ServerDisconnectedError
+
+
+def disconnection() -> type[Exception]:
+    """What an ``except`` clause catches for ``server_disconnected``'s error, without
+    importing aiohttp: until aiohttp is imported, none of its errors can have been raised."""
+    aiohttp = sys.modules.get("aiohttp")
+    return _NeverRaised if aiohttp is None else aiohttp.ServerDisconnectedError
+
+
+class _NeverRaised(Exception):
+    """Matches nothing: what ``disconnection`` names before aiohttp is loaded."""
 
 
 def not_connected(server: Server, err: OSError) -> aiohttp.ClientConnectorError:

@@ -18,6 +18,7 @@ import ipaddress
 import os
 import re
 import ssl
+import sys
 import tempfile
 import urllib.parse
 import urllib.request
@@ -308,10 +309,12 @@ def query_params(params: Mapping[str, ParamValue] | None) -> list[tuple[str, str
 
 def failures() -> tuple[type[Exception], ...]:
     """What a request that got no answer raises: aiohttp's client errors (``Http1Pool``
-    raises them too) and timeouts. Called by an ``except`` clause, which evaluates it only
-    once something was raised, so aiohttp is imported by the first failure at the latest."""
-    import aiohttp
-
+    raises them too) and timeouts. Called by an ``except`` clause, which evaluates it
+    whenever something is raised (an ``ApiError``, a closed generator's exit): an aiohttp
+    error exists only once aiohttp is imported, so until then this does not import it."""
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is None:
+        return (TimeoutError,)
     return (aiohttp.ClientError, TimeoutError)
 
 
