@@ -94,6 +94,9 @@ class Informer(Generic[T]):
         self._clock = clock or MonotonicClock()
         self._backoff = backoff
         self._handlers: list[HandlerRegistration[T]] = []
+        # What each change is dispatched to: a snapshot, so a handler added or removed by
+        # a handler takes effect from the next change (and no copy is made per change).
+        self._dispatching: tuple[HandlerRegistration[T], ...] = ()
         self._handlers_changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -137,6 +140,7 @@ class Informer(Generic[T]):
             for data in self.store._packed():
                 self._call(on_add, self.store._decode(data))
         self._handlers.append(reg)
+        self._dispatching = tuple(self._handlers)
         self._handlers_changed.set()
         return reg
 
@@ -144,6 +148,7 @@ class Informer(Generic[T]):
         """Stop calling ``registration``'s handlers (no error if already removed)."""
         with contextlib.suppress(ValueError):
             self._handlers.remove(registration)
+        self._dispatching = tuple(self._handlers)
         self._handlers_changed.set()
 
     # -- lifecycle ------------------------------------------------------------------
@@ -193,20 +198,25 @@ class Informer(Generic[T]):
 
     def _dispatch(self, changes: list[Change[T]]) -> None:
         for change in changes:
-            for reg in tuple(self._handlers):
-                if change.is_add:
+            handlers = self._dispatching  # read per change: a handler may add or remove one
+            if change.is_add:
+                for reg in handlers:
                     if reg.on_add is not None:
                         self._call(reg.on_add, change.new())
-                elif not change.is_delete:
-                    if reg.on_update is not None and not reg.old_state:
+            elif not change.is_delete:
+                for reg in handlers:
+                    if reg.on_update is None:
+                        continue
+                    if not reg.old_state:
                         new = change.new()
                         self._call(reg.on_update, new, new)
-                    elif reg.on_update is not None:
+                    else:
                         # old first: the new side may be the watcher's object, given once.
                         old = change.old()
                         self._call(reg.on_update, old, change.new())
-                else:
-                    missed = change.final_state_unknown
+            else:
+                missed = change.final_state_unknown
+                for reg in handlers:
                     on_delete = reg.on_missed_delete if missed else reg.on_delete
                     if on_delete is not None:
                         self._call(on_delete, change.old())
