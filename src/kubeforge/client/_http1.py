@@ -98,6 +98,12 @@ class _Connection(asyncio.BufferedProtocol):
         # Kept: asking for the running loop per request costs a system call (getpid)
         # on Python 3.11.
         self._loop = asyncio.get_running_loop()
+        # Made once, polled before each reuse (see still_open).
+        sock = transport.get_extra_info("socket")
+        self._poller: select.poll | None = None
+        if sock is not None:
+            self._poller = select.poll()
+            self._poller.register(sock.fileno(), select.POLLIN)
 
     def get_buffer(self, sizehint: int) -> memoryview:
         return self._read
@@ -130,7 +136,7 @@ class _Connection(asyncio.BufferedProtocol):
         self.transport.write(request)
         expiry = None
         if timeout is not None:
-            expiry = loop.call_later(timeout, self._fail, TimeoutError())
+            expiry = loop.call_later(timeout, self._time_out)
         try:
             return await waiter
         except BaseException:
@@ -149,12 +155,7 @@ class _Connection(asyncio.BufferedProtocol):
         """
         if self.closed or self.transport is None or self.transport.is_closing():
             return False
-        sock = self.transport.get_extra_info("socket")
-        if sock is None:
-            return True
-        poller = select.poll()
-        poller.register(sock.fileno(), select.POLLIN)
-        return not poller.poll(0)
+        return self._poller is None or not self._poller.poll(0)
 
     @property
     def reusable(self) -> bool:
@@ -228,6 +229,9 @@ class _Connection(asyncio.BufferedProtocol):
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_exception(error)
+
+    def _time_out(self) -> None:
+        self._fail(TimeoutError())
 
     def _closed_by_server(self) -> None:
         self.closed = True

@@ -131,6 +131,8 @@ class Client:
         # What the open connections were made with: None until the first request.
         self._connections: tuple[ssl.SSLContext | None, tuple[bytes, bytes] | None] | None = None
         self._closed = False
+        # An exec plugin's certificate may be re-issued: then every request checks it.
+        self._issues_certificates = getattr(self._auth, "client_certificate", None) is not None
 
     @property
     def default_namespace(self) -> str:
@@ -261,7 +263,8 @@ class Client:
             attempt += 1
             if self._limiter is not None:
                 await self._limiter.wait()
-            await self._ensure_connections()
+            if self._closed or self._connections is None or self._issues_certificates:
+                await self._ensure_connections()
             headers = await self._headers(content_type if data is not None else None, accept)
             began = time.perf_counter()
             status: int | None = None
