@@ -103,19 +103,27 @@ async def test_namespaces_keep_their_finalizers_and_phase_rules(api: Api) -> Non
     ]
 
 
-async def test_the_mountable_secrets_annotation_is_warned_of(api: Api, namespace: str) -> None:
+async def test_service_accounts_keep_secret_names_and_warn_of_mountable_secrets(
+    api: Api, namespace: str
+) -> None:
     body = {
         "metadata": {
             "name": "builder",
             "annotations": {"kubernetes.io/enforce-mountable-secrets": "true"},
-        }
+        },
+        "secrets": [{"name": "token", "namespace": "elsewhere", "kind": "Secret"}],
     }
-    reply = await api.post(f"/api/v1/namespaces/{namespace}/serviceaccounts", body)
+    path = f"/api/v1/namespaces/{namespace}/serviceaccounts"
+    reply = await api.post(path, body)
     assert reply.status == 201, reply.body
+    assert reply.body["secrets"] == [{"name": "token"}]
     assert reply.headers["Warning"] == (
         '299 - "metadata.annotations[kubernetes.io/enforce-mountable-secrets]: deprecated in '
         'v1.32+; prefer separate namespaces to isolate access to mounted secrets"'
     )
+    # Said when the annotation is set, not on each later update.
+    again = await api.patch(f"{path}/builder", {"metadata": {"labels": {"a": "b"}}}, MERGE)
+    assert again.status == 200 and "Warning" not in again.headers
 
 
 async def test_limit_ranges_order_their_bounds(api: Api, namespace: str) -> None:

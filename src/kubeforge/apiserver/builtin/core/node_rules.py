@@ -1,13 +1,15 @@
-"""Nodes, Namespaces and ServiceAccounts as 1.32 validates and warns of them:
+"""Nodes, Namespaces and ServiceAccounts as 1.32 validates, prepares and warns of them:
 ``ValidateNode``/``ValidateNodeUpdate`` (taints, resources, podCIDRs, the fields set once),
 ``ValidateNamespace`` and its status and finalizer rules, and the ServiceAccount
-strategy's warning about ``kubernetes.io/enforce-mountable-secrets``.
+strategy's warning about ``kubernetes.io/enforce-mountable-secrets`` and its secret
+references cut down to names.
 
 Two of Go's paths are kept as they are although odd: a node's taints are reported under
 ``metadata.taints`` and a namespace's phase under ``status.Phase``.
 
 Entry points: ``node_errors``, ``node_update_errors``, ``node_warnings``,
-``namespace_finalizer_errors``, ``namespace_status_errors``, ``service_account_warnings``.
+``namespace_finalizer_errors``, ``namespace_status_errors``, ``service_account_warnings``,
+``clean_secret_references``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from kubeforge.apiserver.failures import FieldError, GoValue
 from kubeforge.core.names import label_value, qualified_name
 
 __all__ = [
+    "clean_secret_references",
     "namespace_finalizer_errors",
     "namespace_status_errors",
     "node_errors",
@@ -182,11 +185,26 @@ def namespace_status_errors(namespace: dict[str, Any]) -> list[FieldError]:
     return []
 
 
-def service_account_warnings(account: dict[str, Any]) -> list[str]:
-    """The ServiceAccount strategy's warning: the mountable-secrets annotation is deprecated."""
-    if _MOUNTABLE in _dict(_dict(account.get("metadata")).get("annotations")):
+def service_account_warnings(account: dict[str, Any], old: dict[str, Any] | None) -> list[str]:
+    """The ServiceAccount strategy's warning: the mountable-secrets annotation is
+    deprecated (said when it is set, not again on later updates)."""
+
+    def noted(obj: dict[str, Any] | None) -> bool:
+        return _MOUNTABLE in _dict(_dict((obj or {}).get("metadata")).get("annotations"))
+
+    if noted(account) and not noted(old):
         detail = (
             "deprecated in v1.32+; prefer separate namespaces to isolate access to mounted secrets"
         )
         return [f"metadata.annotations[{_MOUNTABLE}]: {detail}"]
     return []
+
+
+def clean_secret_references(account: dict[str, Any]) -> None:
+    """``cleanSecretReferences``: a ServiceAccount's ``secrets`` keep only their names."""
+    secrets = account.get("secrets")
+    if isinstance(secrets, list):
+        account["secrets"] = [
+            {"name": ref["name"]} if isinstance(ref, dict) and ref.get("name") else {}
+            for ref in secrets
+        ]

@@ -17,6 +17,7 @@ from kubeforge.apiserver.builtin.core.config_rules import (
     secret_update_errors,
 )
 from kubeforge.apiserver.builtin.core.node_rules import (
+    clean_secret_references,
     namespace_finalizer_errors,
     namespace_status_errors,
     node_errors,
@@ -46,11 +47,19 @@ class ServiceAccountStrategy(Strategy):
         "automountServiceAccountToken",
     )
 
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        clean_secret_references(obj)
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        super().prepare_for_update(new, old)
+        clean_secret_references(new)
+
     def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
-        return service_account_warnings(obj)
+        return service_account_warnings(obj, None)
 
     def warnings_on_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[str]:
-        return service_account_warnings(new)
+        return service_account_warnings(new, old)
 
 
 def _check_base64(data: Any, field: str) -> None:
