@@ -38,6 +38,30 @@ RS_USER = {
     "groups": ["system:serviceaccounts", "system:serviceaccounts:kube-system",
                "system:authenticated"],
 }  # fmt: skip
+CREDENTIAL_ID = "authentication.kubernetes.io/credential-id"
+
+
+async def token_user(api: Api, account: str) -> dict[str, Any]:
+    """What a bound token of kube-system's ``account`` authenticates as, its jti aside: the
+    account's name, groups and uid, and a credential id (kube-controller-manager's
+    per-controller tokens; the account exists as its client builder creates it)."""
+    sa = await api.get(f"/api/v1/namespaces/kube-system/serviceaccounts/{account}")
+    assert sa.status == 200
+    return {
+        "username": f"system:serviceaccount:kube-system:{account}",
+        "uid": sa.body["metadata"]["uid"],
+        "groups": ["system:serviceaccounts", "system:serviceaccounts:kube-system",
+                   "system:authenticated"],
+    }  # fmt: skip
+
+
+def without_jti(user: dict[str, Any]) -> dict[str, Any]:
+    """``user`` less its extra, which must be exactly one ``JTI=<uuid>`` credential id."""
+    extra = user.get("extra") or {}
+    assert list(extra) == [CREDENTIAL_ID]
+    (credential,) = extra[CREDENTIAL_ID]
+    assert credential.startswith("JTI=") and uuid.UUID(credential[4:])
+    return {k: v for k, v in user.items() if k != "extra"}
 
 
 def _rules(operation: str, resource: str) -> list[dict[str, Any]]:
@@ -116,12 +140,14 @@ async def test_a_mutating_webhook_injects_a_sidecar_into_a_deployments_pods(
         assert sorted(s["name"] for s in statuses) == ["main", "proxy"]
     reviewed = [r for r in webhook.requests() if r["namespace"] == namespace]
     assert len(reviewed) == 2
+    rs_user = await token_user(api, "replicaset-controller")
     for request in reviewed:
-        assert request["userInfo"] == RS_USER
+        assert without_jti(request["userInfo"]) == rs_user
         assert request["operation"] == "CREATE"
         assert request["object"]["metadata"]["generateName"].startswith("web-")
         owner = request["object"]["metadata"]["ownerReferences"][0]
         assert (owner["kind"], owner["controller"]) == ("ReplicaSet", True)
+    assert len({json.dumps(r["userInfo"]) for r in reviewed}) == 1  # one token
     assert sorted(r["name"] for r in reviewed) == sorted(p["metadata"]["name"] for p in pods)
 
 
@@ -256,7 +282,9 @@ async def test_a_controllers_events_are_admitted_as_its_service_account(
     )
     (event,) = [e for e in created["items"] if e["reason"] == "SuccessfulCreate"]
     reviewed = [r for r in webhook.requests() if r["name"] == event["metadata"]["name"]]
-    assert [r["userInfo"] for r in reviewed] == [RS_USER]
+    assert [without_jti(r["userInfo"]) for r in reviewed] == [
+        await token_user(api, "replicaset-controller")
+    ]
     assert reviewed[0]["object"]["reason"] == "SuccessfulCreate"
 
 

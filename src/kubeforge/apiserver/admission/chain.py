@@ -19,8 +19,9 @@ RBAC escalation prevention (``--authorization RBAC`` only) is ``escalation``'s:
 roles need the permissions they grant (or ``escalate``), an aggregationRule
 cluster-admin's, bindings the permissions of a role that exists (or ``bind``).
 
-Entry point: ``Admission.write`` and ``Admission.delete``, called by the handlers;
-``Admission.admit_object`` for a subresource whose body is its own kind (eviction).
+Entry point: ``Admission.write`` and ``Admission.delete``, called by the handlers and the
+control plane with a ``registry.write_request.WriteRequest``; ``Admission.admit_object``
+for a subresource whose body is another kind (an eviction, a binding).
 """
 
 from __future__ import annotations
@@ -35,17 +36,15 @@ from kubeforge.apiserver.admission.request import AdmissionRequest
 from kubeforge.apiserver.admission.webhooks import Webhooks
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.authz.rbac import RBAC, Authorizer
+from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.engine import Engine
-from kubeforge.apiserver.registry.options import PLAIN, WriteOptions
 from kubeforge.apiserver.registry.served import ServedResource
+from kubeforge.apiserver.registry.write_request import WriteRequest
 
 __all__ = ["Admission"]
 
 _RBAC = "rbac.authorization.k8s.io"
 _BINDINGS = ("rolebindings", "clusterrolebindings")
-
-Attempt = Callable[[bool], dict[str, Any]]
-"""Runs the write, as a dry run when given True; returns the resulting object."""
 
 
 class Admission:
@@ -63,29 +62,21 @@ class Admission:
         self._webhooks = webhooks
         self._policies = policies
 
-    def _request(
-        self,
-        user: UserInfo,
-        dry_run: bool,
-        served: ServedResource,
-        operation: str,
-        namespace: str,
-        name: str,
-        subresource: str,
-    ) -> AdmissionRequest:
-        info = served.info
+    def _request(self, write: WriteRequest, operation: str = "") -> AdmissionRequest:
+        info = write.served.info
         return AdmissionRequest(
-            operation=operation,
+            operation=operation or write.operation,
             group=info.group,
             version=info.version,
             kind=info.kind,
             resource=info.plural,
-            subresource=subresource,
-            namespace=namespace,
-            name=name,
+            subresource=write.subresource,
+            namespace=write.namespace,
+            name=write.name,
             namespaced=info.namespaced,
-            user=user.to_dict(),
-            dry_run=dry_run,
+            user=write.user.to_dict(),
+            dry_run=write.dry_run,
+            options=write.sent_options,
         )
 
     def _guards_escalation(self, user: UserInfo, served: ServedResource) -> bool:
@@ -97,97 +88,99 @@ class Admission:
             and (info.plural in ROLE_KINDS or info.plural in _BINDINGS)
         )
 
+    def _configured_policies(self) -> ValidatingPolicies | None:
+        policies = self._policies
+        return policies if policies is not None and policies.configured else None
+
     def wants(
-        self, user: UserInfo, served: ServedResource, operation: str, subresource: str
+        self,
+        user: UserInfo,
+        served: ServedResource,
+        operation: str,
+        subresource: str,
+        *,
+        control_plane: bool = False,
     ) -> bool:
         """Whether a write of ``served`` by ``user`` may need admission (False: nothing
         could match it, so it may go straight to the store)."""
-        if self._guards_escalation(user, served):
+        if not control_plane and self._guards_escalation(user, served):
             return True
-        policies = self._policies if self._policies and self._policies.configured else None
+        policies = self._configured_policies()
         if not self._webhooks.configured and policies is None:
             return False
-        req = self._request(user, False, served, operation, "", "", subresource)
+        info = served.info
+        req = AdmissionRequest(
+            operation, info.group, info.version, info.kind, info.plural, subresource,
+            "", "", info.namespaced, user.to_dict(),
+        )  # fmt: skip
         return self._webhooks.may_match(req) or (policies is not None and policies.applies(req))
 
-    async def write(
-        self,
-        user: UserInfo,
-        dry_run: bool,
-        served: ServedResource,
-        operation: str,
-        namespace: str,
-        name: str,
-        subresource: str,
-        attempt: Attempt,
-        warnings: list[str],
-        *,
-        options: WriteOptions = PLAIN,
-    ) -> dict[str, Any]:
-        """Run ``attempt`` (a CREATE or UPDATE, patches included) with admission around it,
-        on behalf of ``user``; ``dry_run`` is the request's (webhooks are told of it);
-        ``options`` are those of the final write when a webhook changed the object."""
-        guarded = self._guards_escalation(user, served)
-        policies = self._policies if self._policies and self._policies.configured else None
+    async def write(self, write: WriteRequest) -> dict[str, Any]:
+        """Run ``write.run`` (a CREATE or UPDATE, patches included) with admission around
+        it; ``write.options`` are those of the final write when a webhook changed the
+        object."""
+        run = write.run
+        assert run is not None  # a create, update or patch
+        dry_run, served = write.dry_run, write.served
+        guarded = not write.control_plane and self._guards_escalation(write.user, served)
+        policies = self._configured_policies()
         if not guarded and not self._webhooks.configured and policies is None:
-            return attempt(dry_run)  # the usual case: no webhooks, policies or escalation check
-        req = self._request(user, dry_run, served, operation, namespace, name, subresource)
+            return run(dry_run)  # the usual case: no webhooks, policies or escalation check
+        req = self._request(write)
         hooked = self._webhooks.may_match(req)
         policed = policies is not None and policies.applies(req)
         if not hooked and not guarded and not policed:
-            return attempt(dry_run)
+            return run(dry_run)
         old = None
-        if operation == "UPDATE":
-            stored = self._engine.storage.get(served.storage_key, namespace, name)
+        if write.operation == "UPDATE":
+            stored = self._engine.storage.get(served.storage_key, write.namespace, write.name)
             old = self._engine.view(served, stored) if stored is not None else None
-        candidate = attempt(True)
-        if old is None:
-            operation = "CREATE"  # an update that creates (Leases, Events) is admitted so
-            req = self._request(user, dry_run, served, operation, namespace, name, subresource)
+        candidate = run(True)
+        if old is None and req.operation != "CREATE":
+            req = self._request(write, "CREATE")  # an update that creates (Leases, Events)
         req = _named(req, candidate)
         final = candidate
+        warnings = write.warnings
         if hooked:
             mutated = await self._webhooks.mutate(req, candidate, old, warnings)
             final = mutated if mutated is not None else candidate
         if guarded:
-            check_escalation(self._authorizer, self._engine, user, served, final, old)
+            check_escalation(self._authorizer, self._engine, write.user, served, final, old)
         if policed and policies is not None:  # the policy plugin runs before validating webhooks
             policies.validate(req, final, old, warnings)
         if hooked:
             await self._webhooks.validate(req, final, old, warnings)
-        generated = operation == "CREATE" and req.name != name
+        generated = req.operation == "CREATE" and req.name != write.name
         if final is candidate and not generated:
-            return attempt(dry_run)
+            return run(dry_run)
         # Store what admission saw: the patched object, and the name generateName gave it.
-        if operation == "CREATE":
-            created = dataclasses.replace(options, dry_run=dry_run, warnings=warnings)
-            return self._engine.create(served, namespace, final, created)
-        updated = dataclasses.replace(options, dry_run=dry_run)
+        if write.subresource == "finalize":  # its storage takes only spec.finalizers
+            return deletion.finalize_namespace(self._engine, write.name, final, dry_run=dry_run)
+        if req.operation == "CREATE":
+            created = dataclasses.replace(write.options, dry_run=dry_run, warnings=warnings)
+            return self._engine.create(served, write.namespace, final, created)
+        updated = dataclasses.replace(write.options, dry_run=dry_run)
         obj, _ = self._engine.update(
-            served, namespace, name, final, updated, subresource=subresource
+            served, write.namespace, write.name, final, updated, subresource=write.subresource
         )
         return obj
 
     async def admit_object(
         self,
-        user: UserInfo,
-        dry_run: bool,
-        target: tuple[ServedResource, str, str, str],
+        write: WriteRequest,
         obj: dict[str, Any],
         object_kind: tuple[str, str, str],
         check: Callable[[dict[str, Any]], None],
     ) -> dict[str, Any]:
         """Admission of a CREATE whose object is not the resource's own kind (an Eviction
-        posted to ``pods/eviction``, ``target`` being (served, namespace, name,
-        subresource)): the mutating webhooks, then ``check`` (the REST handler's own
-        checks of the mutated object), then policies and validating webhooks; returns the
-        object as the mutating webhooks left it."""
-        served, namespace, name, subresource = target
-        policies = self._policies if self._policies and self._policies.configured else None
-        req = self._request(user, dry_run, served, "CREATE", namespace, name, subresource)
-        req = dataclasses.replace(req, object_kind=object_kind)
+        posted to ``pods/eviction``, a Binding to ``pods/binding``): the mutating webhooks,
+        then ``check`` (the REST handler's own checks of the mutated object), then
+        policies and validating webhooks; returns the object as the mutating webhooks
+        left it."""
+        policies = self._configured_policies()
+        req = dataclasses.replace(self._request(write, "CREATE"), object_kind=object_kind)
         hooked = self._webhooks.configured and self._webhooks.may_match(req)
-        warnings: list[str] = []
+        warnings = write.warnings
         if hooked:
             obj = await self._webhooks.mutate(req, obj, None, warnings) or obj
         check(obj)
@@ -197,22 +190,21 @@ class Admission:
             await self._webhooks.validate(req, obj, None, warnings)
         return obj
 
-    async def delete(
-        self, user: UserInfo, dry_run: bool, served: ServedResource, namespace: str, name: str
-    ) -> None:
+    async def delete(self, write: WriteRequest) -> None:
         """Admit the DELETE of one object (webhooks and policies see it as ``oldObject``)."""
-        policies = self._policies if self._policies and self._policies.configured else None
+        policies = self._configured_policies()
         if not self._webhooks.configured and policies is None:
             return
-        req = self._request(user, dry_run, served, "DELETE", namespace, name, "")
+        req = self._request(write, "DELETE")
         hooked = self._webhooks.may_match(req)
         if not hooked and (policies is None or not policies.applies(req)):
             return
-        stored = self._engine.storage.get(served.storage_key, namespace, name)
+        served = write.served
+        stored = self._engine.storage.get(served.storage_key, write.namespace, write.name)
         if stored is None:
             return  # the delete itself answers 404
         old = self._engine.view(served, stored)
-        warnings: list[str] = []
+        warnings = write.warnings
         if hooked:
             await self._webhooks.mutate(req, None, old, warnings)
         if policies is not None:
@@ -224,19 +216,4 @@ class Admission:
 def _named(req: AdmissionRequest, candidate: dict[str, Any]) -> AdmissionRequest:
     """The request with the object's final name (generateName is resolved by now)."""
     name = str((candidate.get("metadata") or {}).get("name") or "")
-    if name == req.name:
-        return req
-    return AdmissionRequest(
-        operation=req.operation,
-        group=req.group,
-        version=req.version,
-        kind=req.kind,
-        resource=req.resource,
-        subresource=req.subresource,
-        namespace=req.namespace,
-        name=name,
-        namespaced=req.namespaced,
-        user=req.user,
-        dry_run=req.dry_run,
-        uid=req.uid,
-    )
+    return req if name == req.name else dataclasses.replace(req, name=name)

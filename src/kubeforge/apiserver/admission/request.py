@@ -12,6 +12,7 @@ Entry points: ``AdmissionRequest(...).review(obj, old, version)``,
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,9 @@ class AdmissionRequest:
     object_kind: tuple[str, str, str] | None = None
     """(group, version, kind) of the object when it is not the resource's own kind: a
     ``pods/eviction`` request carries a ``policy/v1`` Eviction."""
+    options: Mapping[str, Any] | None = None
+    """The request's ``CreateOptions``/``UpdateOptions``/``DeleteOptions`` fields, shown as
+    the review's ``options`` (their kind and apiVersion are added)."""
 
     def review(
         self, obj: dict[str, Any] | None, old: dict[str, Any] | None, version: str
@@ -58,7 +62,11 @@ class AdmissionRequest:
             "object": obj,
             "oldObject": old,
             "dryRun": self.dry_run,
-            "options": {"kind": _OPTIONS_KIND[self.operation], "apiVersion": "meta.k8s.io/v1"},
+            "options": {
+                "kind": _OPTIONS_KIND[self.operation],
+                "apiVersion": "meta.k8s.io/v1",
+                **(self.options or {}),
+            },
         }
         if self.subresource:
             request["subResource"] = self.subresource

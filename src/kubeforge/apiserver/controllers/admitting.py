@@ -27,10 +27,10 @@ from kubeforge.apiserver.authn.authenticator import (
     UserInfo,
     service_account_user,
 )
-from kubeforge.apiserver.registry.options import PLAIN, WriteOptions
 from kubeforge.apiserver.registry.served import ServedResource
+from kubeforge.apiserver.registry.write_request import WriteRequest
 
-__all__ = ["SCHEDULER", "Admitting", "Attempt", "controller_user", "node_user", "user_of"]
+__all__ = ["SCHEDULER", "Admitting", "controller_user", "node_user", "user_of"]
 
 _SYSTEM = "kube-system"
 
@@ -61,44 +61,29 @@ def user_of(component: str, host: str = "") -> UserInfo:
     return controller_user(_ACCOUNTS.get(component, component))
 
 
-Attempt = Callable[[bool], dict[str, Any]]
-"""Runs the write, as a dry run when given True; returns the resulting object."""
-
-
 class Admitting(Protocol):
     """The webhooks and policies around a write (``admission.chain.Admission``)."""
 
     def wants(
-        self, user: UserInfo, served: ServedResource, operation: str, subresource: str
+        self,
+        user: UserInfo,
+        served: ServedResource,
+        operation: str,
+        subresource: str,
+        *,
+        control_plane: bool = False,
     ) -> bool:
         """Whether anything may need to see such a write (False: write it directly)."""
 
-    async def write(
-        self,
-        user: UserInfo,
-        dry_run: bool,
-        served: ServedResource,
-        operation: str,
-        namespace: str,
-        name: str,
-        subresource: str,
-        attempt: Attempt,
-        warnings: list[str],
-        *,
-        options: WriteOptions = PLAIN,
-    ) -> dict[str, Any]:
-        """``attempt`` with admission around it; ``options`` those of the final write."""
+    async def write(self, write: WriteRequest) -> dict[str, Any]:
+        """``write.run`` with admission around it (raises when refused)."""
 
-    async def delete(
-        self, user: UserInfo, dry_run: bool, served: ServedResource, namespace: str, name: str
-    ) -> None:
+    async def delete(self, write: WriteRequest) -> None:
         """Admit the DELETE of one object (raises when refused)."""
 
     async def admit_object(
         self,
-        user: UserInfo,
-        dry_run: bool,
-        target: tuple[ServedResource, str, str, str],
+        write: WriteRequest,
         obj: dict[str, Any],
         object_kind: tuple[str, str, str],
         check: Callable[[dict[str, Any]], None],

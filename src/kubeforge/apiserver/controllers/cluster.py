@@ -31,12 +31,14 @@ from typing import Any
 
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.controllers.admitting import Admitting, user_of
+from kubeforge.apiserver.controllers.identities import signed_in
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.options import PLAIN, TRUSTED, WriteOptions
 from kubeforge.apiserver.registry.served import Registry, ServedResource
 from kubeforge.apiserver.registry.system_metadata import format_time
+from kubeforge.apiserver.registry.write_request import WriteRequest
 from kubeforge.apiserver.storage.journal import ResourceKey
 from kubeforge.apiserver.storage.sqlite import clone
 
@@ -98,10 +100,17 @@ class Cluster:
         )
         return stored
 
-    def bind(self, body: dict[str, Any]) -> dict[str, Any]:
+    def bind(
+        self, body: dict[str, Any], *, annotations: dict[str, str] | None = None
+    ) -> dict[str, Any]:
         """The scheduler's binding: ``spec.nodeName`` and the status (its ``PodScheduled``
-        condition) of the pod ``body`` in one write, the rest as stored."""
+        condition) of the pod ``body`` in one write, the Binding's ``annotations`` merged
+        into the stored ones, the rest as stored."""
         namespace, name = _ns_name(body)
+        meta = {k: v for k, v in body["metadata"].items() if k != "annotations"}
+        if annotations:
+            meta["annotations"] = annotations
+        body = {**body, "metadata": meta}
         stored, _ = self.engine.update(
             self.served(("", "pods")), namespace, name, body, TRUSTED, subresource="binding"
         )
@@ -149,9 +158,6 @@ class Cluster:
                 return False
             raise
         return True
-
-    def finish_pod(self, namespace: str, name: str) -> None:
-        deletion.finish_deletion(self.engine, self.served(("", "pods")), namespace, name)
 
     # --- events -----------------------------------------------------------------------------
 
@@ -221,6 +227,7 @@ class Cluster:
         user, served = _event_writer(key[0], key[1]), self.served(_EVENTS)
         if self.admission is None or not self.admission.wants(user, served, operation, ""):
             return False
+        user = signed_in(self.engine, user)  # its uid and credential id, for the review
         task = asyncio.ensure_future(self._send(operation, key, namespace, event, user))
         self._sending.add(task)
         task.add_done_callback(self._sending.discard)
@@ -240,18 +247,16 @@ class Cluster:
         assert admission is not None
         name = event["metadata"]["name"]
 
-        def attempt(dry_run: bool) -> dict[str, Any]:
+        def run(dry_run: bool) -> dict[str, Any]:
             if operation == "CREATE":
                 return engine.create(served, namespace, event, WriteOptions(dry_run=dry_run))
             options = WriteOptions(dry_run=dry_run, trusted=True)
             return engine.update(served, namespace, name, event, options)[0]
 
         options = PLAIN if operation == "CREATE" else TRUSTED
+        write = WriteRequest(user, served, operation, namespace, name, run=run, options=options)
         with contextlib.suppress(StatusError):
-            written = await admission.write(
-                user, False, served, operation, namespace, name, "", attempt, [], options=options
-            )
-            self._remember(key, written)
+            self._remember(key, await admission.write(write))
 
     def _remember(self, key: tuple[Any, ...], created: dict[str, Any]) -> None:
         meta = created["metadata"]

@@ -11,7 +11,8 @@ whose kubelet is stopped (``heartbeat.kubelet_stopped``) until it is back.
 This class is the workers' host: it remembers the images each node has pulled, hands
 out pod IPs, and works out the status the workers report (``write``), which its
 ``statusmanager.StatusManager`` sends as the node (``system:node:<node>``), through the
-admission webhooks and policies that look at ``pods/status``.
+admission webhooks and policies that look at ``pods/status``; a stopped pod's delete is
+``finaldelete``'s, as the node too.
 
 Entry point: ``Kubelets(cluster, nodes, job_run_time)`` with ``start()``/``stop()``.
 """
@@ -25,6 +26,7 @@ from kubeforge.apiserver.controllers import podstatus
 from kubeforge.apiserver.controllers.behaviour import behaviour_of
 from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.containerrun import ContainerRun
+from kubeforge.apiserver.controllers.finaldelete import FinalDeletes
 from kubeforge.apiserver.controllers.heartbeat import kubelet_stopped
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, key_of
 from kubeforge.apiserver.controllers.nodes import NodeSpec, PodAddresses
@@ -56,6 +58,7 @@ class Kubelets(ControllerLoop):
         """The pods bound to each node, kept from pod events: a Node's heartbeat wakes its
         pods without a pass over every pod."""
         self._statuses = StatusManager(cluster)
+        self._final = FinalDeletes(cluster)
 
     def start(self) -> None:
         for pod in self.cluster.list(_PODS):
@@ -66,6 +69,7 @@ class Kubelets(ControllerLoop):
     def stop(self) -> None:
         super().stop()
         self._statuses.stop()
+        self._final.stop()
 
     def key_mappers(self) -> dict[ResourceKey, KeyMapper]:
         return {_NODES: self._node_keys, _PODS: self._pod_keys}
@@ -143,7 +147,9 @@ class Kubelets(ControllerLoop):
         meta = pod["metadata"]
         namespace, name = meta.get("namespace") or "", meta["name"]
         assert self._loop is not None
-        self._loop.call_later(min(grace, _MAX_GRACE), self.cluster.finish_pod, namespace, name)
+        node = str(pod["spec"]["nodeName"])
+        finish = self._final.finish
+        self._loop.call_later(min(grace, _MAX_GRACE), finish, namespace, name, uid, node)
         return None
 
     # --- KubeletHost ------------------------------------------------------------------------

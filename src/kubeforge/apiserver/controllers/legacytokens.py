@@ -8,9 +8,16 @@ when that is set), the Secret gets ``data.token`` (a legacy token, ``authn.legac
 a token already there is kept. When the account is missing, or was recreated with
 another uid, the Secret is deleted, and deleting an account deletes its token Secrets.
 
-Entry points: ``LegacyTokens(engine, registry, key, ca_pem)`` with ``start()``/``stop()``
+Its writes (the Secret's update, its delete with a uid precondition) are requests of
+``system:kube-controller-manager`` that admission webhooks and policies see (1.32's
+``startServiceAccountTokenController`` gives it ``rootClientBuilder.ClientOrDie(
+"tokens-controller")``); a refused one is tried again after its queue's back-off, ten
+times at most (``MaxRetries``), then dropped until the Secret changes.
+
+Entry points: ``LegacyTokens(cluster, key, ca_pem)`` with ``start()``/``stop()``
 (``key`` returns the signing key, read on first use), and ``stamp_last_used``, the
-authenticator's ``kubernetes.io/legacy-token-last-used`` label on a used token's Secret.
+authenticator's ``kubernetes.io/legacy-token-last-used`` label on a used token's Secret
+(written directly: the real authenticator sends it through the loopback client).
 """
 
 from __future__ import annotations
@@ -22,9 +29,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from kubeforge.apiserver.authn.authenticator import AUTHENTICATED, UserInfo
 from kubeforge.apiserver.authn.legacy import LAST_USED_LABEL, legacy_claims
 from kubeforge.apiserver.authn.signing import SigningKey
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
+from kubeforge.apiserver.controllers.eager import run_eagerly
+from kubeforge.apiserver.controllers.podcontrol import Retries
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.served import Registry
@@ -38,6 +49,11 @@ _ACCOUNTS = ("", "serviceaccounts")
 _TYPE = "kubernetes.io/service-account-token"
 _NAME = "kubernetes.io/service-account.name"
 _UID = "kubernetes.io/service-account.uid"
+_MAX_RETRIES = 10  # TokensControllerOptions' MaxRetries default
+CONTROLLER_MANAGER = UserInfo("system:kube-controller-manager", groups=(AUTHENTICATED,))
+"""kube-controller-manager's own credential (kubeadm's client certificate): the token
+controller is started with the root client builder, not a ServiceAccount of its own,
+since it must run before any account has a token."""
 
 
 def _b64(text: str) -> str:
@@ -47,14 +63,16 @@ def _b64(text: str) -> str:
 class LegacyTokens:
     """Fills token Secrets and removes those whose account is gone."""
 
-    def __init__(
-        self, engine: Engine, registry: Registry, key: Callable[[], SigningKey], ca_pem: str
-    ) -> None:
-        self._cluster = Cluster(engine, registry)
+    def __init__(self, cluster: Cluster, key: Callable[[], SigningKey], ca_pem: str) -> None:
+        self._cluster = cluster
+        self._api = ControllerRequests(cluster, CONTROLLER_MANAGER)
         self._key = key
         self._ca = ca_pem
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending: set[tuple[str, str]] = set()
+        self._failures: dict[tuple[str, str], int] = {}
+        self._retries = Retries()
+        self._waiting: set[asyncio.Task[None]] = set()
         self._unsubscribe: Callable[[], None] | None = None
 
     def start(self) -> None:
@@ -68,6 +86,8 @@ class LegacyTokens:
     def stop(self) -> None:
         if self._unsubscribe is not None:
             self._unsubscribe()
+        for task in list(self._waiting):
+            task.cancel()
 
     def _on_event(self, event: Event) -> None:
         meta = event.object["metadata"]
@@ -80,14 +100,20 @@ class LegacyTokens:
                 if secret.get("type") == _TYPE and annotations.get(_NAME) == meta["name"]:
                     self._schedule(meta["namespace"], secret["metadata"]["name"])
 
-    def _schedule(self, namespace: str, name: str) -> None:
+    def _schedule(self, namespace: str, name: str, delay: float = 0.0) -> None:
         # Never write from inside a storage listener: run once the current write is done.
         if (namespace, name) not in self._pending and self._loop is not None:
             self._pending.add((namespace, name))
-            self._loop.call_soon(self._sync, namespace, name)
+            self._loop.call_later(delay, self._run, namespace, name)
 
-    def _sync(self, namespace: str, name: str) -> None:
+    def _run(self, namespace: str, name: str) -> None:
         self._pending.discard((namespace, name))
+        ran = run_eagerly(self._sync(namespace, name))
+        if isinstance(ran, asyncio.Task):  # waiting on admission: keep it alive till done
+            self._waiting.add(ran)
+            ran.add_done_callback(self._waiting.discard)
+
+    async def _sync(self, namespace: str, name: str) -> None:
         secret = self._cluster.get(_SECRETS, namespace, name)
         if secret is None or secret.get("type") != _TYPE:
             return
@@ -99,13 +125,26 @@ class LegacyTokens:
         wanted_uid = annotations.get(_UID)
         try:
             if account is None or (wanted_uid and wanted_uid != account["metadata"]["uid"]):
-                self._cluster.delete(_SECRETS, namespace, name, uid=meta["uid"])
+                await self._api.delete(_SECRETS, namespace, name, uid=meta["uid"])
             elif not meta.get("deletionTimestamp"):
-                self._fill(secret, account)
-        except StatusError:
-            return  # raced with a client; its write brings the Secret back here
+                await self._fill(secret, account)
+        except StatusError as error:
+            if error.code != 409:  # refused: the queue's back-off, at most _MAX_RETRIES times
+                self._failed(namespace, name)
+            return  # a conflict: raced with a client, whose write brings the Secret back
+        self._failures.pop((namespace, name), None)
+        self._retries.forget((namespace, name))
 
-    def _fill(self, secret: dict[str, Any], account: dict[str, Any]) -> None:
+    def _failed(self, namespace: str, name: str) -> None:
+        key = (namespace, name)
+        failures = self._failures[key] = self._failures.get(key, 0) + 1
+        if failures > _MAX_RETRIES:
+            self._failures.pop(key, None)
+            self._retries.forget(key)
+            return
+        self._schedule(namespace, name, self._retries.failed(key))
+
+    async def _fill(self, secret: dict[str, Any], account: dict[str, Any]) -> None:
         data = dict(secret.get("data") or {})
         namespace = secret["metadata"]["namespace"]
         wanted = {"namespace": _b64(namespace)}
@@ -121,7 +160,7 @@ class LegacyTokens:
         body = copy(secret)
         body["data"] = {**data, **wanted}
         body["metadata"]["annotations"] = {**annotations, _UID: uid}
-        self._cluster.update(_SECRETS, body)
+        await self._api.update(_SECRETS, body)
 
 
 def stamp_last_used(engine: Engine, registry: Registry, secret: dict[str, Any]) -> None:

@@ -8,8 +8,12 @@ conditions saying what remains (``NamespaceContentRemaining``,
 ``NamespaceFinalizersRemaining`` and the three "deletion failure" conditions, worded
 like the real controller's, so ``kubectl describe namespace`` reads the same), and
 once nothing is left removes the ``kubernetes`` finalizer through ``/finalize``, so
-the namespace disappears. Its deletes are requests of ``namespace-controller`` that
-admission sees, each object's as the server's own deletecollection admits them; one
+the namespace disappears. Its deletes, its status writes and its ``/finalize`` are
+requests of ``namespace-controller`` that admission sees (1.32's
+``namespaced_resources_deleter.go``: ``UpdateStatus``, ``Finalize``), each object's
+delete as the server's own deletecollection admits them (``propagationPolicy:
+Background``); a refused status write is only logged there, so here it is dropped; a
+refused ``/finalize`` is tried again after the back-off below; one
 refused is ``NamespaceDeletionContentFailure`` (``ContentDeletionFailed``, ``Failed to
 delete all resource types, <n> remaining: <errors>``, one error per resource) and the
 namespace is looked at again after a back-off (5 ms doubling to 60 s, its workqueue's).
@@ -29,7 +33,6 @@ from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.deletion import DeleteOptions
-from kubeforge.apiserver.registry.options import TRUSTED
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.storage.sqlite import Event, clone
 
@@ -189,26 +192,37 @@ class NamespaceFinalizer:
                 if current is not None:
                     remaining[served.info.group_resource] += 1
                     finalizers.update(current["metadata"].get("finalizers") or [])
-        self._set_conditions(ns, remaining, finalizers, failed)
-        if failed and self._loop is not None:  # a refusal: no event will bring us back
-            self._loop.call_later(self._retries.failed(name), self._schedule, name)
-        else:
-            self._retries.forget(name)
+        await self._set_conditions(ns, remaining, finalizers, failed)
         if remaining:
+            self._back_off(name, bool(failed))
             return  # DELETED events of the contents bring us back here
         ns = self._engine.storage.get(_NAMESPACES, "", name) or ns
         body = clone(ns)
         body.setdefault("spec", {})["finalizers"] = [
             f for f in (ns.get("spec") or {}).get("finalizers") or [] if f != "kubernetes"
         ]
-        deletion.finalize_namespace(self._engine, name, body)
+        try:
+            await self._api.finalize(body)
+        except StatusError as error:
+            # Refused (or raced): Delete fails and the key is queued again after a back-off.
+            self._back_off(name, error.code != 404)
+            return
+        self._back_off(name, bool(failed))
+
+    def _back_off(self, name: str, failed: bool) -> None:
+        """Look at ``name`` again after its queue's back-off when this pass failed (no
+        event will bring us back); forget its failures otherwise."""
+        if failed and self._loop is not None:
+            self._loop.call_later(self._retries.failed(name), self._schedule, name)
+        else:
+            self._retries.forget(name)
 
     async def _delete(self, served: ServedResource, namespace: str, name: str) -> None:
-        await self._api.admit_delete(served, namespace, name)
         options = DeleteOptions(propagation_policy="Background")
+        await self._api.admit_delete(served, namespace, name, options)
         deletion.delete(self._engine, served, namespace, name, options)
 
-    def _set_conditions(
+    async def _set_conditions(
         self,
         ns: dict[str, Any],
         remaining: Counter[str],
@@ -229,11 +243,10 @@ class NamespaceFinalizer:
             return
         body = clone(ns)
         body.setdefault("status", {})["conditions"] = merged
-        served = self._registry.lookup("", "v1", "namespaces")
-        assert served is not None  # built-in
         try:
-            self._engine.update(
-                served, "", ns["metadata"]["name"], body, TRUSTED, subresource="status"
-            )
-        except StatusError:
-            self._schedule(ns["metadata"]["name"])  # raced with a client: look again
+            await self._api.update_status(_NAMESPACES, body)
+        except StatusError as error:
+            # A conflict is a race with a client: look again. Anything else (a webhook's
+            # refusal) the real controller only logs, and carries on deleting.
+            if error.code == 409:
+                self._schedule(ns["metadata"]["name"])

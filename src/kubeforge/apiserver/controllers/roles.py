@@ -6,32 +6,47 @@
 ``rbac.authorization.k8s.io/aggregate-to-view: "true"`` join ``view``). The authorizer
 does not wait for it: it aggregates on its own (``authz.rbac.aggregated_rules``).
 
-Entry point: ``ClusterRoleAggregator(engine, registry)``, started with the server.
+Its writes are requests of ``system:serviceaccount:kube-system:clusterrole-aggregation-
+controller`` that admission webhooks and policies see (an UPDATE of the role; the real
+controller sends it as a server-side apply, an UPDATE to admission too). A refused write
+is tried again after its queue's back-off (5 ms doubling to 1000 s, client-go's default
+controller rate limiter), a conflict at once.
+
+Entry point: ``ClusterRoleAggregator(cluster)``, started with the server.
 """
 
 from __future__ import annotations
 
 from kubeforge.apiserver.authz.rbac import aggregated_rules
+from kubeforge.apiserver.controllers.admitting import controller_user
+from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.loop import StorageLoop
+from kubeforge.apiserver.controllers.podcontrol import Retries
+from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.registry.options import TRUSTED
 from kubeforge.apiserver.storage.sqlite import Event, clone
 
 __all__ = ["ClusterRoleAggregator"]
 
 _GROUP = "rbac.authorization.k8s.io"
 _CLUSTER_ROLES = (_GROUP, "clusterroles")
+_MAX_BACKOFF = 1000.0
 
 
 class ClusterRoleAggregator(StorageLoop):
     """Keeps the ``rules`` of every ClusterRole with an ``aggregationRule`` up to date."""
 
+    def __init__(self, cluster: Cluster) -> None:
+        super().__init__(cluster.engine, cluster.registry)
+        self._api = ControllerRequests(
+            cluster, controller_user("clusterrole-aggregation-controller")
+        )
+        self._retries = Retries(cap=_MAX_BACKOFF)
+
     def wants(self, event: Event) -> bool:
         return event.resource == _CLUSTER_ROLES
 
-    def reconcile(self) -> None:
-        served = self._registry.lookup(_GROUP, "v1", "clusterroles")
-        assert served is not None  # built-in
+    async def reconcile(self) -> None:
         stored = {o["metadata"]["name"]: o for o in self._engine.storage.objects(_CLUSTER_ROLES)}
         for name, role in stored.items():
             if not role.get("aggregationRule"):
@@ -42,6 +57,15 @@ class ClusterRoleAggregator(StorageLoop):
             body = clone(role)
             body["rules"] = rules
             try:
-                self._engine.update(served, "", name, body, TRUSTED)
-            except StatusError:
-                self._schedule()  # raced with a client's write; look again
+                await self._api.update(_CLUSTER_ROLES, body)
+            except StatusError as error:
+                self._retry(name, refused=error.code != 409)
+            else:
+                self._retries.forget(name)
+
+    def _retry(self, name: str, *, refused: bool) -> None:
+        """Look again: at once after a race with a client, after a back-off when refused."""
+        if not refused:
+            self._schedule()
+        elif self._loop is not None:
+            self._loop.call_later(self._retries.failed(name), self._schedule)

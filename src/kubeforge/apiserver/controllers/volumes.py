@@ -25,10 +25,13 @@ volume's key is ``("", name)`` (claims always have a namespace).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from typing import Any
 
+from kubeforge.apiserver.authn.authenticator import ADMIN
 from kubeforge.apiserver.controllers.cluster import Cluster, copy
+from kubeforge.apiserver.controllers.eager import run_eagerly
 from kubeforge.apiserver.controllers.loop import ControllerLoop, Key, KeyMapper, key_of, own_key
 from kubeforge.apiserver.controllers.nodes import quantity
 from kubeforge.apiserver.controllers.provisioner import (
@@ -38,6 +41,8 @@ from kubeforge.apiserver.controllers.provisioner import (
     standard_class,
     volume_for,
 )
+from kubeforge.apiserver.controllers.requests import ControllerRequests
+from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
 __all__ = ["PROVISIONER", "VolumeBinder", "claims_of"]
@@ -110,6 +115,16 @@ def _claimed_by(volume: dict[str, Any], claim: dict[str, Any]) -> bool | None:
     return same and ref.get("uid") in (None, "", meta["uid"])
 
 
+async def _install_standard_class(cluster: Cluster) -> None:
+    """The default class as kind installs it: no 1.32 server component creates a
+    StorageClass (its post-start hooks make namespaces, priority classes and RBAC
+    roles), kind applies its ``standard`` manifest with kubectl as the cluster's admin,
+    an ordinary request that admission sees; a refused one is left out, as it would be
+    there."""
+    with contextlib.suppress(StatusError):
+        await ControllerRequests(cluster, ADMIN).create(_CLASSES, "", standard_class())
+
+
 class VolumeBinder(ControllerLoop):
     resource = _CLAIMS
     account = "persistent-volume-binder"
@@ -120,7 +135,7 @@ class VolumeBinder(ControllerLoop):
 
     def start(self) -> None:
         if not self.cluster.list(_CLASSES):
-            self.cluster.create(_CLASSES, "", standard_class())
+            self._installing = run_eagerly(_install_standard_class(self.cluster))
         super().start()
         for volume in self.cluster.list(_VOLUMES):
             self.enqueue(("", volume["metadata"]["name"]))

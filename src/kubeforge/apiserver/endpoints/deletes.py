@@ -30,6 +30,7 @@ from kubeforge.apiserver.endpoints.request import Target
 from kubeforge.apiserver.endpoints.responses import json_response
 from kubeforge.apiserver.registry import conversions, deletion
 from kubeforge.apiserver.registry.engine import Engine
+from kubeforge.apiserver.registry.write_request import WriteRequest
 from kubeforge.core.status import success
 
 __all__ = ["delete", "delete_collection"]
@@ -41,7 +42,8 @@ async def delete(
     """``DELETE`` of the object the URL names."""
     options = await parse_options(request)
     if admission is not None:
-        await _admit_delete(admission, request, target, target.namespace or "", target.name)
+        where = (target.namespace or "", target.name)
+        await _admit_delete(admission, request, target, where, options)
     obj, gone = await conversions.run_converting(
         lambda: deletion.delete(engine, target.served, target.namespace or "", target.name, options)
     )
@@ -72,7 +74,7 @@ async def delete_collection(
         meta = obj["metadata"]
         namespace, name = meta.get("namespace") or "", meta["name"]
         if admission is not None:
-            await _admit_delete(admission, request, target, namespace, name)
+            await _admit_delete(admission, request, target, (namespace, name), options)
         try:
             last, _ = await conversions.run_converting(
                 lambda n=namespace, m=name: deletion.delete(  # type: ignore[misc]
@@ -96,10 +98,22 @@ async def delete_collection(
 
 
 async def _admit_delete(
-    admission: Admission, request: web.Request, target: Target, namespace: str, name: str
+    admission: Admission,
+    request: web.Request,
+    target: Target,
+    where: tuple[str, str],
+    options: deletion.DeleteOptions,
 ) -> None:
-    """Admission of one DELETE; the webhooks' ``oldObject`` may need converting first."""
-    user, dry_run = request_user(request), dry_run_requested(request)
-    await conversions.run_converting_async(
-        lambda: admission.delete(user, dry_run, target.served, namespace, name)
+    """Admission of one DELETE of ``where`` (namespace, name); the webhooks' ``oldObject``
+    may need converting first."""
+    namespace, name = where
+    write = WriteRequest(
+        request_user(request),
+        target.served,
+        "DELETE",
+        namespace,
+        name,
+        dry_run=dry_run_requested(request),
+        sent_options=options.sent(),
     )
+    await conversions.run_converting_async(lambda: admission.delete(write))

@@ -43,6 +43,7 @@ from kubeforge.apiserver.protobuf.wire import UnsupportedKind
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.options import TRUSTED
+from kubeforge.apiserver.registry.write_request import WriteRequest
 from kubeforge.core.status import failure
 
 __all__ = ["evict"]
@@ -221,10 +222,17 @@ async def _admitted(
         return body
     version = "v1beta1" if body.get("apiVersion") == "policy/v1beta1" else "v1"
     body = {**body, "apiVersion": f"policy/{version}", "kind": "Eviction"}
-    where = (target.served, target.namespace or "", target.name, "eviction")
-    user, dry_run = request_user(request), dry_run_requested(request)
+    write = WriteRequest(
+        request_user(request),
+        target.served,
+        "CREATE",
+        target.namespace or "",
+        target.name,
+        "eviction",
+        dry_run=dry_run_requested(request),
+    )
     kind = ("policy", version, "Eviction")
-    return await admission.admit_object(user, dry_run, where, body, kind, check)
+    return await admission.admit_object(write, body, kind, check)
 
 
 async def evict(

@@ -49,6 +49,7 @@ from kubeforge.apiserver.registry import conversions, deletion
 from kubeforge.apiserver.registry.engine import Engine
 from kubeforge.apiserver.registry.options import WriteOptions
 from kubeforge.apiserver.registry.served import Registry
+from kubeforge.apiserver.registry.write_request import WriteRequest
 
 __all__ = ["ResourceHandlers"]
 
@@ -100,17 +101,18 @@ class ResourceHandlers:
     ) -> dict[str, Any]:
         if self.admission is None:
             return attempt(dry_run_requested(request))
-        return await self.admission.write(
+        write = WriteRequest(
             request_user(request),
-            dry_run_requested(request),
             target.served,
             operation,
             target.namespace or "",
             name,
             target.subresource,
             attempt,
+            dry_run_requested(request),
             warnings,
         )
+        return await self.admission.write(write)
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         target = resolve(self.registry, request.path)
@@ -292,7 +294,13 @@ class ResourceHandlers:
             if request.method != "PUT":
                 raise failures.method_not_allowed(target.served.info, _NOT_ALLOWED)
             body = await read_object(request, target.served)
-            return json_response(deletion.finalize_namespace(self.engine, target.name, body))
+
+            def finalize(dry_run: bool) -> dict[str, Any]:
+                return deletion.finalize_namespace(self.engine, target.name, body, dry_run=dry_run)
+
+            return json_response(
+                await self._admitted_once(request, target, "UPDATE", target.name, finalize, [])
+            )
         if target.subresource == "scale":
             return await scale(self.engine, request, target)
         if target.subresource == "eviction":

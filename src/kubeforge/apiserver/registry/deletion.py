@@ -24,7 +24,7 @@ from kubeforge.apiserver.storage.sqlite import clone
 from kubeforge.core.resource import ResourceInfo
 from kubeforge.core.status import failure
 
-__all__ = ["DeleteOptions", "delete", "finalize_namespace", "finish_deletion"]
+__all__ = ["DeleteOptions", "delete", "finalize_namespace"]
 
 
 @dataclass
@@ -37,6 +37,23 @@ class DeleteOptions:
     precondition_uid: str | None = None
     precondition_rv: str | None = None
     dry_run: bool = False
+
+    def sent(self) -> dict[str, Any]:
+        """The options as a DELETE's admission review shows them (fields set only)."""
+        fields: dict[str, Any] = {}
+        if self.grace_period_seconds is not None:
+            fields["gracePeriodSeconds"] = self.grace_period_seconds
+        given = (("uid", self.precondition_uid), ("resourceVersion", self.precondition_rv))
+        preconditions = {key: value for key, value in given if value is not None}
+        if preconditions:
+            fields["preconditions"] = preconditions
+        if self.orphan_dependents is not None:
+            fields["orphanDependents"] = self.orphan_dependents
+        if self.propagation_policy is not None:
+            fields["propagationPolicy"] = self.propagation_policy
+        if self.dry_run:
+            fields["dryRun"] = ["All"]
+        return fields
 
 
 def delete(
@@ -139,7 +156,9 @@ def _commit_delete(
     return engine.committed_view(served, stored)
 
 
-def finalize_namespace(engine: Engine, name: str, body: dict[str, Any]) -> dict[str, Any]:
+def finalize_namespace(
+    engine: Engine, name: str, body: dict[str, Any], *, dry_run: bool = False
+) -> dict[str, Any]:
     """``PUT /api/v1/namespaces/{name}/finalize``: only ``spec.finalizers`` changes."""
     served = engine.registry.lookup("", "v1", "namespaces")
     assert served is not None  # built-in
@@ -157,16 +176,7 @@ def finalize_namespace(engine: Engine, name: str, body: dict[str, Any]) -> dict[
         new["spec"] = {**(new.get("spec") or {}), "finalizers": finalizers}
     else:
         new.setdefault("spec", {}).pop("finalizers", None)
-    return engine.commit_update(served, engine.strategy(served), new, old, dry_run=False)
-
-
-def finish_deletion(engine: Engine, served: ServedResource, namespace: str, name: str) -> None:
-    """What a kubelet does once a pod stopped: delete with grace 0 (finalizers still hold)."""
-    try:
-        delete(engine, served, namespace, name, DeleteOptions(grace_period_seconds=0))
-    except StatusError as error:
-        if error.code != 404:
-            raise
+    return engine.commit_update(served, engine.strategy(served), new, old, dry_run=dry_run)
 
 
 def _gc_finalizers(finalizers: list[str], options: DeleteOptions) -> list[str]:

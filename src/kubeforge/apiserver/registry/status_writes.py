@@ -1,7 +1,9 @@
 """What a write to a status-like subresource may change: ``/status``, a
 CertificateSigningRequest's ``/approval``, a pod's ``/ephemeralcontainers``, and the
-scheduler's ``binding`` of a pod (``spec.nodeName`` and the status in one write, as the
-binding storage's ``setPodNodeAndMetadata`` does; this server serves it to no client).
+scheduler's ``binding`` of a pod (``spec.nodeName``, the status and the Binding's
+annotations in one write, as the binding storage's ``setPodNodeAndMetadata`` does; this
+server serves it to no client: the body's metadata carries only the Binding's
+annotations).
 
 Such a write starts from the stored object and takes only its part from the body, as the
 real status strategies' ``PrepareForUpdate`` do; everything else the client sent is
@@ -30,7 +32,7 @@ TAKEN: dict[str, tuple[tuple[str, ...], ...]] = {
     "status": (("status",),),
     "approval": (("status", "conditions"),),
     "ephemeralcontainers": (("spec", "ephemeralContainers"),),
-    "binding": (("spec", "nodeName"), ("status",)),
+    "binding": (("metadata", "annotations"), ("spec", "nodeName"), ("status",)),
 }
 """The paths each status-like subresource takes from the body, in the object's key order."""
 
@@ -39,14 +41,19 @@ def status_write(subresource: str, new: dict[str, Any], old: dict[str, Any]) -> 
     """``old`` with what a ``/status`` write may change taken from ``new``: the whole
     status, for a CertificateSigningRequest's ``/approval`` only its conditions, for a
     pod's ``/ephemeralcontainers`` only ``spec.ephemeralContainers``, for a ``binding``
-    ``spec.nodeName`` and the status. The result holds ``new``'s taken parts themselves
-    and shares the rest with ``old`` (see the module's docstring)."""
+    ``spec.nodeName``, the status and the annotations ``new`` adds. The result holds
+    ``new``'s taken parts themselves and shares the rest with ``old`` (see the module's
+    docstring)."""
     result = dict(old)
     result["metadata"] = dict(old["metadata"])
     status = new.get("status")
     if subresource == "binding":
         result["spec"] = {**old["spec"], "nodeName": new["spec"]["nodeName"]}
         result["status"] = status
+        added = (new.get("metadata") or {}).get("annotations")
+        if added:  # the Binding's, merged into the pod's as the binding storage does
+            kept = old["metadata"].get("annotations") or {}
+            result["metadata"]["annotations"] = {**kept, **added}
     elif subresource == "ephemeralcontainers":
         ephemeral = (new.get("spec") or {}).get("ephemeralContainers")
         spec = result["spec"] = dict(old["spec"])

@@ -225,15 +225,13 @@ class LocalServer:
             tune_collector()
         if self.options.simulate_node:
             aggregator: dict[str, Callable[[Cluster], Runnable]] = {
-                "clusterrole-aggregation-controller": lambda c: ClusterRoleAggregator(
-                    c.engine, c.registry
-                )
+                "clusterrole-aggregation-controller": ClusterRoleAggregator
             }
             aggregator[DISRUPTION_CONTROLLER] = DisruptionController
             ca_pem = self.options.ca_pem
             signing = self.access.authenticator
             aggregator[LEGACY_TOKENS_CONTROLLER] = lambda c: LegacyTokens(
-                c.engine, c.registry, lambda: signing.signing, ca_pem
+                c, lambda: signing.signing, ca_pem
             )
             if ca_pem:
                 aggregator[ROOT_CA_CONTROLLER] = lambda c: RootCAPublisher(c, ca_pem)
