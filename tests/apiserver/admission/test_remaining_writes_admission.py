@@ -2,22 +2,26 @@
 kubelet's final delete of a stopped pod (as its node, grace 0, the pod's uid as a
 precondition), the namespace controller's status writes and ``/finalize``, the token
 controller's Secret writes (as ``system:kube-controller-manager``), the ClusterRole
-aggregator's updates, and the annotations a mutating webhook gives a pod's Binding land
-on the pod. Controllers write as their bound tokens authenticate: the ServiceAccount's
-uid and a credential id. Real webhooks over HTTPS, a real server with its control plane."""
+aggregator's updates and the default StorageClass's create (kind's install, as the
+admin), and the annotations a mutating webhook gives a pod's Binding land on the pod.
+Controllers write as their bound tokens authenticate: the ServiceAccount's uid and a
+credential id. Real webhooks over HTTPS, a real server with its control plane."""
 # ruff: noqa: F811 -- the tests take the fixtures imported from test_webhooks as arguments
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from kf_http import Api
+from kf_http import Api, open_api
 from kf_plane import until
+from test_control_plane_admission import _pod, _running
 from test_controller_admission import token_user, without_jti
 from test_webhooks import (  # the webhook server and the fixtures around it, shared
     Review,
@@ -71,15 +75,6 @@ def _refusing(
         return {"uid": review["request"]["uid"], "allowed": False, "status": status}
 
     return respond
-
-
-def _pod(name: str) -> dict[str, Any]:
-    return {"metadata": {"name": name},
-            "spec": {"containers": [{"name": "main", "image": "nginx"}]}}  # fmt: skip
-
-
-def _running(pod: dict[str, Any]) -> bool:
-    return (pod.get("status") or {}).get("phase") == "Running"
 
 
 async def _gone(api: Api, path: str, name: str) -> None:
@@ -317,3 +312,44 @@ async def test_annotations_a_webhook_gives_a_binding_land_on_the_pod(
     assert annotations["example.com/placed-by"] == "system:kube-scheduler"
     (binding,) = webhook.requests()
     assert binding["object"]["kind"] == "Binding"
+
+
+# --- the default StorageClass --------------------------------------------------------------
+
+
+async def _on_restarted_server(data_dir: Path, act: Callable[[Api], Awaitable[None]]) -> None:
+    """``act`` against a server on ``data_dir``, started off the loop (the webhook
+    server of this test runs on it and may be called while the server starts)."""
+    local = LocalApiServer(data_dir=data_dir)
+    await asyncio.to_thread(local.start)
+    try:
+        async with await open_api(local) as session:
+            await act(Api(local, session))
+    finally:
+        await asyncio.to_thread(local.stop)
+
+
+async def test_the_default_storage_class_is_created_through_admission_as_the_admin(
+    tmp_path: Path, webhook: Webhook
+) -> None:
+    classes = "/apis/storage.k8s.io/v1/storageclasses"
+    rules = _rules("CREATE", "storageclasses", "storage.k8s.io")
+    hooks = config("Validating", webhook, "", rules=rules)
+    del hooks["webhooks"][0]["namespaceSelector"]
+
+    async def configure(api: Api) -> None:
+        await install(api, "Validating", hooks)
+        assert (await api.delete(f"{classes}/standard")).status == 200
+
+    async def recreated(api: Api) -> None:
+        await until(api, f"{classes}/standard", lambda c: c["provisioner"] != "")
+
+    await _on_restarted_server(tmp_path / "data", configure)
+    # With no StorageClass left, the next start installs kind's again: kubectl apply as
+    # the admin, which the webhook sees as any client's create.
+    await _on_restarted_server(tmp_path / "data", recreated)
+    (created,) = webhook.requests()
+    assert created["name"] == "standard"
+    assert created["userInfo"]["username"] == "kubernetes-admin"
+    annotations = created["object"]["metadata"]["annotations"]
+    assert annotations["storageclass.kubernetes.io/is-default-class"] == "true"
