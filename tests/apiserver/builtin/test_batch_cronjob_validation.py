@@ -148,7 +148,9 @@ async def test_a_job_template_may_not_name_its_selector(api: Api, namespace: str
     assert causes == [
         (
             "spec.jobTemplate.spec.selector",
-            'Invalid value: {"matchLabels":{"app":"x"}}: `selector` will be auto-generated',
+            'Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"x"}, '
+            "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` will be "
+            "auto-generated",
         ),
         (
             "spec.jobTemplate.spec.manualSelector",
@@ -223,3 +225,16 @@ def test_a_schedule_stored_with_a_zone_keeps_it_until_time_zone_is_set() -> None
         "spec.schedule",
         "cannot use both timeZone field and TZ or CRON_TZ in schedule",
     )
+
+
+async def test_a_job_templates_failure_policy_patterns_are_defaulted(
+    api: Api, namespace: str
+) -> None:
+    # SetObjectDefaults_CronJob reaches the template's patterns, not SetDefaults_Job's fields.
+    policy = {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]}
+    reply = await api.post(_path(namespace), cronjob("tolerant", job={"podFailurePolicy": policy}))
+    assert reply.status == 201, reply.body
+    job_spec = reply.body["spec"]["jobTemplate"]["spec"]
+    pattern = job_spec["podFailurePolicy"]["rules"][0]["onPodConditions"][0]
+    assert pattern == {"type": "DisruptionTarget", "status": "True"}
+    assert "podReplacementPolicy" not in job_spec and "manualSelector" not in job_spec

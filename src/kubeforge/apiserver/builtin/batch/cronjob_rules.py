@@ -15,7 +15,7 @@ from typing import Any
 
 from kubeforge.apiserver.builtin.batch.cronschedule import load_location, parse_standard
 from kubeforge.apiserver.builtin.batch.failurepolicy import non_negative
-from kubeforge.apiserver.builtin.batch.jobspec import job_spec_errors
+from kubeforge.apiserver.builtin.batch.jobspec import go_label_selector, job_spec_errors
 from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
 from kubeforge.apiserver.failures import FieldError
 
@@ -75,7 +75,8 @@ def _template_errors(pods: PodStrategy, spec: dict[str, Any]) -> list[FieldError
     errors = job_spec_errors(pods, job, path)
     if job.get("selector") is not None:
         detail = "`selector` will be auto-generated"
-        errors.append(FieldError.invalid(f"{path}.selector", job["selector"], detail))
+        shown = go_label_selector(job["selector"])
+        errors.append(FieldError.invalid(f"{path}.selector", shown, detail))
     if job.get("manualSelector") is True:
         errors.append(FieldError.not_supported(f"{path}.manualSelector", True, ("nil", "false")))
     return errors
