@@ -232,3 +232,145 @@ async def test_counts_uncounted_pods_and_index_lists(api: Api, namespace: str) -
         )
     ]
     assert (await write_status(api, path, completedIndexes="0-1", failedIndexes="3")).status == 200
+
+
+async def test_success_criteria_and_time_transitions(api: Api, namespace: str) -> None:
+    policy = {"rules": [{"succeededCount": 1}]}
+    path = await create(
+        api, namespace, job("met", completionMode="Indexed", completions=2, successPolicy=policy)
+    )
+    reply = await write_status(
+        api,
+        path,
+        conditions=[
+            condition("SuccessCriteriaMet"),
+            condition("FailureTarget"),
+            condition("Failed"),
+        ],
+        startTime=LATER,
+        completionTime=NOW,
+    )
+    assert refusal(reply) == [
+        (
+            "status.completionTime",
+            "Invalid value: 2024-05-01 10:00:00 +0000 UTC: cannot set completionTime when there "
+            "is no Complete=True condition",
+        ),
+        (
+            "status.completionTime",
+            "Invalid value: 2024-05-01 10:00:00 +0000 UTC: completionTime cannot be set before "
+            "startTime",
+        ),
+        (
+            "status.conditions",
+            "Invalid value: cannot set SuccessCriteriaMet=True and Failed=true conditions",
+        ),
+        (
+            "status.conditions",
+            "Invalid value: cannot set SuccessCriteriaMet=True and FailureTarget=true conditions",
+        ),
+    ]
+    started = await write_status(
+        api, path, conditions=[condition("SuccessCriteriaMet")], startTime=NOW
+    )
+    assert started.status == 200, started.body
+    reply = await write_status(api, path, startTime=LATER)
+    assert refusal(reply) == [
+        (
+            "status.conditions",
+            "Invalid value: cannot disable the SuccessCriteriaMet=True condition",
+        ),
+    ]
+    # The Job is suspended: its start time may move (the controller resets it on suspend).
+    moved = await write_status(
+        api, path, conditions=[condition("SuccessCriteriaMet")], startTime=LATER
+    )
+    assert moved.status == 200, moved.body
+    await api.patch(path, {"spec": {"suspend": False}}, MERGE)
+    reply = await write_status(api, path, conditions=[condition("SuccessCriteriaMet")])
+    assert refusal(reply) == [
+        ("status.startTime", "Required value: startTime cannot be removed for unsuspended job")
+    ]
+
+
+async def test_complete_with_a_success_policy_needs_success_criteria_met(
+    api: Api, namespace: str
+) -> None:
+    policy = {"rules": [{"succeededCount": 1}]}
+    path = await create(
+        api, namespace, job("policy", completionMode="Indexed", completions=2, successPolicy=policy)
+    )
+    reply = await write_status(
+        api,
+        path,
+        conditions=[condition("FailureTarget"), condition("Complete"), condition("Failed")],
+        startTime=NOW,
+        completionTime=LATER,
+    )
+    assert refusal(reply) == [
+        ("status.conditions", "Invalid value: cannot set Complete=True and Failed=true conditions"),
+        (
+            "status.conditions",
+            "Invalid value: cannot set Complete=True and FailureTarget=true conditions",
+        ),
+        (
+            "status.conditions",
+            "Invalid value: cannot set Complete=True condition without the SuccessCriteriaMet=true "
+            "condition",
+        ),
+        (
+            "status.conditions",
+            "Invalid value: cannot set Complete=True for Job with SuccessPolicy unless "
+            "SuccessCriteriaMet=True",
+        ),
+    ]
+
+
+async def test_a_complete_jobs_other_status_fields_are_still_written(
+    api: Api, namespace: str
+) -> None:
+    path = await create(api, namespace, job("legacy", completionMode="Indexed", completions=1))
+    done = {"conditions": [condition("Complete")], "startTime": NOW, "completionTime": LATER}
+    reply = await write_status(api, path, **done)
+    assert [c[0] for c in refusal(reply)] == ["status.conditions"]  # SuccessCriteriaMet first
+    whole = {**done, "conditions": [condition("SuccessCriteriaMet"), condition("Complete")]}
+    assert (await write_status(api, path, **whole)).status == 200
+    # Unrelated fields may still be written: the rules run only when their fields change.
+    assert (await write_status(api, path, **whole, succeeded=1)).status == 200
+
+
+async def test_list_limits(api: Api, namespace: str) -> None:
+    rule = {"action": "Ignore", "onExitCodes": {"operator": "NotIn", "values": list(range(1, 257))}}
+    patterns = [{"type": f"C{i}", "status": "True"} for i in range(21)]
+    rules = [rule, {"action": "Ignore", "onPodConditions": patterns}] + [
+        {"action": "Ignore", "onPodConditions": [{"type": "X"}]}
+    ] * 19
+    reply = await api.post(
+        f"/apis/batch/v1/namespaces/{namespace}/jobs",
+        job("many", podFailurePolicy={"rules": rules}),
+    )
+    assert refusal(reply) == [
+        ("spec.podFailurePolicy.rules", "Too many: 21: must have at most 20 items"),
+        (
+            "spec.podFailurePolicy.rules[0].onExitCodes.values",
+            "Too many: 256: must have at most 255 items",
+        ),
+        (
+            "spec.podFailurePolicy.rules[1].onPodConditions",
+            "Too many: 21: must have at most 20 items",
+        ),
+    ]
+    long = ",".join(str(i) for i in range(0, 40000, 2))
+    body = job(
+        "long",
+        completionMode="Indexed",
+        completions=100,
+        successPolicy={"rules": [{"succeededIndexes": long}]},
+    )
+    reply = await api.post(f"/apis/batch/v1/namespaces/{namespace}/jobs", body)
+    causes = refusal(reply)
+    assert causes[0] == (
+        "spec.successPolicy.rules[0].succeededIndexes",
+        "Too long: may not be more than 65536 bytes",
+    )
+    assert causes[1][1].endswith('error parsing succeededIndexes: too large index: "100"')

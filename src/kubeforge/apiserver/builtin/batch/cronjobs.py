@@ -33,6 +33,8 @@ _TZ_WARNING = (
 
 
 class CronJobStrategy(CatalogStrategy):
+    """``pkg/registry/batch/cronjob``'s strategy and status strategy."""
+
     def __init__(self, served: ServedResource) -> None:
         super().__init__(served)
         self._pods = PodStrategy(served)
@@ -69,5 +71,7 @@ class CronJobStrategy(CatalogStrategy):
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         if (new.get("status") or {}) != (old.get("status") or {}):
-            return []  # a /status write: cronJobStatusStrategy validates nothing
+            # Only /status changes the status (a main write keeps the stored one), and
+            # cronJobStatusStrategy validates nothing.
+            return []
         return cronjob_errors(self._pods, new, old)
