@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from kf_http import Api
+from test_batch_job_validation import job
 
-CONTAINERS = [{"name": "main", "image": "busybox:1.36"}]
 MERGE = "application/merge-patch+json"
 NOW, LATER = "2024-05-01T10:00:00Z", "2024-05-01T10:05:00Z"
 
@@ -18,16 +18,6 @@ NOW, LATER = "2024-05-01T10:00:00Z", "2024-05-01T10:05:00Z"
 @pytest.fixture
 def api(storage_api: Api) -> Api:
     return storage_api
-
-
-def job(name: str, **spec: Any) -> dict[str, Any]:
-    template = {"spec": {"containers": CONTAINERS, "restartPolicy": "Never"}}
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {"name": name},
-        "spec": {"template": template, "suspend": True, **spec},
-    }
 
 
 async def create(api: Api, namespace: str, body: dict[str, Any]) -> str:
