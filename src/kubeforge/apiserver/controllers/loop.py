@@ -132,10 +132,13 @@ class KeyedLoop:
         self._unsubscribe: Callable[[], None] | None = None
         self._waiting: dict[Key, asyncio.Task[float | None]] = {}
         self._dirty: dict[Key, float] = {}
+        self._table: dict[ResourceKey, KeyMapper] | None = None
 
     def start(self) -> None:
         self._loop = asyncio.get_running_loop()
-        self._unsubscribe = self._engine.storage.subscribe(self._on_event, self.watched())
+        mapped = type(self)._on_event is KeyedLoop._on_event and self.watched() is not None
+        listener = self._dispatch if mapped else self._on_event
+        self._unsubscribe = self._engine.storage.subscribe(listener, self.watched())
         for obj in self._engine.storage.objects(self.resource):
             self.enqueue(key_of(obj))
 
@@ -169,10 +172,9 @@ class KeyedLoop:
         return mapper(event) if mapper is not None else ()
 
     def _mappers(self) -> dict[ResourceKey, KeyMapper]:
-        mappers: dict[ResourceKey, KeyMapper] | None = self.__dict__.get("_key_mappers")
-        if mappers is None:
-            mappers = self.__dict__["_key_mappers"] = self.key_mappers()
-        return mappers
+        if self._table is None:
+            self._table = self.key_mappers()
+        return self._table
 
     def sync(self, key: Key) -> float | Coroutine[Any, Any, float | None] | None:
         """Reconcile ``key``; return seconds after which to look again, or None (or a
@@ -194,6 +196,15 @@ class KeyedLoop:
     def _on_event(self, event: Event) -> None:
         for key in self.keys_for(event):
             self.enqueue(key)
+
+    def _dispatch(self, event: Event) -> None:
+        """``_on_event`` for a loop that maps events only through ``key_mappers``: the
+        storage calls it for every write of the resources it hears, so it goes straight
+        to the resource's mapper."""
+        mapper = self._mappers().get(event.resource)
+        if mapper is not None:
+            for key in mapper(event):
+                self.enqueue(key)
 
     def _run(self, key: Key) -> None:
         self._timers.pop(key, None)

@@ -77,11 +77,29 @@ class PodIndex:
     def observe(self, event: Event) -> None:
         """Take in one pod write (an undone write arrives as its own reversing event)."""
         key = key_of(event.object)
+        if event.type != "DELETED" and self._refreshed(key, event.object):
+            return
         self._remove(key)
         if event.type != "DELETED":
             self._add(key, event.object)
         else:
             self._requests.pop(key, None)
+
+    def _refreshed(self, key: Key, pod: dict[str, Any]) -> bool:
+        """Whether ``pod`` is a new state of a pod still bound where it was, holding what
+        it held (its status written, most often): then only the kept object is swapped
+        and its node's usage, and what was worked out from it, stays."""
+        node = self._node_of.get(key)
+        if node is None or (pod.get("spec") or {}).get("nodeName") != node:
+            return False
+        if not holds_node(pod) or self._requests[key][0] != str(pod["metadata"].get("uid") or ""):
+            return False
+        self._placed[key] = self._by_node[node][key] = self._by_namespace[key[0]][key] = pod
+        if required_terms(pod, "podAntiAffinity"):
+            self._guarded[key] = pod
+        else:
+            self._guarded.pop(key, None)
+        return True
 
     def assume(self, pod: dict[str, Any]) -> None:
         """Count ``pod`` (bound, not yet stored so) where it is bound while its binding
