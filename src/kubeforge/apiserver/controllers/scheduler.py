@@ -122,7 +122,7 @@ class Scheduler(ControllerLoop):
         counts = spread_counts(pod, "ScheduleAnyway", view, is_domain)
         spread = spread_scores(feasible, counts) if counts else {}  # else every score is 0
 
-        def rank(node: dict[str, Any]) -> tuple[float, Fraction, int, str]:
+        def rank(node: dict[str, Any]) -> tuple[float, int, str, Fraction]:
             return self._scores.rank(node, view, spread.get(node["metadata"]["name"], 0.0))
 
         return str(min(feasible, key=rank)["metadata"]["name"])
@@ -302,15 +302,16 @@ class NodeScores:
     arithmetic on each is a good part of an attempt's cost."""
 
     def __init__(self) -> None:
-        self._kept: dict[str, tuple[Any, tuple[float, Fraction, int, str]]] = {}
+        self._kept: dict[str, tuple[Any, tuple[float, int, str, Fraction]]] = {}
 
     def rank(
         self, node: dict[str, Any], view: Placement, spread: float
-    ) -> tuple[float, Fraction, int, str]:
+    ) -> tuple[float, int, str, Fraction]:
         """Lower is better: the weighted sum of the scores (PodTopologySpread weighs 2,
         NodeResourcesFit's least-allocated 1, each 0..100) negated, then fewer pods, then
-        the name. The sum comes first as a float too, so most comparisons are of floats;
-        only equal floats compare the exact sums."""
+        the name; the exact sum last (names differ, so it is never compared). Sums are
+        compared as floats: kube-scheduler's scores are whole numbers, so two sums closer
+        than a float's precision are equal for it too."""
         meta = node["metadata"]
         name = meta["name"]
         key = view.usage_key(name)
@@ -323,12 +324,12 @@ class NodeScores:
             allocatable = (node.get("status") or {}).get("allocatable") or {}
             totals = (str(allocatable.get("cpu", "0")), str(allocatable.get("memory", "0")))
             score = -_least_allocated(usage.get("cpu", _ZERO), usage.get("memory", _ZERO), *totals)
-            ranked = (float(score), score, view.count(name), name)
+            ranked = (float(score), view.count(name), name, score)
             if key is not None and stamp[1] is not None:
                 self._kept[name] = (stamp, ranked)
         if spread:
-            score = ranked[1] - 2 * Fraction(spread)
-            return float(score), score, ranked[2], name
+            score = ranked[3] - 2 * Fraction(spread)
+            return float(score), ranked[1], name, score
         return ranked
 
 
