@@ -4,18 +4,21 @@
 ``percentageOfNodesToScore``; the search starts where the last one stopped
 (``nextStartNodeIndex``). The verdicts it keeps per node and shape of pod must be, after
 every write of a random history (binds, finishes, deletes, a node tainted or made
-unschedulable), what the filters say afresh.
+unschedulable), what the filters say afresh, and the best rank kept with them the best
+of the fitting nodes' ranks worked out afresh.
 """
 
 from __future__ import annotations
 
 import random
+from functools import partial
 from typing import Any
 
 from kubeforge.apiserver.controllers.feasible import NodeSearch, num_feasible_nodes_to_find
 from kubeforge.apiserver.controllers.loop import key_of
 from kubeforge.apiserver.controllers.nodeinfo import PodIndex
 from kubeforge.apiserver.controllers.placement import Placement
+from kubeforge.apiserver.controllers.scheduler import NodeScores
 from kubeforge.apiserver.controllers.scheduling import filter_node
 from kubeforge.apiserver.storage.journal import Event
 
@@ -70,14 +73,14 @@ def test_the_search_starts_where_the_last_one_stopped() -> None:
     nodes[3]["spec"]["unschedulable"] = True
     search, index = NodeSearch(), PodIndex()
     pod = _pod("p")
-    feasible, refused = search.find(pod, nodes, index.placement(nodes, pod))
+    feasible, refused, _ = search.find(pod, nodes, index.placement(nodes, pod))
     # 120 feasible nodes end it; node 3 was tried and refused on the way.
     assert [n["metadata"]["name"] for n in feasible] == [f"n{i:03d}" for i in range(121) if i != 3]
     assert list(refused) == ["n003"]
-    feasible, refused = search.find(pod, nodes, index.placement(nodes, pod))
+    feasible, refused, _ = search.find(pod, nodes, index.placement(nodes, pod))
     assert feasible[0]["metadata"]["name"] == "n121" and not refused
     # The next search wraps around the end of the list, past node 3 again.
-    feasible, refused = search.find(pod, nodes, index.placement(nodes, pod))
+    feasible, refused, _ = search.find(pod, nodes, index.placement(nodes, pod))
     names = [n["metadata"]["name"] for n in feasible]
     assert names[:9] == [f"n{i:03d}" for i in range(241, 250)]
     assert names[9:12] == ["n000", "n001", "n002"] and list(refused) == ["n003"]
@@ -88,7 +91,7 @@ def test_with_no_node_fitting_every_node_is_tried_and_refused() -> None:
     search, index = NodeSearch(), PodIndex()
     search.find(_pod("first"), nodes, index.placement(nodes, _pod("first")))
     big = _pod("big", cpu="3")
-    feasible, refused = search.find(big, nodes, index.placement(nodes, big))
+    feasible, refused, _ = search.find(big, nodes, index.placement(nodes, big))
     assert feasible == [] and sorted(refused) == sorted(n["metadata"]["name"] for n in nodes)
     assert {v.reasons for v in refused.values()} == {("Insufficient cpu",)}
 
@@ -106,7 +109,7 @@ def _shapes() -> list[dict[str, Any]]:
 def test_kept_verdicts_are_what_the_filters_say_afresh() -> None:
     rng = random.Random(5)
     nodes = [_node(i) for i in range(8)]
-    search, index = NodeSearch(), PodIndex()
+    search, index, scores = NodeSearch(), PodIndex(), NodeScores()
     stored: dict[Any, dict[str, Any]] = {}
     for step in range(400):
         roll = rng.random()
@@ -135,11 +138,20 @@ def test_kept_verdicts_are_what_the_filters_say_afresh() -> None:
             else:
                 done = {**old, "status": {"phase": "Succeeded"}}
                 index.observe(Event(step, "MODIFIED", _PODS, done, old))
-        for pod in _shapes():
+        for number, pod in enumerate(_shapes()):
             plain = Placement.of(nodes, list(stored.values()))
-            feasible, refused = search.find(pod, nodes, index.placement(nodes, pod))
+            view = index.placement(nodes, pod)
+            # Searches that rank and searches that do not share the kept verdicts.
+            ranked = (step + number) % 2 == 0
+            rank = partial(scores.rank, view=view, spread=0.0) if ranked else None
+            feasible, refused, best = search.find(pod, nodes, view, rank)
             fresh = {n["metadata"]["name"]: filter_node(pod, n, plain) for n in nodes}
             assert {n["metadata"]["name"] for n in feasible} == {
                 name for name, verdict in fresh.items() if verdict.fits
             }, step
             assert refused == {name: v for name, v in fresh.items() if not v.fits}, step
+            fitting = [n for n in nodes if fresh[n["metadata"]["name"]].fits]
+            if ranked and fitting:
+                assert best == min(NodeScores().rank(n, plain, 0.0) for n in fitting), step
+            else:
+                assert best is None, step

@@ -27,14 +27,15 @@ Entry points: ``NodeSnapshot``, ``NodeSearch().find(pod, nodes, view)``,
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import orjson
 
 from kubeforge.apiserver.controllers.placement import Placement, required_terms
 from kubeforge.apiserver.controllers.scheduling import Verdict, filter_node
 
-__all__ = ["NodeSearch", "NodeSnapshot", "num_feasible_nodes_to_find"]
+__all__ = ["Found", "NodeSearch", "NodeSnapshot", "num_feasible_nodes_to_find"]
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -71,63 +72,91 @@ class NodeSnapshot:
         return self._nodes
 
 
+class Found(NamedTuple):
+    """What one search found: the nodes that fit (at most ``num_feasible_nodes_to_find``),
+    the verdicts of those tried that do not, and the best rank among the fitting ones
+    (when the search was given a ``rank``; None when none fits)."""
+
+    feasible: list[dict[str, Any]]
+    refused: dict[str, Verdict]
+    best: Any = None
+
+
+_Kept = dict[str, tuple[tuple[Any, int], Verdict, Any]]
+"""Per node: the stamp the verdict holds for, the verdict, and the node's rank (None until
+a search that ranks asked)."""
+
+
 class NodeSearch:
     """The search of the nodes for one pod at a time, remembering where it stopped."""
 
     def __init__(self) -> None:
         self._next_start = 0
-        self._kept: OrderedDict[bytes, dict[str, tuple[tuple[Any, int], Verdict]]] = OrderedDict()
+        self._kept: OrderedDict[bytes, _Kept] = OrderedDict()
 
     def find(
-        self, pod: dict[str, Any], nodes: list[dict[str, Any]], view: Placement
-    ) -> tuple[list[dict[str, Any]], dict[str, Verdict]]:
-        """The nodes found to fit (at most ``num_feasible_nodes_to_find``) and the
-        verdicts of those tried that do not."""
+        self,
+        pod: dict[str, Any],
+        nodes: list[dict[str, Any]],
+        view: Placement,
+        rank: Callable[[dict[str, Any]], Any] | None = None,
+    ) -> Found:
+        """Try the nodes from where the last search stopped; with ``rank`` (a node's rank,
+        lower is better, the same while the node and its pods are), also the best rank of
+        the fitting nodes, kept with their verdicts."""
         total = len(nodes)
         if total == 0:
-            return [], {}
+            return Found([], {})
         wanted = num_feasible_nodes_to_find(total)
         kept = self._kept_for(pod, view)
         feasible: list[dict[str, Any]] = []
         refused: dict[str, Verdict] = {}
+        best = None
         start = self._next_start
         for offset in range(total):
             node = nodes[(start + offset) % total]
-            verdict = self._verdict(pod, node, view, kept)
+            _, verdict, ranked = self._judged(pod, node, view, kept, rank)
             if verdict.fits:
                 feasible.append(node)
+                if rank is not None and (best is None or ranked < best):
+                    best = ranked
                 if len(feasible) == wanted:
                     break
             else:
                 refused[node["metadata"]["name"]] = verdict
         self._next_start = (start + len(feasible) + len(refused)) % total
-        return feasible, refused
+        return Found(feasible, refused, best)
 
     @staticmethod
-    def _verdict(
+    def _judged(
         pod: dict[str, Any],
         node: dict[str, Any],
         view: Placement,
-        kept: dict[str, tuple[tuple[Any, int], Verdict]] | None,
-    ) -> Verdict:
-        if kept is None:
-            return filter_node(pod, node, view)
+        kept: _Kept | None,
+        rank: Callable[[dict[str, Any]], Any] | None,
+    ) -> tuple[tuple[Any, int], Verdict, Any]:
+        """The node's verdict and (for a fitting node, given ``rank``) its rank: as kept
+        while the node and its pods are the same, else worked out (and kept)."""
         meta = node["metadata"]
         name = meta["name"]
-        pods_key = view.usage_key(name)
-        if pods_key is None:  # pods nominated there count too: work it out
-            return filter_node(pod, node, view)
+        pods_key = view.usage_key(name) if kept is not None else None
+        if pods_key is None:  # not kept, or pods nominated there count too: work it out
+            verdict = filter_node(pod, node, view)
+            return (None, 0), verdict, rank(node) if rank is not None and verdict.fits else None
         stamp = (meta.get("resourceVersion"), pods_key)
-        known = kept.get(name)
+        known = kept.get(name) if kept is not None else None
         if known is not None and known[0] == stamp:
-            return known[1]
-        verdict = filter_node(pod, node, view)
-        kept[name] = (stamp, verdict)
-        return verdict
+            if known[2] is not None or rank is None or not known[1].fits:
+                return known
+            verdict = known[1]
+        else:
+            verdict = filter_node(pod, node, view)
+        entry = (stamp, verdict, rank(node) if rank is not None and verdict.fits else None)
+        if kept is not None:
+            kept[name] = entry
+        return entry
 
-    def _kept_for(
-        self, pod: dict[str, Any], view: Placement
-    ) -> dict[str, tuple[tuple[Any, int], Verdict]] | None:
+    def _kept_for(self, pod: dict[str, Any], view: Placement) -> _Kept | None:
         """The kept verdicts of pods shaped as ``pod`` is, or None when its verdicts also
         depend on pods bound to other nodes (inter-pod rules, hard spread constraints)."""
         spec = pod.get("spec") or {}

@@ -48,7 +48,11 @@ from kubeforge.apiserver.controllers.scheduling import (
     failure_message,
     is_domain,
 )
-from kubeforge.apiserver.controllers.topologyspread import spread_counts, spread_scores
+from kubeforge.apiserver.controllers.topologyspread import (
+    SpreadCounts,
+    spread_counts,
+    spread_scores,
+)
 from kubeforge.apiserver.failures import StatusError
 from kubeforge.apiserver.storage.sqlite import Event, ResourceKey
 
@@ -111,19 +115,26 @@ class Scheduler(ControllerLoop):
             return None
         nodes = self._snapshot.nodes()
         view = self._index.placement(nodes, pod)
-        feasible, verdicts = self._search.find(pod, nodes, view)
-        if feasible:
-            return await self._bind(pod, self._best(pod, feasible, view))
+        counts = spread_counts(pod, "ScheduleAnyway", view, is_domain)
+        if counts:  # the ranks depend on where the pod's peers are: worked out afresh
+            feasible, verdicts, _ = self._search.find(pod, nodes, view)
+            best = self._best(feasible, view, counts) if feasible else None
+        else:
+            found = self._search.find(pod, nodes, view, lambda n: self._scores.rank(n, view, 0.0))
+            verdicts, best = found.refused, found.best[2] if found.feasible else None
+        if best is not None:
+            return await self._bind(pod, best)
         await self._preempt_or_wait(pod, nodes, view, verdicts)
         return None
 
-    def _best(self, pod: dict[str, Any], feasible: list[dict[str, Any]], view: Placement) -> str:
-        """The feasible node that scores best (see ``NodeScores.rank``)."""
-        counts = spread_counts(pod, "ScheduleAnyway", view, is_domain)
-        spread = spread_scores(feasible, counts) if counts else {}  # else every score is 0
+    def _best(
+        self, feasible: list[dict[str, Any]], view: Placement, counts: list[SpreadCounts]
+    ) -> str:
+        """The feasible node that scores best with the pod's ``ScheduleAnyway`` spread."""
+        spread = spread_scores(feasible, counts)
 
         def rank(node: dict[str, Any]) -> tuple[float, int, str, Fraction]:
-            return self._scores.rank(node, view, spread.get(node["metadata"]["name"], 0.0))
+            return self._scores.rank(node, view, spread[node["metadata"]["name"]])
 
         return str(min(feasible, key=rank)["metadata"]["name"])
 
