@@ -172,7 +172,8 @@ KINDS: list[tuple[str, str, str, str, bool, dict[str, Any]]] = [
         "prioritylevelconfigurations",
         "PriorityLevelConfiguration",
         False,
-        {"spec": {"type": "Exempt"}},
+        # Only the level named "exempt" may be Exempt (1.32's validation)
+        {"spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Reject"}}}},
     ),
     (
         "networking.k8s.io",

@@ -48,6 +48,7 @@ from kubeforge.apiserver.controllers.legacytokens import (
     LegacyTokens,
     stamp_last_used,
 )
+from kubeforge.apiserver.controllers.poststart import PostStartHooks, Serving
 from kubeforge.apiserver.controllers.roles import ClusterRoleAggregator
 from kubeforge.apiserver.controllers.rootca import ROOT_CA_CONTROLLER, RootCAPublisher
 from kubeforge.apiserver.endpoints import discovery, openid, reviews
@@ -107,6 +108,9 @@ class ServerOptions:
     admission_plugins: frozenset[str] | None = None
     """The enabled admission plugins (``admission.plugins``); None: kube-apiserver's
     defaults, without ``ServiceAccount`` when the control plane is off (as envtest runs)."""
+    post_start_interval: float | None = None
+    """Seconds between passes of the keepers of the server's own objects (``poststart``);
+    None: 1.32's own periods."""
     tune_garbage_collector: bool = False
     """Fit the process's garbage collector to a long-running server (``gc.freeze`` and a
     larger youngest generation). Process-wide, so only for a process that exists to run
@@ -150,6 +154,7 @@ class LocalServer:
         self.handlers.admission = Admission(self.engine, authorizer, self.webhooks, self.policies)
         self.engine.builtin_admission = BuiltinPlugins(self.storage, self._admission_plugins())
         self._plane: ControlPlane | None = None
+        self._hooks: PostStartHooks | None = None
         self._bootstrap()
 
     def _admission_plugins(self) -> frozenset[str]:
@@ -219,10 +224,16 @@ class LocalServer:
         """A pod, secret or node a service-account token is bound to (core group)."""
         return self.storage.get(("", resource), namespace, name)
 
-    async def start(self) -> None:
-        """Start the built-in controllers (needs the running loop)."""
+    async def start(self, port: int = 0) -> None:
+        """Start the built-in controllers (needs the running loop); ``port``: where this
+        server is served (0: not served, so no ``kubernetes`` Service points at it)."""
         if self.options.tune_garbage_collector:
             tune_collector()
+        own = Cluster(self.engine, self.registry)
+        own.admission = self.handlers.admission  # the loopback client's writes are requests
+        serving = Serving(port, ca_pem=self.options.ca_pem)
+        self._hooks = PostStartHooks(own, serving, self.options.post_start_interval)
+        self._hooks.start()
         if self.options.simulate_node:
             aggregator: dict[str, Callable[[Cluster], Runnable]] = {
                 "clusterrole-aggregation-controller": ClusterRoleAggregator
@@ -244,6 +255,8 @@ class LocalServer:
         """End watches and controllers; call before the app's cleanup, then ``close``."""
         if self._plane is not None:
             self._plane.stop()
+        if self._hooks is not None:
+            self._hooks.stop()
         self.hub.close_all()
         await self.webhooks.close()
 
