@@ -154,16 +154,16 @@ async def test_flow_schema_validation_in_1_32s_words(api: Api) -> None:
         '"create", "delete", "deletecollection", "get", "list", "patch", "proxy", "update", "watch"'
     )
     assert causes(reply) == [
-        ("spec.matchingPrecedence", "Invalid value: 1: only the schema named 'exempt' may have matchingPrecedence 1"),
-        ("spec.distinguisherMethod.type", 'Unsupported value: flowcontrol.FlowDistinguisherMethod{Type:"ByGroup"}: supported values: "ByNamespace", "ByUser"'),
-        ("spec.rules[0].subjects[0].group", "Forbidden: group is forbidden when subject kind is not 'Group'"),
-        ("spec.rules[0].resourceRules[0].verbs", f'Unsupported value: ["get","fly"]: supported values: {verbs}'),
-        ("spec.rules[0].resourceRules[0].apiGroups", """Invalid value: ["*","apps"]: if '*' is present, must not specify other api groups"""),
-        ("spec.rules[0].resourceRules[0].namespaces", "Required value: resource rules that are not cluster scoped must supply at least one namespace"),
-        ("spec.rules[0].nonResourceRules[0].nonResourceURLs[0]", 'Invalid value: "healthz": must start with slash'),
-        ("spec.rules[0].nonResourceRules[0].nonResourceURLs[1]", 'Invalid value: "/a/*/b": wildcard can only do suffix matching'),
+        ("spec.matchingPrecedence", "Invalid value: 1: only the schema named 'exempt' may have matchingPrecedence 1"),  # noqa: E501
+        ("spec.distinguisherMethod.type", 'Unsupported value: flowcontrol.FlowDistinguisherMethod{Type:"ByGroup"}: supported values: "ByNamespace", "ByUser"'),  # noqa: E501
+        ("spec.rules[0].subjects[0].group", "Forbidden: group is forbidden when subject kind is not 'Group'"),  # noqa: E501
+        ("spec.rules[0].resourceRules[0].verbs", f'Unsupported value: ["get","fly"]: supported values: {verbs}'),  # noqa: E501
+        ("spec.rules[0].resourceRules[0].apiGroups", """Invalid value: ["*","apps"]: if '*' is present, must not specify other api groups"""),  # noqa: E501
+        ("spec.rules[0].resourceRules[0].namespaces", "Required value: resource rules that are not cluster scoped must supply at least one namespace"),  # noqa: E501
+        ("spec.rules[0].nonResourceRules[0].nonResourceURLs[0]", 'Invalid value: "healthz": must start with slash'),  # noqa: E501
+        ("spec.rules[0].nonResourceRules[0].nonResourceURLs[1]", 'Invalid value: "/a/*/b": wildcard can only do suffix matching'),  # noqa: E501
         ("spec.rules[1].subjects", "Required value: subjects must contain at least one value"),
-        ("spec.rules[1]", "Required value: at least one of resourceRules and nonResourceRules has to be non-empty"),
+        ("spec.rules[1]", "Required value: at least one of resourceRules and nonResourceRules has to be non-empty"),  # noqa: E501
     ]  # fmt: skip
     reply = await api.post(SCHEMAS, schema(name, priorityLevelConfiguration={}))
     assert causes(reply) == [
@@ -187,9 +187,9 @@ async def test_priority_level_validation_in_1_32s_words(api: Api) -> None:
     assert causes(reply) == [
         ("spec.exempt", "Forbidden: must be nil if the type is Limited"),
         ("spec.limited.nominalConcurrencyShares", "Invalid value: 0: must be positive"),
-        ("spec.limited.limitResponse.queuing.handSize", "Invalid value: 5: should not be greater than queues (4)"),
-        ("spec.limited.lendablePercent", "Invalid value: 101: must be between 0 and 100, inclusive"),
-        ("spec.limited.borrowingLimitPercent", "Invalid value: -1: if specified, must be a non-negative integer"),
+        ("spec.limited.limitResponse.queuing.handSize", "Invalid value: 5: should not be greater than queues (4)"),  # noqa: E501
+        ("spec.limited.lendablePercent", "Invalid value: 101: must be between 0 and 100, inclusive"),  # noqa: E501
+        ("spec.limited.borrowingLimitPercent", "Invalid value: -1: if specified, must be a non-negative integer"),  # noqa: E501
     ]  # fmt: skip
     reply = await api.post(LEVELS, level(unique("pl"), {"type": "Exempt"}))
     assert causes(reply) == [
