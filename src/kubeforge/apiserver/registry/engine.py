@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kubeforge.apiserver import failures
-from kubeforge.apiserver.failures import FieldError, StatusError
+from kubeforge.apiserver.failures import FieldError, GoValue, StatusError
 from kubeforge.apiserver.meta.validation import validate_meta_update, validate_object_meta
 from kubeforge.apiserver.registry import conversions
 from kubeforge.apiserver.registry.admit import Attempt, BuiltinAdmission
@@ -309,10 +309,12 @@ class Engine:
         require one (422 without)."""
         given_rv = meta.get("resourceVersion")
         if not given_rv and require_rv and not strategy.allow_unconditional_update:
-            error = FieldError(
-                "Invalid", "metadata.resourceVersion", "must be specified for an update", 0
+            # Go's store shows the uint64 0 with %#v and names the resource, not the kind.
+            error = FieldError.invalid(
+                "metadata.resourceVersion", GoValue("0x0"), "must be specified for an update"
             )
-            raise self.invalid(strategy, name, [error])
+            info = strategy.served.info
+            raise failures.invalid(info.plural, info.group, name, [error])
         if given_rv and given_rv != old["metadata"].get("resourceVersion"):
             raise failures.conflict(strategy.served.info, name)
 
