@@ -115,6 +115,9 @@ class Engine:
         """``obj`` as served at ``served``'s version (CRDs store one version, serve several),
         read as from storage: a custom resource gets the defaults its CRD declares now,
         even if it was stored before they were added. ``obj`` itself is never changed."""
+        read = self.strategy(served).on_read(obj)
+        if read.get("apiVersion") == served.info.api_version:
+            return read  # the usual case: stored at the version served
         return self.view_many(served, [obj])[0]
 
     def view_many(self, served: ServedResource, objs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -148,12 +148,13 @@ def drop_empty_metadata(meta: Any) -> None:
     """Remove the empty and null collections Go's ``omitempty`` would not encode."""
     if not isinstance(meta, dict):
         return
-    for key in _OMITTED_WHEN_EMPTY:
-        value = meta.get(key, 0)
-        if value is None or value == {} or value == []:
-            del meta[key]
-    for key in [key for key, value in meta.items() if value is None]:
-        del meta[key]  # null is Go's zero value: omitted
+    # null is Go's zero value: omitted, as are the empty collections above
+    for key in [
+        key
+        for key, value in meta.items()
+        if value is None or (not value and key in _OMITTED_WHEN_EMPTY and value in ({}, []))
+    ]:
+        del meta[key]
 
 
 def check_namespace(info: ResourceInfo, meta: dict[str, Any], namespace: str) -> None:
