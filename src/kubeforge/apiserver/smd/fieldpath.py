@@ -310,16 +310,13 @@ class FieldSet:
         return self._encoded
 
     def _encode(self, *, include_self: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        if include_self and (self.members or self.children):
-            out["."] = {}
-        for element in _ordered({*self.members, *self.children}):
-            child = self.children.get(element)
-            key = _encode_element(element)
-            if child is None:
-                out[key] = {}
-            else:
-                out[key] = child._encode(include_self=element in self.members)
+        members, children = self.members, self.children
+        out: dict[str, Any] = {".": {}} if include_self and (members or children) else {}
+        for element in _ordered(members | children.keys()):
+            child = children.get(element)
+            # Fields are most elements: their text is made here, without a call.
+            key = f"f:{element[1]}" if element[0] == "f" else _encode_element(element)
+            out[key] = {} if child is None else child._encode(include_self=element in members)
         return out
 
     @classmethod
