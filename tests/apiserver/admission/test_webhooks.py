@@ -259,6 +259,38 @@ async def test_a_delete_can_be_denied_and_the_webhook_sees_the_old_object(
     assert collection.status == 400
 
 
+async def test_the_review_shows_the_options_the_request_sent(
+    api: Api, namespace: str, webhook: Webhook
+) -> None:
+    rules = [{"operations": ["CREATE", "UPDATE", "DELETE"], "apiGroups": [""],
+              "apiVersions": ["v1"], "resources": ["configmaps"]}]  # fmt: skip
+    await install(api, "Validating", config("Validating", webhook, namespace, rules=rules))
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    sent = {"fieldManager": "kubectl-create", "fieldValidation": "Strict"}
+    assert (await api.post(path, configmap("told"), params=sent)).status == 201
+    patch = {"data": {"a": "b"}}
+    params = {"fieldManager": "editor", "dryRun": "All"}
+    assert (await api.patch(f"{path}/told", patch, MERGE, params=params)).status == 200
+    apply = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "applied"}}
+    params = {"fieldManager": "applier", "force": "true"}
+    reply = await api.patch(f"{path}/applied", apply, "application/apply-patch+yaml", params=params)
+    assert reply.status == 201
+    delete = {"gracePeriodSeconds": 3, "preconditions": {"uid": reply.body["metadata"]["uid"]},
+              "propagationPolicy": "Foreground"}  # fmt: skip
+    assert (await api.delete(f"{path}/applied", delete)).status == 200
+    meta = {"apiVersion": "meta.k8s.io/v1"}
+    assert [r["options"] for r in webhook.requests()] == [
+        {"kind": "CreateOptions", **meta, "fieldManager": "kubectl-create",
+         "fieldValidation": "Strict"},
+        {"kind": "UpdateOptions", **meta, "dryRun": ["All"], "fieldManager": "editor"},
+        # An apply is a patch: its force is not among the options admission is shown.
+        {"kind": "CreateOptions", **meta, "fieldManager": "applier"},
+        {"kind": "DeleteOptions", **meta, "gracePeriodSeconds": 3,
+         "preconditions": {"uid": reply.body["metadata"]["uid"]},
+         "propagationPolicy": "Foreground"},
+    ]  # fmt: skip
+
+
 async def test_an_unreachable_webhook_fails_the_request_unless_its_policy_is_ignore(
     api: Api, namespace: str, webhook: Webhook
 ) -> None:

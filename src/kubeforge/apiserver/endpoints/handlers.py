@@ -101,6 +101,7 @@ class ResourceHandlers:
     ) -> dict[str, Any]:
         if self.admission is None:
             return attempt(dry_run_requested(request))
+        query = request.query
         write = WriteRequest(
             request_user(request),
             target.served,
@@ -111,6 +112,7 @@ class ResourceHandlers:
             attempt,
             dry_run_requested(request),
             warnings,
+            sent_options=_sent_options(query) if query else None,
         )
         return await self.admission.write(write)
 
@@ -331,6 +333,21 @@ class ResourceHandlers:
 
 
 _NOT_ALLOWED = "the server does not allow this method on the requested resource"
+
+
+def _sent_options(query: Any) -> dict[str, Any] | None:
+    """The ``CreateOptions``/``UpdateOptions`` fields a write's query sets, as its review's
+    ``options`` shows them (a patch's are made ``UpdateOptions``, or ``CreateOptions``
+    when an apply creates: ``force`` is not among their fields)."""
+    fields: dict[str, Any] = {}
+    dry_run = query.getall("dryRun", [])
+    if dry_run:
+        fields["dryRun"] = list(dry_run)
+    for key in ("fieldManager", "fieldValidation"):
+        value = query.get(key)
+        if value:
+            fields[key] = value
+    return fields or None
 
 
 def _patch_options_invalid(field: str, kind: str, detail: str) -> failures.StatusError:
