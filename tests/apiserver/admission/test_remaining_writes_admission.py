@@ -277,6 +277,13 @@ async def test_the_aggregators_updates_are_its_service_accounts_requests(
         user = await token_user(api, "clusterrole-aggregation-controller")
         assert all(without_jti(r["userInfo"]) == user for r in reviewed)
         assert reviewed[-1]["object"]["rules"] == [rule]
+        # A forced server-side apply of the rules, as 1.32's applyClusterRoles sends it.
+        assert reviewed[-1]["options"] == {"kind": "UpdateOptions",
+            "apiVersion": "meta.k8s.io/v1", "fieldManager": "clusterrole-aggregation-controller",
+        }  # fmt: skip
+        managers = {(m["manager"], m["operation"]): m for m in filled["metadata"]["managedFields"]}
+        applied = managers["clusterrole-aggregation-controller", "Apply"]
+        assert applied["fieldsV1"] == {"f:rules": {}}
     finally:
         for name in (f"all-{label}", f"part-{label}"):
             await api.delete(f"{RBAC}/clusterroles/{name}")

@@ -10,7 +10,8 @@ webhook client's timeouts need one.
 
 Entry point: ``ControllerRequests(cluster, user)``: ``await create``, ``update``,
 ``update_status``, ``write_status``, ``delete``, ``bind``, the ``Cluster`` writes of the
-same names, and ``finalize`` (a namespace's ``/finalize``). A kube-system ServiceAccount
+same names, ``apply`` (a forced server-side apply) and ``finalize`` (a namespace's
+``/finalize``). A kube-system ServiceAccount
 user writes as its bound token authenticates (``identities.signed_in``: uid, credential
 id).
 """
@@ -20,10 +21,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import orjson
+
 from kubeforge.apiserver.authn.authenticator import UserInfo
 from kubeforge.apiserver.controllers.admitting import Admitting
 from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.identities import signed_in
+from kubeforge.apiserver.fieldmanager.apply import server_side_apply
 from kubeforge.apiserver.registry import deletion
 from kubeforge.apiserver.registry.options import TRUSTED, WriteOptions
 from kubeforge.apiserver.registry.served import ServedResource
@@ -109,6 +113,29 @@ class ControllerRequests:
         write = self._request(
             served, "UPDATE", (namespace, name), subresource=subresource, run=run, options=TRUSTED
         )
+        return await asyncio.ensure_future(admission.write(write))
+
+    async def apply(
+        self, resource: ResourceKey, namespace: str, config: dict[str, Any], manager: str
+    ) -> dict[str, Any]:
+        """A forced server-side apply of ``config`` as ``manager`` (client-go's ``Apply``
+        with ``ApplyOptions{FieldManager: manager, Force: true}``): admission sees an
+        UPDATE (a CREATE when absent) whose options name the manager."""
+        served = self.cluster.served(resource)
+        engine, name = self.cluster.engine, config["metadata"]["name"]
+        raw = orjson.dumps(config)
+
+        def run(dry_run: bool) -> dict[str, Any]:
+            options = WriteOptions(dry_run=dry_run, field_manager=manager, force=True)
+            return server_side_apply(engine, served, namespace, name, raw, options)[0]
+
+        exists = engine.storage.get(served.storage_key, namespace, name) is not None
+        operation = "UPDATE" if exists else "CREATE"
+        admission = self._admitting(served, operation, "")
+        if admission is None:
+            return run(False)
+        sent = {"fieldManager": manager}
+        write = self._request(served, operation, (namespace, name), run=run, sent_options=sent)
         return await asyncio.ensure_future(admission.write(write))
 
     async def finalize(self, body: dict[str, Any]) -> dict[str, Any]:

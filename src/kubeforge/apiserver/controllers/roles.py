@@ -6,11 +6,13 @@
 ``rbac.authorization.k8s.io/aggregate-to-view: "true"`` join ``view``). The authorizer
 does not wait for it: it aggregates on its own (``authz.rbac.aggregated_rules``).
 
-Its writes are requests of ``system:serviceaccount:kube-system:clusterrole-aggregation-
-controller`` that admission webhooks and policies see (an UPDATE of the role; the real
-controller sends it as a server-side apply, an UPDATE to admission too). A refused write
-is tried again after its queue's back-off (5 ms doubling to 1000 s, client-go's default
-controller rate limiter), a conflict at once.
+Its writes are what 1.32's ``applyClusterRoles`` sends: a forced server-side apply of
+the role's ``rules`` as field manager ``clusterrole-aggregation-controller`` (so the
+role's managedFields name it, operation ``Apply``), a request of
+``system:serviceaccount:kube-system:clusterrole-aggregation-controller`` that admission
+webhooks and policies see as an UPDATE. A refused write is tried again after its
+queue's back-off (5 ms doubling to 1000 s, client-go's default controller rate
+limiter), a conflict at once.
 
 Entry point: ``ClusterRoleAggregator(cluster)``, started with the server.
 """
@@ -24,12 +26,14 @@ from kubeforge.apiserver.controllers.loop import StorageLoop
 from kubeforge.apiserver.controllers.podcontrol import Retries
 from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.failures import StatusError
-from kubeforge.apiserver.storage.sqlite import Event, clone
+from kubeforge.apiserver.storage.sqlite import Event
 
 __all__ = ["ClusterRoleAggregator"]
 
 _GROUP = "rbac.authorization.k8s.io"
 _CLUSTER_ROLES = (_GROUP, "clusterroles")
+_API_VERSION = f"{_GROUP}/v1"
+_MANAGER = "clusterrole-aggregation-controller"
 _MAX_BACKOFF = 1000.0
 
 
@@ -38,9 +42,7 @@ class ClusterRoleAggregator(StorageLoop):
 
     def __init__(self, cluster: Cluster) -> None:
         super().__init__(cluster.engine, cluster.registry)
-        self._api = ControllerRequests(
-            cluster, controller_user("clusterrole-aggregation-controller")
-        )
+        self._api = ControllerRequests(cluster, controller_user(_MANAGER))
         self._retries = Retries(cap=_MAX_BACKOFF)
 
     def wants(self, event: Event) -> bool:
@@ -54,10 +56,10 @@ class ClusterRoleAggregator(StorageLoop):
             rules = aggregated_rules(stored, name)
             if rules == (role.get("rules") or []):
                 continue
-            body = clone(role)
-            body["rules"] = rules
+            config = {"apiVersion": _API_VERSION, "kind": "ClusterRole",
+                      "metadata": {"name": name}, "rules": rules}  # fmt: skip
             try:
-                await self._api.update(_CLUSTER_ROLES, body)
+                await self._api.apply(_CLUSTER_ROLES, "", config, _MANAGER)
             except StatusError as error:
                 self._retry(name, refused=error.code != 409)
             else:
