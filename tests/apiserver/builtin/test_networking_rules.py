@@ -9,6 +9,8 @@ from typing import Any
 from kf_http import Api
 from kf_podspec import causes
 
+from kubeforge.apiserver.builtin.ingress_rules import ingress_errors
+
 MERGE = "application/merge-patch+json"
 GROUP = "/apis/networking.k8s.io/v1"
 
@@ -215,3 +217,18 @@ async def test_network_policies_default_their_types_and_check_ports_and_peers(
             'Unsupported value: "Sideways": supported values: "Ingress", "Egress"',
         ),
     ]
+
+
+def test_an_update_may_keep_what_a_stored_ingress_already_broke() -> None:
+    """``ValidateIngressUpdate``'s allowances, for ingresses stored by older servers: TLS
+    secret names that are no DNS subdomains, and broken rules under wildcard hosts."""
+    spec = {
+        "tls": [{"secretName": "Old_Secret"}],
+        "rules": [{"host": "*.shop.example.com", "http": {"paths": []}}],
+    }
+    stored = {"spec": spec}
+    assert [e.field for e in ingress_errors(stored, None)] == [
+        "spec.rules[0].http.paths",
+        "spec.tls[0].secretName",
+    ]
+    assert ingress_errors(stored, stored) == []

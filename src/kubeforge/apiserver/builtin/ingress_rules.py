@@ -130,7 +130,19 @@ def _path_errors(entry: dict[str, Any], at: str) -> list[FieldError]:
     return errors + _backend(_dict(entry.get("backend")), f"{at}.backend")
 
 
-def _rule_errors(rule: dict[str, Any], at: str) -> list[FieldError]:
+def _rule_value_errors(rule: dict[str, Any], at: str) -> list[FieldError]:
+    """``validateIngressRuleValue``: an HTTP rule's paths."""
+    http = rule.get("http")
+    if not isinstance(http, dict):
+        return []
+    paths = http.get("paths")
+    errors = [] if paths else [FieldError.required(f"{at}.http.paths")]
+    for j, entry in dict_items(paths):
+        errors += _path_errors(entry, f"{at}.http.paths[{j}]")
+    return errors
+
+
+def _rule_errors(rule: dict[str, Any], at: str, *, lenient_wildcards: bool) -> list[FieldError]:
     host = str(rule.get("host") or "")
     errors: list[FieldError] = []
     if host and sloppy_ip(host):
@@ -139,26 +151,37 @@ def _rule_errors(rule: dict[str, Any], at: str) -> list[FieldError]:
         )
     if host:
         errors += _host_errors(host, f"{at}.host")
-    http = rule.get("http")
-    if isinstance(http, dict):
-        paths = http.get("paths")
-        if not paths:
-            errors.append(FieldError.required(f"{at}.http.paths"))
-        for j, entry in dict_items(paths):
-            errors += _path_errors(entry, f"{at}.http.paths[{j}]")
+    if "*" not in host or not lenient_wildcards:
+        errors += _rule_value_errors(rule, at)
     return errors
 
 
-def _tls_errors(tls: list[tuple[int, dict[str, Any]]]) -> list[FieldError]:
+def _tls_errors(tls: list[tuple[int, dict[str, Any]]], *, check_secrets: bool) -> list[FieldError]:
     errors: list[FieldError] = []
     for i, entry in tls:
         hosts = entry.get("hosts")
         for j, host in enumerate(hosts if isinstance(hosts, list) else ()):
             errors += _host_errors(str(host), f"spec.tls[{i}].hosts[{j}]")
-        secret = str(entry.get("secretName") or "")
+        secret = str(entry.get("secretName") or "") if check_secrets else ""
         for message in dns1123_subdomain(secret) if secret else ():
             errors.append(FieldError.invalid(f"spec.tls[{i}].secretName", secret, message))
     return errors
+
+
+def _leniencies(old: dict[str, Any] | None) -> tuple[bool, bool]:
+    """What an update may keep that a create may not: TLS secret names that are no DNS
+    subdomains, and broken rules under wildcard hosts, when the stored ingress has them."""
+    spec = _dict((old or {}).get("spec"))
+    secrets = any(
+        dns1123_subdomain(str(entry.get("secretName")))
+        for _, entry in dict_items(spec.get("tls"))
+        if entry.get("secretName")
+    )
+    wildcards = any(
+        "*" in str(rule.get("host") or "") and _rule_value_errors(rule, "")
+        for _, rule in dict_items(spec.get("rules"))
+    )
+    return secrets, wildcards
 
 
 def ingress_errors(ingress: dict[str, Any], old: dict[str, Any] | None) -> list[FieldError]:
@@ -177,9 +200,10 @@ def ingress_errors(ingress: dict[str, Any], old: dict[str, Any] | None) -> list[
         )
     if spec.get("defaultBackend") is not None:
         errors += _backend(_dict(spec["defaultBackend"]), "spec.defaultBackend")
+    lenient_secrets, lenient_wildcards = _leniencies(old)
     for i, rule in dict_items(rules):
-        errors += _rule_errors(rule, f"spec.rules[{i}]")
-    errors += _tls_errors(dict_items(spec.get("tls")))
+        errors += _rule_errors(rule, f"spec.rules[{i}]", lenient_wildcards=lenient_wildcards)
+    errors += _tls_errors(dict_items(spec.get("tls")), check_secrets=not lenient_secrets)
     class_name = spec.get("ingressClassName")
     if class_name is not None:
         at = "spec.ingressClassName"
