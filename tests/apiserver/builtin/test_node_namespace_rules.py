@@ -92,6 +92,15 @@ async def test_namespaces_keep_their_finalizers_and_phase_rules(api: Api) -> Non
             "fully qualified",
         )
     ]
+    finalize = {"metadata": {"name": name}, "spec": {"finalizers": ["kubernetes", "cleanup"]}}
+    refused = await api.put(f"/api/v1/namespaces/{name}/finalize", finalize)
+    assert causes(refused) == [
+        (
+            "spec.finalizers[1]",
+            'Invalid value: "cleanup": name is neither a standard finalizer name nor is it '
+            "fully qualified",
+        )
+    ]
     phase = await api.patch(
         f"/api/v1/namespaces/{name}/status", {"status": {"phase": "Terminating"}}, MERGE
     )

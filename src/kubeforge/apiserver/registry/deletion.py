@@ -176,7 +176,11 @@ def finalize_namespace(
         new["spec"] = {**(new.get("spec") or {}), "finalizers": finalizers}
     else:
         new.setdefault("spec", {}).pop("finalizers", None)
-    return engine.commit_update(served, engine.strategy(served), new, old, dry_run=dry_run)
+    strategy = engine.strategy(served)
+    errors = strategy.validate_finalize(new, old)
+    if errors:
+        raise engine.invalid(strategy, name, errors)
+    return engine.commit_update(served, strategy, new, old, dry_run=dry_run)
 
 
 def _gc_finalizers(finalizers: list[str], options: DeleteOptions) -> list[str]:

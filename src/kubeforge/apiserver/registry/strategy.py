@@ -180,6 +180,10 @@ class Strategy:
         without any check it as a main-resource update."""
         return self.validate_update(new, old)
 
+    def validate_finalize(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """A namespace's ``/finalize`` write (``ValidateNamespaceFinalizeUpdate``)."""
+        return []
+
     converts_by_webhook = False
     """``convert`` may need a webhook awaited (``registry.conversions``)."""
 

@@ -157,6 +157,10 @@ class NamespaceStrategy(Strategy):
     def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return namespace_status_errors(new)
 
+    def validate_finalize(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        finalizers = (new.get("spec") or {}).get("finalizers")
+        return namespace_finalizer_errors(finalizers, "spec.finalizers", indexed=True)
+
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         # spec.finalizers changes only through /finalize; status only through /status.
         new["spec"] = old.get("spec", {})
