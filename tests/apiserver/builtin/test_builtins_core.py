@@ -1,4 +1,5 @@
-"""ServiceAccounts, Endpoints, and events.k8s.io/v1 Events stored as core/v1 Events."""
+"""ServiceAccounts, Endpoints, and events.k8s.io/v1 Events stored as core/v1 Events (their
+validation is test_event_rules')."""
 
 from __future__ import annotations
 
@@ -118,34 +119,6 @@ async def test_a_watch_on_events_v1_sees_core_writes_in_its_own_shape(
     assert event["object"]["apiVersion"] == "events.k8s.io/v1"
     assert event["object"]["note"] == "started"
     assert event["object"]["regarding"]["name"] == "p"
-
-
-async def test_events_v1_requires_the_new_fields_and_refuses_the_deprecated_ones(
-    api: Api, namespace: str
-) -> None:
-    body = new_event("bad", namespace, deprecatedCount=2)
-    for key in ("eventTime", "reportingController", "action"):
-        del body[key]
-    body["type"] = "Odd"
-    reply = await api.post(events_path(namespace), body)
-    assert reply.status == 422
-    fields = {c["field"]: c["reason"] for c in reply.body["details"]["causes"]}
-    assert fields["eventTime"] == "FieldValueRequired"
-    assert fields["reportingController"] == "FieldValueRequired"
-    assert fields["action"] == "FieldValueRequired"
-    assert fields["type"] == "FieldValueInvalid"
-    assert fields["deprecatedCount"] == "FieldValueInvalid"
-
-
-async def test_events_v1_updates_may_only_change_the_series(api: Api, namespace: str) -> None:
-    await api.post(events_path(namespace), new_event("s", namespace))
-    series = {"series": {"count": 2, "lastObservedTime": "2025-01-02T03:05:00.000000Z"}}
-    bumped = await api.patch(events_path(namespace, "s"), series, MERGE)
-    assert bumped.status == 200, bumped.body
-    assert bumped.body["series"]["count"] == 2
-    renamed = await api.patch(events_path(namespace, "s"), {"note": "changed"}, MERGE)
-    assert renamed.status == 422
-    assert renamed.body["details"]["causes"][0]["field"] == "message"
 
 
 async def test_service_accounts_are_stored_with_their_fields(api: Api, namespace: str) -> None:

@@ -18,9 +18,13 @@ from datetime import datetime
 from typing import Any
 
 from kubeforge.apiserver.builtin.core.columns import EVENT_COLUMNS
+from kubeforge.apiserver.builtin.event_rules import (
+    legacy_errors,
+    strict_create_errors,
+    strict_update_errors,
+)
 from kubeforge.apiserver.builtin.kind import Kind
 from kubeforge.apiserver.failures import FieldError
-from kubeforge.apiserver.meta.validation import dns1123_subdomain, is_qualified_name
 from kubeforge.apiserver.printers.cells import dict_at
 from kubeforge.apiserver.printers.columns import Printer, age
 from kubeforge.apiserver.registry.served import Representation
@@ -102,11 +106,10 @@ _EVENT_FIELDS = {
     },
 }
 
-_LIMITS = {"reportingInstance": 128, "action": 128, "reason": 128, "note": 1024}
-
 
 class EventsV1Strategy(Strategy):
-    """``events.k8s.io/v1``: strict validation of new-style events, legacy fields refused."""
+    """``events.k8s.io/v1``: the legacy rules and the strict ones of new-style events, run
+    on the stored (core/v1) form, as Go validates the internal Event."""
 
     allow_create_on_update = True
     top_level_fields: tuple[str, ...] | None = (*_SHARED, *_RENAMED)
@@ -123,80 +126,12 @@ class EventsV1Strategy(Strategy):
         return fields
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        errors: list[FieldError] = []
-        namespace = str((obj.get("metadata") or {}).get("namespace") or "")
-        regarding = obj.get("regarding") or {}
-        if not regarding.get("namespace") and namespace not in ("default", "kube-system"):
-            errors.append(
-                FieldError(
-                    "Invalid",
-                    "involvedObject.namespace",
-                    "does not match event.namespace",
-                    regarding.get("namespace") or "",
-                )
-            )
-        controller = str(obj.get("reportingController") or "")
-        if not controller:
-            errors.append(FieldError("Required", "reportingController"))
-        elif not is_qualified_name(controller):
-            errors.append(
-                FieldError("Invalid", "reportingController", "must be a qualified name", controller)
-            )
-        for key in ("reportingInstance", "action", "reason"):
-            if not obj.get(key):
-                errors.append(FieldError("Required", key))
-        for key, limit in _LIMITS.items():
-            if len(str(obj.get(key) or "")) > limit:
-                errors.append(
-                    FieldError("Invalid", key, f"can have at most {limit} characters", "")
-                )
-        errors += [
-            FieldError("Invalid", "namespace", p, namespace) for p in dns1123_subdomain(namespace)
-        ]
-        errors += _series_errors(obj.get("series"))
-        if not obj.get("eventTime"):
-            errors.append(FieldError("Required", "eventTime"))
-        if obj.get("type") not in ("Normal", "Warning"):
-            errors.append(
-                FieldError("Invalid", "type", f"has invalid value: {obj.get('type') or ''}", "")
-            )
-        for key in ("deprecatedFirstTimestamp", "deprecatedLastTimestamp", "deprecatedSource"):
-            if obj.get(key):
-                errors.append(FieldError("Invalid", key, "needs to be unset", ""))
-        if obj.get("deprecatedCount"):
-            errors.append(FieldError("Invalid", "deprecatedCount", "needs to be unset", ""))
-        return errors
+        event = _EVENTS_V1.to_stored(obj)
+        return legacy_errors(event) + strict_create_errors(event)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        previous = _EVENTS_V1.to_served(old)
-        errors: list[FieldError] = []
-        if new.get("series") != previous.get("series"):
-            errors += _series_errors(new.get("series"))
-        # The real server names the fields of this check by their core/v1 names.
-        for key in (*_SHARED, *_RENAMED):
-            if key == "series":
-                continue
-            if (new.get(key) or None) != (previous.get(key) or None):
-                errors.append(
-                    FieldError(
-                        "Invalid", _RENAMED.get(key, key), "field is immutable", new.get(key)
-                    )
-                )
-        return errors
-
-
-def _series_errors(series: Any) -> list[FieldError]:
-    if series is None:
-        return []
-    if not isinstance(series, dict):
-        return [FieldError("Invalid", "series", "must be an object", series)]
-    errors = []
-    count = series.get("count")
-    if not isinstance(count, int) or count < 2:
-        errors.append(FieldError("Invalid", "series.count", "should be at least 2", ""))
-    if not series.get("lastObservedTime"):
-        errors.append(FieldError("Required", "series.lastObservedTime"))
-    return errors
+        event = _EVENTS_V1.to_stored(new)
+        return legacy_errors(event) + strict_update_errors(event, old)
 
 
 def _event_row(event: dict[str, Any], now: datetime) -> list[Any]:

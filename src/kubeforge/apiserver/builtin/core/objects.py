@@ -26,8 +26,9 @@ from kubeforge.apiserver.builtin.core.node_rules import (
     service_account_warnings,
 )
 from kubeforge.apiserver.builtin.core.secret_warnings import secret_warnings
+from kubeforge.apiserver.builtin.event_rules import legacy_errors
 from kubeforge.apiserver.failures import FieldError, bad_request, forbidden
-from kubeforge.apiserver.meta.validation import dns1123_label
+from kubeforge.apiserver.meta.validation import dns1123_label, path_segment_name
 from kubeforge.apiserver.registry.strategy import Strategy, nested_str
 
 __all__ = [
@@ -263,3 +264,13 @@ class EventStrategy(Strategy):
         fields = super().field_set(obj)
         fields["source"] = nested_str(obj, "source.component")
         return fields
+
+    # Through /api/v1 only the legacy rules apply, and the store checks only that the
+    # name is a path segment (rest.BeforeCreate's ValidateObjectMetaAccessor).
+    name_validator = staticmethod(path_segment_name)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return legacy_errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return legacy_errors(new)
