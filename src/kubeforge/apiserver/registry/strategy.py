@@ -164,7 +164,7 @@ class Strategy:
             for key in path:
                 value = value.get(key) if isinstance(value, dict) else None
                 atom = atom.child(key) if atom is not None else None
-            if atom is None or path[0] not in self.top_level_fields:
+            if atom is None or path[0] not in ("metadata", *self.top_level_fields):
                 return self.normalize(obj)  # an undeclared part: dropped as a whole
             dropped += prune_unknown(value, atom, ".".join(path))
         return dropped
