@@ -35,6 +35,8 @@ KNOWN = {
     "apiserver-list-quiet": "Local API server on a quiet machine: a paged LIST of 100,000 pods",
     "apiserver-pods": "Local API server: pod creates with the simulated nodes, before/after",
     "apiserver-pods-5000": "Local API server: pod creates with the nodes at 5,000, before/after",
+    "apiserver-pods-controlplane": "Local API server: pod creates with the nodes, before/after "
+    "the control plane's per-pod work (scheduler, kubelets, loops)",
     "apiserver-creates": "Local API server: durable creates, one and many in flight, before/after",
     "apiserver-fanout": "Local API server: watch fan-out to 100 watchers, before/after",
     "apiserver-routing": "Watch fan-out: CPU per event with 100 scoped watches, routed or not",
