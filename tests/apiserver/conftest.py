@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
@@ -10,12 +11,19 @@ from kf_http import Api, open_api
 from kubeforge.testing import LocalApiServer
 
 
+@contextlib.asynccontextmanager
+async def api_on(server: LocalApiServer) -> AsyncIterator[Api]:
+    """An ``Api`` over a session of its own to ``server``."""
+    session = await open_api(server)
+    async with session:
+        yield Api(server, session)
+
+
 @pytest.fixture
 async def api(kube_apiserver: LocalApiServer) -> AsyncIterator[Api]:
     """The shared session server; use ``namespace`` or unique names."""
-    session = await open_api(kube_apiserver)
-    async with session:
-        yield Api(kube_apiserver, session)
+    async with api_on(kube_apiserver) as client:
+        yield client
 
 
 @pytest.fixture
@@ -35,9 +43,22 @@ def storage_only_server() -> Iterator[LocalApiServer]:
 
 @pytest.fixture
 async def storage_api(storage_only_server: LocalApiServer) -> AsyncIterator[Api]:
-    session = await open_api(storage_only_server)
-    async with session:
-        yield Api(storage_only_server, session)
+    async with api_on(storage_only_server) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def envtest_server() -> Iterator[LocalApiServer]:
+    """A server without the simulated control plane, as envtest runs one: what a test
+    writes to an object's status stays, no controller writes it."""
+    with LocalApiServer(simulate_node=False) as server:
+        yield server
+
+
+@pytest.fixture
+async def envtest_api(envtest_server: LocalApiServer) -> AsyncIterator[Api]:
+    async with api_on(envtest_server) as client:
+        yield client
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +70,5 @@ def rbac_server() -> Iterator[LocalApiServer]:
 
 @pytest.fixture
 async def admin(rbac_server: LocalApiServer) -> AsyncIterator[Api]:
-    session = await open_api(rbac_server)
-    async with session:
-        yield Api(rbac_server, session)
+    async with api_on(rbac_server) as client:
+        yield client

@@ -5,34 +5,18 @@ answered, and unknown fields in the taken part are dropped, warned about or refu
 from __future__ import annotations
 
 import copy
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from kf_http import Api, open_api, pod
-
-from kubeforge.testing import LocalApiServer
+from kf_http import Api, pod
 
 STRICT = {"fieldValidation": "Strict"}
 
 
-@pytest.fixture(scope="module")
-def envtest() -> Iterator[LocalApiServer]:
-    """No control plane: what a test writes to a pod's status stays."""
-    with LocalApiServer(simulate_node=False) as server:
-        yield server
-
-
 @pytest.fixture
-async def api(envtest: LocalApiServer) -> AsyncIterator[Api]:
-    session = await open_api(envtest)
-    async with session:
-        yield Api(envtest, session)
-
-
-@pytest.fixture
-async def namespace(api: Api) -> str:
-    return await api.create_namespace()
+def api(envtest_api: Api) -> Api:
+    """No controller writes these pods' status: what a test writes stays."""
+    return envtest_api
 
 
 async def _history(api: Api, path: str, after: str, count: int) -> list[dict[str, Any]]:
