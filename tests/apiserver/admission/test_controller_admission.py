@@ -322,3 +322,38 @@ async def test_a_refused_delete_keeps_a_namespace_terminating_until_it_is_allowe
         await asyncio.sleep(0.05)
     else:
         raise AssertionError(f"namespace {namespace} was never deleted")
+
+
+async def test_a_policy_sees_the_controllers_token_uid_and_credential_id(
+    api: Api, namespace: str
+) -> None:
+    name = f"token-pods-{uuid.uuid4().hex[:6]}"
+    spec = {
+        "matchConstraints": {
+            "resourceRules": POD_CREATES,
+            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
+        },
+        "validations": [{
+            # Refuse what a bound service-account token sends: a uid and a JTI credential id.
+            "expression": "!(has(request.userInfo.uid) && "
+                          f"request.userInfo.extra['{CREDENTIAL_ID}'][0].startsWith('JTI='))",
+            "messageExpression": "'token of ' + request.userInfo.uid",
+        }],
+    }  # fmt: skip
+    policy = {"metadata": {"name": name}, "spec": spec}
+    assert (await api.post(f"{ADMISSION}/validatingadmissionpolicies", policy)).status == 201
+    binding = {"metadata": {"name": f"{name}-binding"},
+               "spec": {"policyName": name, "validationActions": ["Deny"]}}  # fmt: skip
+    assert (await api.post(f"{ADMISSION}/validatingadmissionpolicybindings", binding)).status == 201
+    try:
+        sets = f"/apis/apps/v1/namespaces/{namespace}/replicasets"
+        assert (await api.post(sets, replica_set("tokened", 1))).status == 201
+        event = await _until_failed_create(api, namespace, "tokened")
+        uid = (await token_user(api, "replicaset-controller"))["uid"]
+        assert event["message"].endswith(f"denied request: token of {uid}")
+        # The admin's own request (no uid, no extra) is let through.
+        mine = {"metadata": {"name": "mine"}, "spec": _template("mine")["spec"]}
+        assert (await api.post(f"/api/v1/namespaces/{namespace}/pods", mine)).status == 201
+    finally:
+        await api.delete(f"{ADMISSION}/validatingadmissionpolicybindings/{name}-binding")
+        await api.delete(f"{ADMISSION}/validatingadmissionpolicies/{name}")
