@@ -101,7 +101,9 @@ async def test_params_match_conditions_and_warnings(api: Api, namespace: str) ->
         "validations": [{"expression": "variables.count <= int(params.data.max)",
                          "messageExpression": "'at most ' + params.data.max + ' keys'"}],
     }  # fmt: skip
-    await _policy(api, name, spec, validationActions=["Warn"], paramRef={"name": "limits"})
+    # 1.32 requires parameterNotFoundAction (v1 does not default it).
+    ref = {"name": "limits", "parameterNotFoundAction": "Deny"}
+    await _policy(api, name, spec, validationActions=["Warn"], paramRef=ref)
     try:
         path = f"/api/v1/namespaces/{namespace}/configmaps"
         warned = await api.post(path, _configmap("many", a="1", b="2", c="3"))
@@ -167,7 +169,8 @@ async def test_a_policy_whose_expression_does_not_compile_is_refused(api: Api) -
     body = {
         "metadata": {"name": f"p-{uuid.uuid4().hex[:8]}"},
         "spec": {
-            "matchConstraints": {"resourceRules": []},
+            # One rule at least: 1.32 requires matchConstraints.resourceRules.
+            "matchConstraints": _constraints("default"),
             "validations": [{"expression": "object.spec.replicas +"}],
         },
     }

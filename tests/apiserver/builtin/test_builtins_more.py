@@ -72,10 +72,20 @@ KINDS: list[tuple[str, str, str, str, bool, dict[str, Any]]] = [
         "validatingadmissionpolicies",
         "ValidatingAdmissionPolicy",
         False,
-        # a real server requires matchConstraints (and compiles the expressions)
+        # a real server requires matchConstraints with a resource rule (and compiles the
+        # expressions)
         {
             "spec": {
-                "matchConstraints": {"resourceRules": []},
+                "matchConstraints": {
+                    "resourceRules": [
+                        {
+                            "operations": ["CREATE"],
+                            "apiGroups": [""],
+                            "apiVersions": ["v1"],
+                            "resources": ["configmaps"],
+                        }
+                    ]
+                },
                 "validations": [{"expression": "true"}],
             }
         },

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubeforge.apiserver.cel.policy_compile import match_condition
+from kubeforge.apiserver.cel.policy_compile import expression_error, match_condition
 from kubeforge.apiserver.failures import FieldError, GoValue
 from kubeforge.apiserver.meta.labelselector import validate_selector
 from kubeforge.core.names import qualified_name
@@ -135,9 +135,10 @@ def _resource_errors(resources: list[str], path: str) -> list[FieldError]:
     return errors
 
 
-def match_condition_errors(conditions: Any, path: str) -> list[FieldError]:
-    """``validateMatchConditions`` of a webhook: each condition's expression compiles
-    (over object, oldObject, request, authorizer) and its name is a qualified name."""
+def match_condition_errors(conditions: Any, path: str, *, params: bool = False) -> list[FieldError]:
+    """``validateMatchConditions``: each condition's expression compiles (over object,
+    oldObject, request, authorizer; ``params`` in a policy with a ``paramKind``) and its
+    name is a qualified name."""
     conditions = conditions if isinstance(conditions, list) else []
     errors: list[FieldError] = []
     if len(conditions) > MAX_MATCH_CONDITIONS:
@@ -156,7 +157,7 @@ def match_condition_errors(conditions: Any, path: str) -> list[FieldError]:
         expression = str(condition.get("expression") or "").strip()
         if not expression:
             errors.append(FieldError.required(f"{where}.expression"))
-        elif problem := match_condition(expression).error:
+        elif problem := _condition_error(expression, params=params):
             errors.append(FieldError.invalid(f"{where}.expression", expression, problem))
         name = str(condition.get("name") or "")
         errors += qualified_name_errors(name, f"{where}.name")
@@ -164,6 +165,12 @@ def match_condition_errors(conditions: Any, path: str) -> list[FieldError]:
             errors.append(FieldError.duplicate(f"{where}.name", name))
         seen.add(name)
     return errors
+
+
+def _condition_error(expression: str, *, params: bool) -> str:
+    if params:
+        return expression_error(expression, params=True)
+    return match_condition(expression).error
 
 
 def qualified_name_errors(name: str, path: str) -> list[FieldError]:

@@ -1,10 +1,9 @@
-"""ValidatingAdmissionPolicy and its bindings as objects: the API validation a 1.32 server does.
+"""ValidatingAdmissionPolicy and its bindings as objects: 1.32's defaults and API validation.
 
-A policy needs ``matchConstraints`` and at least one validation or audit annotation, and
-every CEL expression in it must compile in the policy's environment (with ``params``
-when it has a ``paramKind``, and its ``variables``), else the write is refused with the
-compiler's text at the expression's field. A binding needs ``policyName`` and at least
-one of the ``validationActions`` Deny, Warn and Audit.
+Defaults are ``pkg/apis/admissionregistration/v1/defaults.go``'s: a policy fails closed
+(``failurePolicy`` Fail), match resources match ``Equivalent`` requests with empty
+selectors, and every rule's scope is ``*``; a binding's ``paramRef`` gets no default
+(its ``parameterNotFoundAction`` is required). The rules are ``policy_rules``'.
 
 Entry points: the two strategies, listed in ``admissionregistration.KINDS``.
 """
@@ -14,38 +13,33 @@ from __future__ import annotations
 from typing import Any
 
 from kubeforge.apiserver.builtin.generic import CatalogStrategy
-from kubeforge.apiserver.cel.policy_compile import CompiledExpression, CompiledPolicy
+from kubeforge.apiserver.builtin.policy_rules import (
+    binding_errors,
+    policy_errors,
+    policy_status_errors,
+)
 from kubeforge.apiserver.failures import FieldError
 
 __all__ = ["ValidatingAdmissionPolicyBindingStrategy", "ValidatingAdmissionPolicyStrategy"]
 
-_ACTIONS = ("Audit", "Deny", "Warn")
+
+def _default_match_resources(resources: Any) -> None:
+    """``SetDefaults_MatchResources`` and ``SetDefaults_Rule`` of its rules."""
+    if not isinstance(resources, dict):
+        return
+    resources.setdefault("matchPolicy", "Equivalent")
+    resources.setdefault("namespaceSelector", {})
+    resources.setdefault("objectSelector", {})
+    for key in ("resourceRules", "excludeResourceRules"):
+        rules = resources.get(key)
+        for rule in rules if isinstance(rules, list) else ():
+            if isinstance(rule, dict):
+                rule.setdefault("scope", "*")
 
 
-def _expression_errors(policy: CompiledPolicy) -> list[FieldError]:
-    errors: list[FieldError] = []
-    for i, (_, compiled) in enumerate(policy.variables):
-        if compiled.error:
-            where = f"spec.variables[{i}].expression"
-            errors.append(FieldError("Invalid", where, compiled.error, compiled.source))
-    for i, (_, compiled) in enumerate(policy.conditions):
-        if compiled.error:
-            where = f"spec.matchConditions[{i}].expression"
-            errors.append(FieldError("Invalid", where, compiled.error, compiled.source))
-    for i, (_, rule, message) in enumerate(policy.validations):
-        checked: list[tuple[str, CompiledExpression | None]] = [
-            ("expression", rule),
-            ("messageExpression", message),
-        ]
-        for field, expression in checked:
-            if expression is not None and expression.error:
-                where = f"spec.validations[{i}].{field}"
-                errors.append(FieldError("Invalid", where, expression.error, expression.source))
-    for i, (_, compiled) in enumerate(policy.annotations):
-        if compiled.error:
-            where = f"spec.auditAnnotations[{i}].valueExpression"
-            errors.append(FieldError("Invalid", where, compiled.error, compiled.source))
-    return errors
+def _spec(obj: dict[str, Any]) -> dict[str, Any] | None:
+    spec = obj.get("spec")
+    return spec if isinstance(spec, dict) else None
 
 
 class ValidatingAdmissionPolicyStrategy(CatalogStrategy):
@@ -53,52 +47,23 @@ class ValidatingAdmissionPolicyStrategy(CatalogStrategy):
         spec = obj.setdefault("spec", {})
         if isinstance(spec, dict):
             spec.setdefault("failurePolicy", "Fail")
-            constraints = spec.get("matchConstraints")
-            if isinstance(constraints, dict):
-                constraints.setdefault("matchPolicy", "Equivalent")
-                constraints.setdefault("namespaceSelector", {})
-                constraints.setdefault("objectSelector", {})
+            _default_match_resources(spec.get("matchConstraints"))
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec")
-        if not isinstance(spec, dict):
-            return [FieldError("Required", "spec")]
-        errors: list[FieldError] = []
-        if not spec.get("matchConstraints"):
-            errors.append(FieldError("Required", "spec.matchConstraints"))
-        if not spec.get("validations") and not spec.get("auditAnnotations"):
-            detail = "validations or auditAnnotations must contain at least one item"
-            errors.append(FieldError("Required", "spec.validations", detail))
-        failure = spec.get("failurePolicy")
-        if failure not in (None, "Fail", "Ignore"):
-            errors.append(
-                FieldError(
-                    "NotSupported",
-                    "spec.failurePolicy",
-                    'supported values: "Fail", "Ignore"',
-                    failure,
-                )
-            )
-        return errors + _expression_errors(CompiledPolicy.of(obj))
+        return policy_errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return policy_errors(new, old)
+
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return policy_status_errors(new)
 
 
 class ValidatingAdmissionPolicyBindingStrategy(CatalogStrategy):
+    def default(self, obj: dict[str, Any]) -> None:
+        spec = _spec(obj)
+        if spec is not None:
+            _default_match_resources(spec.get("matchResources"))
+
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = obj.get("spec")
-        if not isinstance(spec, dict):
-            return [FieldError("Required", "spec")]
-        errors: list[FieldError] = []
-        if not spec.get("policyName"):
-            errors.append(FieldError("Required", "spec.policyName"))
-        actions = spec.get("validationActions")
-        if not actions:
-            detail = "at least one validation action is required"
-            errors.append(FieldError("Required", "spec.validationActions", detail))
-        for i, action in enumerate(actions or []):
-            if action not in _ACTIONS:
-                supported = ", ".join(f'"{a}"' for a in _ACTIONS)
-                where = f"spec.validationActions[{i}]"
-                errors.append(
-                    FieldError("NotSupported", where, f"supported values: {supported}", action)
-                )
-        return errors
+        return binding_errors(obj)
