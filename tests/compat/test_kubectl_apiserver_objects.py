@@ -23,7 +23,7 @@ def test_get_endpointslices_and_flowschemas(kubectl: Kubectl) -> None:
         "NAME", "PRIORITYLEVEL", "MATCHINGPRECEDENCE", "DISTINGUISHERMETHOD", "AGE", "MISSINGPL",
     ]  # fmt: skip
     rows = {line.split()[0]: line.split() for line in schemas[1:]}
-    assert rows["exempt"][1:4] == ["exempt", "1", "<none>"]
+    assert rows["exempt"][1:4] == ["exempt", "1", "<none>"] and rows["exempt"][-1] == "False"
     assert rows["global-default"][1:4] == ["global-default", "9900", "ByUser"]
     levels = kubectl.run("get", "prioritylevelconfigurations", "--no-headers").splitlines()
     by_name = {line.split()[0]: line.split() for line in levels}

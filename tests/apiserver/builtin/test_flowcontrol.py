@@ -277,3 +277,29 @@ async def test_unwanted_annotated_objects_are_removed(fast: Api) -> None:
 
     await until(removed)
     assert (await fast.get(f"{SCHEMAS}/{mine}")).status == 200
+
+
+async def test_dangling_conditions_follow_the_referenced_level(api: Api) -> None:
+    name, missing = unique("fs"), unique("pl")
+    reply = await api.post(SCHEMAS, schema(name, priorityLevelConfiguration={"name": missing}))
+    assert reply.status == 201
+
+    async def condition(status: str) -> Any:
+        body = (await api.get(f"{SCHEMAS}/{name}")).body
+        found = [c for c in body["status"].get("conditions") or [] if c["type"] == "Dangling"]
+        return found and found[0]["status"] == status and found[0]
+
+    dangling = await until(lambda: condition("True"))
+    assert dangling["reason"] == "NotFound"
+    assert dangling["message"] == (
+        f'This FlowSchema references the PriorityLevelConfiguration object named "{missing}" '
+        "but there is no such object"
+    )
+    assert dangling["lastTransitionTime"].endswith("Z")
+    made = level(missing, {"type": "Limited", "limited": {"limitResponse": {"type": "Reject"}}})
+    assert (await api.post(LEVELS, made)).status == 201
+    found = await until(lambda: condition("False"))
+    assert found["reason"] == "Found"
+    assert found["message"].endswith(f'named "{missing}" and it exists')
+    exempt = (await api.get(f"{SCHEMAS}/exempt")).body
+    assert [c["status"] for c in exempt["status"]["conditions"]] == ["False"]

@@ -5,7 +5,8 @@ A fresh 1.32 API server writes, through its loopback client, as ``system:apiserv
 ``genericapiserver``'s loopback token), so admission webhooks and policies see these
 writes as any client's: the ``kubernetes`` Service with its Endpoints and EndpointSlice
 (``apiservice``), the API Priority and Fairness bootstrap configuration
-(``apf_producer``), ``kube-system/extension-apiserver-authentication`` (``identity``)
+(``apf_producer``) and its FlowSchemas' ``Dangling`` conditions (``apf_status``),
+``kube-system/extension-apiserver-authentication`` (``identity``)
 and the apiserver identity Lease (``identity``). Each is a ``Keeper``: one ``sync`` at
 start, then one every ``interval`` seconds; a sync that must wait for a webhook goes on
 in a task of its own, and the keeper skips its beats until it is done. This runs in
@@ -30,6 +31,7 @@ from typing import Any, Protocol
 
 from kubeforge.apiserver.authn.authenticator import AUTHENTICATED, MASTERS, UserInfo
 from kubeforge.apiserver.controllers.apf_producer import APFConfigProducer
+from kubeforge.apiserver.controllers.apf_status import DanglingConditions
 from kubeforge.apiserver.controllers.apiservice import KubernetesService
 from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.eager import run_eagerly
@@ -88,6 +90,7 @@ class PostStartHooks:
             address = serving.address or advertised_address()
             self.keepers.append(KubernetesService(api, address, serving.port))
         self.keepers += [ClientCAPublisher(api, serving.ca_pem), IdentityLease(api)]
+        self.dangling = DanglingConditions(api)
         self._interval = interval
         self._timers: dict[int, asyncio.TimerHandle] = {}
         self._busy: dict[int, asyncio.Task[None]] = {}
@@ -95,8 +98,10 @@ class PostStartHooks:
     def start(self) -> None:
         for index in range(len(self.keepers)):
             self._beat(index)
+        self.dangling.start()
 
     def stop(self) -> None:
+        self.dangling.stop()
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
