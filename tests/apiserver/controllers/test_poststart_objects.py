@@ -204,3 +204,20 @@ async def test_the_servers_writes_pass_admission_as_system_apiserver(fast: Api) 
         return (await fast.get(SLICE)).status == 200
 
     await until(back)
+
+
+async def test_a_deleted_kube_node_lease_namespace_comes_back(
+    kube_apiserver_factory: Callable[..., LocalApiServer],
+) -> None:
+    server = kube_apiserver_factory(extra_args=["--post-start-interval", "0.2"])
+    async with await open_api(server) as session:
+        api = Api(server, session)
+        path = "/api/v1/namespaces/kube-node-lease"
+        old = (await api.get(path)).body
+        assert (await api.delete(path)).status == 200
+
+        async def remade() -> Any:
+            reply = await api.get(path)
+            return reply.status == 200 and reply.body["metadata"]["uid"] != old["metadata"]["uid"]
+
+        await until(remade, timeout=20.0)

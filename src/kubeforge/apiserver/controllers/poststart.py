@@ -3,16 +3,16 @@
 A fresh 1.32 API server writes, through its loopback client, as ``system:apiserver``
 (groups ``system:authenticated`` and ``system:masters``, a uid of its own each start:
 ``genericapiserver``'s loopback token), so admission webhooks and policies see these
-writes as any client's: the ``kubernetes`` Service with its Endpoints and EndpointSlice
-(``apiservice``), the API Priority and Fairness bootstrap configuration
-(``apf_producer``) and its FlowSchemas' ``Dangling`` conditions (``apf_status``),
-``kube-system/extension-apiserver-authentication`` (``identity``)
-and the apiserver identity Lease (``identity``). Each is a ``Keeper``: one ``sync`` at
-start, then one every ``interval`` seconds; a sync that must wait for a webhook goes on
-in a task of its own, and the keeper skips its beats until it is done. This runs in
-every mode (``--no-simulate-node`` too): these are the API server's own, not
-kube-controller-manager's. It does not enforce API Priority and Fairness: requests
-are never queued or refused by its configuration.
+writes as any client's: the system namespaces (``systemnamespaces``), the ``kubernetes``
+Service with its Endpoints and EndpointSlice (``apiservice``), the API Priority and
+Fairness bootstrap configuration (``apf_producer``) and its FlowSchemas' ``Dangling``
+conditions (``apf_status``), ``kube-system/extension-apiserver-authentication`` and the
+apiserver identity Lease (``identity``). Each keeper does one ``sync`` at start, then
+one every ``interval`` seconds; a sync that must wait for a webhook goes on in a task
+of its own, and the keeper skips its beats until it is done. This runs in every mode
+(``--no-simulate-node`` too): these are the API server's own, not
+kube-controller-manager's. It does not enforce API Priority and Fairness: requests are
+never queued or refused by its configuration.
 
 Entry point: ``PostStartHooks(cluster, serving, interval=None)`` with ``start()`` and
 ``stop()``; ``interval`` overrides every keeper's period (tests).
@@ -37,6 +37,7 @@ from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.eager import run_eagerly
 from kubeforge.apiserver.controllers.identity import ClientCAPublisher, IdentityLease
 from kubeforge.apiserver.controllers.requests import ControllerRequests
+from kubeforge.apiserver.controllers.systemnamespaces import SystemNamespaces
 
 __all__ = ["Keeper", "PostStartHooks", "Serving", "loopback_user"]
 
@@ -85,7 +86,7 @@ class PostStartHooks:
 
     def __init__(self, cluster: Cluster, serving: Serving, interval: float | None = None) -> None:
         api = ControllerRequests(cluster, loopback_user())
-        self.keepers: list[Keeper] = [APFConfigProducer(api)]
+        self.keepers: list[Keeper] = [SystemNamespaces(api), APFConfigProducer(api)]
         if serving.port:  # not served (embedded): no Service can point at it
             address = serving.address or advertised_address()
             self.keepers.append(KubernetesService(api, address, serving.port))
