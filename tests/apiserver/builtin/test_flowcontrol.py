@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 from kf_http import Api, open_api
+from kf_plane import condition, until
 
 from kubeforge.testing import LocalApiServer
 
@@ -28,16 +29,6 @@ async def fast(kube_apiserver_factory: Callable[..., LocalApiServer]) -> AsyncIt
     session = await open_api(server)
     async with session:
         yield Api(server, session)
-
-
-async def until(check: Callable[[], Awaitable[Any]], timeout: float = 10.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        assert asyncio.get_running_loop().time() < deadline, "the server never got there"
-        await asyncio.sleep(0.05)
 
 
 def unique(prefix: str) -> str:
@@ -219,21 +210,16 @@ async def test_the_producer_keeps_mandatory_and_suggested_objects(fast: Api) -> 
         old = (await fast.get(path)).body
         assert (await fast.delete(path)).status == 200
 
-        async def back(path: str = path, old: dict[str, Any] = old) -> Any:
-            reply = await fast.get(path)
-            return reply.status == 200 and reply.body["metadata"]["uid"] != old["metadata"]["uid"]
-
-        await until(back)
+        gone = old["metadata"]["uid"]
+        await until(fast, path, lambda body, gone=gone: body["metadata"]["uid"] != gone)
     # a mandatory object's annotation is put back to "true"
     catch_all = (await fast.get(f"{SCHEMAS}/catch-all")).body
     catch_all["metadata"]["annotations"][AUTO] = "false"
     assert (await fast.put(f"{SCHEMAS}/catch-all", catch_all)).status == 200
 
-    async def annotated() -> Any:
-        body = (await fast.get(f"{SCHEMAS}/catch-all")).body
-        return body["metadata"]["annotations"][AUTO] == "true"
-
-    await until(annotated)
+    await until(
+        fast, f"{SCHEMAS}/catch-all", lambda body: body["metadata"]["annotations"][AUTO] == "true"
+    )
 
 
 async def test_suggested_objects_follow_the_autoupdate_annotation(fast: Api) -> None:
@@ -242,10 +228,8 @@ async def test_suggested_objects_follow_the_autoupdate_annotation(fast: Api) -> 
     edited["spec"]["matchingPrecedence"] = 8000
     assert (await fast.put(path, edited)).status == 200
 
-    async def reverted() -> Any:
-        return (await fast.get(path)).body["spec"]["matchingPrecedence"] == 9000
-
-    await until(reverted)  # the annotation still said "true"
+    # the annotation still said "true"
+    await until(fast, path, lambda body: body["spec"]["matchingPrecedence"] == 9000)
     kept = (await fast.get(path)).body
     kept["spec"]["matchingPrecedence"] = 8000
     kept["metadata"]["annotations"][AUTO] = "false"
@@ -256,11 +240,9 @@ async def test_suggested_objects_follow_the_autoupdate_annotation(fast: Api) -> 
     del plain["metadata"]["annotations"][AUTO]  # edited (generation 2) and unannotated
     assert (await fast.put(level_path, plain)).status == 200
 
-    async def marked() -> Any:
-        body = (await fast.get(level_path)).body
-        return body["metadata"].get("annotations", {}).get(AUTO) == "false" and body
-
-    body = await until(marked)
+    body = await until(
+        fast, level_path, lambda b: b["metadata"].get("annotations", {}).get(AUTO) == "false"
+    )
     assert body["spec"]["limited"]["nominalConcurrencyShares"] == 7
     assert (await fast.get(path)).body["spec"]["matchingPrecedence"] == 8000
 
@@ -272,10 +254,8 @@ async def test_unwanted_annotated_objects_are_removed(fast: Api) -> None:
     annotated["metadata"]["annotations"] = {AUTO: "true"}
     assert (await fast.post(SCHEMAS, annotated)).status == 201
 
-    async def removed() -> Any:
-        return (await fast.get(f"{SCHEMAS}/{stale}")).status == 404
-
-    await until(removed)
+    while (await fast.get(f"{SCHEMAS}/{stale}")).status != 404:
+        await asyncio.sleep(0.05)  # the test's own timeout bounds this
     assert (await fast.get(f"{SCHEMAS}/{mine}")).status == 200
 
 
@@ -284,12 +264,9 @@ async def test_dangling_conditions_follow_the_referenced_level(api: Api) -> None
     reply = await api.post(SCHEMAS, schema(name, priorityLevelConfiguration={"name": missing}))
     assert reply.status == 201
 
-    async def condition(status: str) -> Any:
-        body = (await api.get(f"{SCHEMAS}/{name}")).body
-        found = [c for c in body["status"].get("conditions") or [] if c["type"] == "Dangling"]
-        return found and found[0]["status"] == status and found[0]
-
-    dangling = await until(lambda: condition("True"))
+    path = f"{SCHEMAS}/{name}"
+    body = await until(api, path, lambda b: condition(b, "Dangling").get("status") == "True")
+    dangling = condition(body, "Dangling")
     assert dangling["reason"] == "NotFound"
     assert dangling["message"] == (
         f'This FlowSchema references the PriorityLevelConfiguration object named "{missing}" '
@@ -298,7 +275,8 @@ async def test_dangling_conditions_follow_the_referenced_level(api: Api) -> None
     assert dangling["lastTransitionTime"].endswith("Z")
     made = level(missing, {"type": "Limited", "limited": {"limitResponse": {"type": "Reject"}}})
     assert (await api.post(LEVELS, made)).status == 201
-    found = await until(lambda: condition("False"))
+    body = await until(api, path, lambda b: condition(b, "Dangling").get("status") == "False")
+    found = condition(body, "Dangling")
     assert found["reason"] == "Found"
     assert found["message"].endswith(f'named "{missing}" and it exists')
     exempt = (await api.get(f"{SCHEMAS}/exempt")).body

@@ -6,11 +6,12 @@ own user; in the no-node (envtest) mode too."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
 from kf_http import Api, open_api
+from kf_plane import until
 
 from kubeforge.apiserver.controllers.identity import identity_lease_name
 from kubeforge.testing import LocalApiServer
@@ -34,14 +35,8 @@ async def fast(kube_apiserver_factory: Callable[..., LocalApiServer]) -> AsyncIt
         yield Api(server, session)
 
 
-async def until(check: Callable[[], Awaitable[Any]], timeout: float = 10.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        assert asyncio.get_running_loop().time() < deadline, "the server never got there"
-        await asyncio.sleep(0.05)
+def uid(obj: dict[str, Any]) -> str:
+    return str(obj["metadata"]["uid"])
 
 
 async def test_the_kubernetes_service_is_the_one_1_32_makes(api: Api) -> None:
@@ -98,13 +93,8 @@ async def test_deleted_objects_come_back_and_a_steady_state_writes_nothing(fast:
     for path in (SLICE, ENDPOINTS, SERVICE):
         assert (await fast.delete(path)).status == 200
     for path, obj in before.items():
-
-        async def back(path: str = path) -> Any:
-            reply = await fast.get(path)
-            return reply.status == 200 and reply.body
-
-        made = await until(back)
-        assert made["metadata"]["uid"] != obj["metadata"]["uid"]
+        old = uid(obj)
+        await until(fast, path, lambda body, old=old: uid(body) != old)
 
 
 async def test_an_edited_service_stays_edited_but_endpoints_are_put_back(fast: Api) -> None:
@@ -118,22 +108,14 @@ async def test_an_edited_service_stays_edited_but_endpoints_are_put_back(fast: A
     endpoints["metadata"]["labels"] = {"mine": "yes"}
     assert (await fast.put(ENDPOINTS, endpoints)).status == 200
 
-    async def fixed() -> Any:
-        body = (await fast.get(ENDPOINTS)).body
-        return body["subsets"][0]["addresses"] == [{"ip": real_ip}] and body
-
-    body = await until(fixed)
+    body = await until(fast, ENDPOINTS, lambda b: b["subsets"][0]["addresses"] == [{"ip": real_ip}])
     # the reconciler adds its label and keeps the others (setSkipMirrorTrue)
     assert body["metadata"]["labels"] == {
         "mine": "yes",
         "endpointslice.kubernetes.io/skip-mirror": "true",
     }
 
-    async def slice_follows() -> Any:
-        found = (await fast.get(SLICE)).body
-        return found["endpoints"][0]["addresses"] == [real_ip]
-
-    await until(slice_follows)
+    await until(fast, SLICE, lambda found: found["endpoints"][0]["addresses"] == [real_ip])
     await asyncio.sleep(0.5)
     # 1.32 creates the Service when it is missing and never reconciles it afterwards
     kept = (await fast.get(SERVICE)).body
@@ -146,20 +128,12 @@ async def test_the_identity_lease_is_renewed_and_made_again(fast: Api) -> None:
     [lease] = (await fast.get(LEASES, labelSelector=selector)).body["items"]
     path = f"{LEASES}/{lease['metadata']['name']}"
 
-    async def renewed() -> Any:
-        body = (await fast.get(path)).body
-        return body["spec"]["renewTime"] != lease["spec"]["renewTime"] and body
-
-    later = await until(renewed)
+    renewed = lease["spec"]["renewTime"]
+    later = await until(fast, path, lambda body: body["spec"]["renewTime"] != renewed)
     assert later["spec"]["holderIdentity"] == lease["spec"]["holderIdentity"]
     assert (await fast.delete(path)).status == 200
 
-    async def back() -> Any:
-        reply = await fast.get(path)
-        return reply.status == 200 and reply.body
-
-    again = await until(back)
-    assert again["metadata"]["uid"] != lease["metadata"]["uid"]
+    again = await until(fast, path, lambda body: uid(body) != uid(lease))
     assert again["spec"]["holderIdentity"] == lease["spec"]["holderIdentity"]
 
 
@@ -200,10 +174,7 @@ async def test_the_servers_writes_pass_admission_as_system_apiserver(fast: Api) 
     assert (await fast.get(SLICE)).status == 404
     await fast.delete(f"{base}/validatingadmissionpolicybindings/no-apiserver-slices")
 
-    async def back() -> Any:
-        return (await fast.get(SLICE)).status == 200
-
-    await until(back)
+    await until(fast, SLICE, lambda body: True)
 
 
 async def test_a_deleted_kube_node_lease_namespace_comes_back(
@@ -216,8 +187,4 @@ async def test_a_deleted_kube_node_lease_namespace_comes_back(
         old = (await api.get(path)).body
         assert (await api.delete(path)).status == 200
 
-        async def remade() -> Any:
-            reply = await api.get(path)
-            return reply.status == 200 and reply.body["metadata"]["uid"] != old["metadata"]["uid"]
-
-        await until(remade, timeout=20.0)
+        await until(api, path, lambda body: uid(body) != uid(old))

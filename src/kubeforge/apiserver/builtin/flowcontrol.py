@@ -37,34 +37,45 @@ def _spec(obj: dict[str, Any]) -> dict[str, Any]:
     return spec if isinstance(spec, dict) else {}
 
 
-class FlowSchemaStrategy(CatalogStrategy):
+class _FlowControlStrategy(CatalogStrategy):
+    """Both kinds' strategies: their defaults, their spec's rules (given the name, which
+    decides what a mandatory object may hold) and their status's, on create and update
+    alike (1.32 validates an update as a create)."""
+
+    def spec_defaults(self, obj: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def spec_rules(self, name: str, spec: dict[str, Any]) -> list[FieldError]:
+        raise NotImplementedError
+
     def default(self, obj: dict[str, Any]) -> None:
         obj.setdefault("spec", {})
+        self.spec_defaults(obj)
+
+    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        return self.spec_rules(_name(obj), _spec(obj)) + status_errors(obj.get("status"))
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return self.validate(new)
+
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return status_errors(new.get("status"))
+
+
+class FlowSchemaStrategy(_FlowControlStrategy):
+    def spec_defaults(self, obj: dict[str, Any]) -> None:
         default_schema(obj)
 
-    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return schema_errors(_name(obj), _spec(obj)) + status_errors(obj.get("status"))
-
-    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return self.validate(new)
-
-    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return status_errors(new.get("status"))
+    def spec_rules(self, name: str, spec: dict[str, Any]) -> list[FieldError]:
+        return schema_errors(name, spec)
 
 
-class PriorityLevelConfigurationStrategy(CatalogStrategy):
-    def default(self, obj: dict[str, Any]) -> None:
-        obj.setdefault("spec", {})
+class PriorityLevelConfigurationStrategy(_FlowControlStrategy):
+    def spec_defaults(self, obj: dict[str, Any]) -> None:
         default_level(obj)
 
-    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return level_errors(_name(obj), _spec(obj)) + status_errors(obj.get("status"))
-
-    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return self.validate(new)
-
-    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
-        return status_errors(new.get("status"))
+    def spec_rules(self, name: str, spec: dict[str, Any]) -> list[FieldError]:
+        return level_errors(name, spec)
 
 
 def _missing_level(schema: dict[str, Any]) -> str:
