@@ -6,6 +6,7 @@ own user; in the no-node (envtest) mode too."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -188,3 +189,18 @@ async def test_a_deleted_kube_node_lease_namespace_comes_back(
         assert (await api.delete(path)).status == 200
 
         await until(api, path, lambda body: uid(body) != uid(old))
+
+
+async def test_legacy_token_tracking_keeps_a_readable_date(fast: Api) -> None:
+    path = "/api/v1/namespaces/kube-system/configmaps/kube-apiserver-legacy-service-account-token-tracking"  # noqa: E501
+    tracking = (await fast.get(path)).body
+    since = tracking["data"]["since"]
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    started = time.strftime("%Y-%m-%d", time.gmtime(time.time() - 60))  # across midnight
+    assert since in (today, started)
+    tracking["data"]["since"] = "yesterday"
+    assert (await fast.put(path, tracking)).status == 200
+    await until(fast, path, lambda body: body["data"]["since"] == since)
+    assert (await fast.delete(path)).status == 200
+    await asyncio.sleep(1.0)  # five passes: a creation is allowed once per 30 minutes
+    assert (await fast.get(path)).status == 404

@@ -1,4 +1,4 @@
-"""Two kube-system objects every 1.32 API server writes about itself.
+"""The kube-system objects every 1.32 API server writes about itself.
 
 ``extension-apiserver-authentication`` (``ClientCARegistrationHook``, written once at
 start and put back at the next start): ``client-ca-file`` holds the CA this server
@@ -15,8 +15,14 @@ The identity Lease (``APIServerIdentity``, on by default since 1.26): named
 lease controller renews what it finds), ``leaseDurationSeconds`` 3600, ``renewTime``
 renewed every 10 s; a deleted one is made again at the next renewal.
 
-Entry points: ``ClientCAPublisher(api, ca_pem)``, ``IdentityLease(api)`` (``poststart``
-keepers) and ``identity_lease_name(hostname)``.
+``kube-apiserver-legacy-service-account-token-tracking`` (``legacytokentracking``, on
+since 1.28): ``since`` holds the UTC date (``2006-01-02``) the tracking began; a value
+that is not such a date is replaced by today's, and a deleted ConfigMap is made again
+at most once per 30 minutes (the controller's creation rate limit; the first creation
+at start takes it).
+
+Entry points: ``ClientCAPublisher(api, ca_pem)``, ``IdentityLease(api)``,
+``LegacyTokenTracking(api)`` (``poststart`` keepers) and ``identity_lease_name(hostname)``.
 
 >>> identity_lease_name("node-1").startswith("apiserver-")
 True
@@ -28,6 +34,7 @@ import base64
 import hashlib
 import socket
 import struct
+import time
 import uuid
 from typing import Any
 
@@ -38,12 +45,15 @@ from kubeforge.apiserver.failures import StatusError
 __all__ = [
     "CLIENT_CA_CONFIGMAP",
     "IDENTITY_LABEL",
+    "TRACKING_CONFIGMAP",
     "ClientCAPublisher",
     "IdentityLease",
+    "LegacyTokenTracking",
     "identity_lease_name",
 ]
 
 CLIENT_CA_CONFIGMAP = "extension-apiserver-authentication"
+TRACKING_CONFIGMAP = "kube-apiserver-legacy-service-account-token-tracking"
 IDENTITY_LABEL = "apiserver.kubernetes.io/identity"
 _SYSTEM = "kube-system"
 _CONFIGMAPS = ("", "configmaps")
@@ -131,3 +141,43 @@ class IdentityLease:
         labels["kubernetes.io/hostname"] = self.hostname
         lease["metadata"]["labels"] = labels
         return lease
+
+
+class LegacyTokenTracking:
+    """Keeps ``since`` in ``kube-system/kube-apiserver-legacy-service-account-token-tracking``."""
+
+    interval = 1.0  # the controller's worker period; the ConfigMap's events wake it sooner
+    creation_period = 1800.0  # rate.Every(30 * time.Minute), a burst of one
+
+    def __init__(self, api: ControllerRequests) -> None:
+        self.api = api
+        self._created_at: float | None = None
+
+    async def sync(self) -> None:
+        cluster = self.api.cluster
+        current = cluster.get(_CONFIGMAPS, _SYSTEM, TRACKING_CONFIGMAP)
+        now = cluster.wall_time()
+        today = time.strftime("%Y-%m-%d", time.gmtime(now))
+        try:
+            if current is None:
+                if self._created_at is not None and now - self._created_at < self.creation_period:
+                    return
+                meta = {"name": TRACKING_CONFIGMAP, "namespace": _SYSTEM}
+                body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta}
+                await self.api.create(_CONFIGMAPS, _SYSTEM, {**body, "data": {"since": today}})
+                self._created_at = now
+            elif not _is_date((current.get("data") or {}).get("since")):
+                fixed = copy(current)
+                fixed["data"] = {**(current.get("data") or {}), "since": today}
+                await self.api.update(_CONFIGMAPS, fixed)
+        except StatusError:
+            return  # a race: the next pass looks again
+
+
+def _is_date(value: Any) -> bool:
+    """Whether Go's ``time.Parse("2006-01-02", value)`` reads it."""
+    try:
+        time.strptime(str(value), "%Y-%m-%d")
+    except ValueError:
+        return False
+    return isinstance(value, str) and len(value) == 10

@@ -6,13 +6,13 @@ A fresh 1.32 API server writes, through its loopback client, as ``system:apiserv
 writes as any client's: the system namespaces (``systemnamespaces``), the ``kubernetes``
 Service with its Endpoints and EndpointSlice (``apiservice``), the API Priority and
 Fairness bootstrap configuration (``apf_producer``) and its FlowSchemas' ``Dangling``
-conditions (``apf_status``), ``kube-system/extension-apiserver-authentication`` and the
-apiserver identity Lease (``identity``). Each keeper does one ``sync`` at start, then
-one every ``interval`` seconds; a sync that must wait for a webhook goes on in a task
-of its own, and the keeper skips its beats until it is done. This runs in every mode
-(``--no-simulate-node`` too): these are the API server's own, not
-kube-controller-manager's. It does not enforce API Priority and Fairness: requests are
-never queued or refused by its configuration.
+conditions (``apf_status``), ``kube-system/extension-apiserver-authentication``, the
+apiserver identity Lease and the legacy token tracking ConfigMap (``identity``). Each
+keeper does one ``sync`` at start, then one every ``interval`` seconds; a sync that must
+wait for a webhook goes on in a task of its own, and the keeper skips its beats until
+it is done. This runs in every mode (``--no-simulate-node`` too): these are the API
+server's own, not kube-controller-manager's. It does not enforce API Priority and
+Fairness: requests are never queued or refused by its configuration.
 
 Entry point: ``PostStartHooks(cluster, serving, interval=None)`` with ``start()`` and
 ``stop()``; ``interval`` overrides every keeper's period (tests).
@@ -35,7 +35,11 @@ from kubeforge.apiserver.controllers.apf_status import DanglingConditions
 from kubeforge.apiserver.controllers.apiservice import KubernetesService
 from kubeforge.apiserver.controllers.cluster import Cluster
 from kubeforge.apiserver.controllers.eager import run_eagerly
-from kubeforge.apiserver.controllers.identity import ClientCAPublisher, IdentityLease
+from kubeforge.apiserver.controllers.identity import (
+    ClientCAPublisher,
+    IdentityLease,
+    LegacyTokenTracking,
+)
 from kubeforge.apiserver.controllers.requests import ControllerRequests
 from kubeforge.apiserver.controllers.systemnamespaces import SystemNamespaces
 
@@ -90,7 +94,11 @@ class PostStartHooks:
         if serving.port:  # not served (embedded): no Service can point at it
             address = serving.address or advertised_address()
             self.keepers.append(KubernetesService(api, address, serving.port))
-        self.keepers += [ClientCAPublisher(api, serving.ca_pem), IdentityLease(api)]
+        self.keepers += [
+            ClientCAPublisher(api, serving.ca_pem),
+            IdentityLease(api),
+            LegacyTokenTracking(api),
+        ]
         self.dangling = DanglingConditions(api)
         self._interval = interval
         self._timers: dict[int, asyncio.TimerHandle] = {}
