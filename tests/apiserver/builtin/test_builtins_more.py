@@ -292,6 +292,8 @@ async def test_each_kind_round_trips_create_get_list_watch_delete(
             events.append(event["type"])
         if event["type"] == "DELETED" and event["object"]["metadata"]["name"] == name:
             break
+    if plural == "flowschemas":  # the API server's APF consumer writes its Dangling condition
+        events = [e for e in events if e != "MODIFIED"]
     assert events == ["ADDED", "DELETED"]
     assert (await api.get(f"{path}/{name}")).status == 404
 
