@@ -83,6 +83,11 @@ class Cluster:
     def list(self, resource: ResourceKey, namespace: str | None = None) -> list[dict[str, Any]]:
         return self.engine.storage.objects(resource, namespace)
 
+    def has(self, resource: ResourceKey, namespace: str) -> bool:
+        """Whether ``namespace`` holds any ``resource`` (cheaper than listing none: the
+        control loops ask it of every pod write, and most namespaces have no owners)."""
+        return self.engine.storage.count(resource, namespace) > 0
+
     # --- writes -----------------------------------------------------------------------------
 
     def create(self, resource: ResourceKey, namespace: str, body: dict[str, Any]) -> dict[str, Any]:

@@ -79,6 +79,8 @@ def service_mappers(cluster: Cluster) -> dict[ResourceKey, KeyMapper]:
 
     def pod_keys(event: Event) -> list[Key]:
         namespace = event.object["metadata"].get("namespace") or ""
+        if not cluster.has(_SERVICES, namespace):
+            return []
         labels = [
             (obj["metadata"].get("labels") or {})
             for obj in (event.object, event.previous)

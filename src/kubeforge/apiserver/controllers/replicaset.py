@@ -94,6 +94,8 @@ class _ReplicaController(ControllerLoop):
 
     def _selecting(self, pod: dict[str, Any]) -> list[Key]:
         namespace = pod["metadata"].get("namespace") or ""
+        if not self.cluster.has(self.resource, namespace):
+            return []
         labels = pod["metadata"].get("labels") or {}
         return [
             key_of(owner)

@@ -73,8 +73,13 @@ class StatefulSetController(ControllerLoop):
 
     def _pod_keys(self, event: Event) -> Iterable[Key]:
         keys = self.controllers_of(event, "StatefulSet")
-        if not keys and controller_of(event.object) is None and event.type != "DELETED":
-            namespace = event.object["metadata"].get("namespace") or ""
+        namespace = event.object["metadata"].get("namespace") or ""
+        if (
+            not keys
+            and controller_of(event.object) is None
+            and event.type != "DELETED"
+            and self.cluster.has(_SETS, namespace)
+        ):
             labels = event.object["metadata"].get("labels") or {}
             keys.update(
                 key_of(s)
