@@ -8,6 +8,8 @@ CPU utilization metric and ``currentCPUUtilizationPercentage`` its current value
 Metrics v1 cannot express are not shown through v1, and a v1 write keeps only the CPU
 target (the real server stashes the others in annotations; this one does not).
 
+Validation is ``hpa_rules``' (on the v2 shape, whichever version was written).
+
 Entry point: ``KINDS``, the group's kinds with their strategies.
 """
 
@@ -19,6 +21,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
+from kubeforge.apiserver.builtin.hpa_rules import hpa_errors, hpa_status_errors
 from kubeforge.apiserver.builtin.kind import STATUS, Kind
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.printers.cells import NONE, UNSET, created, dict_at, integer, name_of
@@ -36,21 +39,38 @@ _V1, _V2 = "autoscaling/v1", "autoscaling/v2"
 _DEFAULT_CPU = 80
 
 
+def _fill(rules: dict[str, Any], defaults: dict[str, Any]) -> None:
+    """``copyHPAScalingRules``: each unset (nil) field takes the default; an empty policy
+    list is kept (and refused by validation)."""
+    for key, value in defaults.items():
+        if rules.get(key) is None:
+            rules[key] = copy.deepcopy(value)
+
+
 def _scale_up_defaults(rules: dict[str, Any]) -> None:
-    rules.setdefault("stabilizationWindowSeconds", 0)
-    rules.setdefault("selectPolicy", "Max")
-    rules.setdefault(
-        "policies",
-        [
-            {"type": "Pods", "value": 4, "periodSeconds": 15},
-            {"type": "Percent", "value": 100, "periodSeconds": 15},
-        ],
+    _fill(
+        rules,
+        {
+            "stabilizationWindowSeconds": 0,
+            "selectPolicy": "Max",
+            "policies": [
+                {"type": "Pods", "value": 4, "periodSeconds": 15},
+                {"type": "Percent", "value": 100, "periodSeconds": 15},
+            ],
+        },
     )
 
 
 def _scale_down_defaults(rules: dict[str, Any]) -> None:
-    rules.setdefault("selectPolicy", "Max")
-    rules.setdefault("policies", [{"type": "Percent", "value": 100, "periodSeconds": 15}])
+    # No stabilization window: the controller's --horizontal-pod-autoscaler-downscale-
+    # stabilization (300 s) applies when it is unset.
+    _fill(
+        rules,
+        {
+            "selectPolicy": "Max",
+            "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}],
+        },
+    )
 
 
 def _cpu_metric(percent: Any) -> dict[str, Any]:
@@ -80,33 +100,6 @@ def default_v2(obj: dict[str, Any]) -> None:
             fill(rules)
 
 
-def _spec_errors(spec: dict[str, Any]) -> list[FieldError]:
-    errors: list[FieldError] = []
-    target = spec.get("scaleTargetRef") or {}
-    for key in ("kind", "name"):
-        if not target.get(key):
-            errors.append(FieldError("Required", f"spec.scaleTargetRef.{key}"))
-    low, high = spec.get("minReplicas"), spec.get("maxReplicas")
-    if isinstance(low, int) and low < 1:
-        errors.append(
-            FieldError("Invalid", "spec.minReplicas", "must be greater than or equal to 1", low)
-        )
-    if not isinstance(high, int) or high < 1:
-        errors.append(
-            FieldError("Invalid", "spec.maxReplicas", "must be greater than or equal to 1", high)
-        )
-    elif isinstance(low, int) and high < low:
-        errors.append(
-            FieldError(
-                "Invalid",
-                "spec.maxReplicas",
-                "must be greater than or equal to `minReplicas`",
-                high,
-            )
-        )
-    return errors
-
-
 class HpaV2Strategy(CatalogStrategy):
     empty_status: ClassVar[dict[str, Any]] = {"desiredReplicas": 0}
 
@@ -114,7 +107,13 @@ class HpaV2Strategy(CatalogStrategy):
         default_v2(obj)
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        return _spec_errors(spec_of(obj) or {})
+        return hpa_errors(obj)
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return hpa_errors(new, old)
+
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return hpa_status_errors(new)
 
 
 def _cpu_target(metrics: Any) -> Any:
@@ -223,20 +222,15 @@ class HpaV1Strategy(CatalogStrategy):
         if spec is not None:
             spec.setdefault("minReplicas", 1)
 
+    # Go validates the internal (v2-shaped) object a v1 write converts to.
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = spec_of(obj) or {}
-        errors = _spec_errors(spec)
-        cpu = spec.get("targetCPUUtilizationPercentage")
-        if isinstance(cpu, int) and cpu < 1:
-            errors.append(
-                FieldError(
-                    "Invalid",
-                    "spec.targetCPUUtilizationPercentage",
-                    "must be greater than or equal to 1",
-                    cpu,
-                )
-            )
-        return errors
+        return hpa_errors(to_v2(obj))
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return hpa_errors(to_v2(new), old)
+
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return hpa_status_errors(new)
 
 
 _HPA = "horizontalpodautoscalers"
