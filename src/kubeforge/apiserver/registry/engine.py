@@ -225,7 +225,12 @@ class Engine:
         target = self.registry.storage_version_of(served.info.group, served.info.plural)
         if target is None:
             return obj
-        return self.strategy(served).convert([obj], target.info.api_version)[0]
+        strategy = self.strategy(served)
+        if type(strategy).convert is Strategy.convert and obj.get("apiVersion") == (
+            target.info.api_version
+        ):
+            return obj  # what the plain relabelling gives an object already at that version
+        return strategy.convert([obj], target.info.api_version)[0]
 
     def _validate_create(
         self, strategy: Strategy, obj: dict[str, Any], options: WriteOptions
