@@ -314,17 +314,14 @@ class Http1Pool:
         target: str,
         headers: Sequence[tuple[str, str]],
         body: bytes | None,
-        *,
-        compressed: bool = True,
     ) -> bytes:
-        """The bytes of a request; ``compressed``: gzip answers are welcome."""
+        """The bytes of a request (gzip answers welcome, as Go's transport asks for them)."""
         lines = [
             f"{method} {self.server.base_path}{target} HTTP/1.1",
             f"Host: {self.server.host_header}",
         ]
         lines += [f"{name}: {value}" for name, value in headers]
-        if compressed:
-            lines.append("Accept-Encoding: gzip")
+        lines.append("Accept-Encoding: gzip")
         if body is not None or method in ("POST", "PUT", "PATCH"):
             lines.append(f"Content-Length: {len(body or b'')}")
         head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")

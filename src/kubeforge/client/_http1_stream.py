@@ -4,7 +4,9 @@ A watch used to travel on aiohttp, which cost a controller aiohttp's import (~45
 CPU, more than a tenth of its start) and, per event, aiohttp's response payload
 machinery before a line was even split. This module sends the GET itself on a fresh
 connection from ``Http1Pool.connect`` and hands the body back line by line: the
-protocol only de-chunks what arrives into one buffer; the consumer splits complete
+protocol only de-chunks what arrives into one buffer (inflating it if the server
+gzipped it: the request welcomes gzip, as Go's transport does for client-go, though a
+Kubernetes API server does not compress watches); the consumer splits complete
 lines out of it when it runs, so a burst of events costs one wake-up.
 
 Backpressure as in aiohttp's reader: reading pauses while more than ``_HIGH_WATER``
@@ -294,7 +296,7 @@ async def open_stream(
     pool.streaming.add(transport)
     try:
         protocol.head = asyncio.get_running_loop().create_future()
-        transport.write(pool.encode("GET", target, headers, None, compressed=False))
+        transport.write(pool.encode("GET", target, headers, None))
         status, answer_headers = await protocol.head
         yield LineStream(protocol, status, answer_headers)
     finally:
