@@ -31,50 +31,62 @@ SYSTEM_PRIORITY_CLASSES = (
 """The classes kube-apiserver creates at start (name, value, description)."""
 
 
-def _system_class_error(name: str, value: Any, global_default: Any) -> str:
+_PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+
+
+def _system_class_error(name: str, value: int, global_default: bool) -> str:
     """``IsKnownSystemPriorityClass``'s complaint, empty when the class is one of them."""
     for known, known_value, _ in SYSTEM_PRIORITY_CLASSES:
         if name == known:
             if value != known_value:
                 return f"value of {name} PriorityClass must be {known_value}"
-            if global_default:
+            if global_default:  # every system class is not the default
                 return f"globalDefault of {name} PriorityClass must be false"
             return ""
     return f"{name} is not a known system priority class"
 
 
 class PriorityClassStrategy(CatalogStrategy):
+    """1.32's ``ValidatePriorityClass``, run again on update with
+    ``ValidatePriorityClassUpdate`` (value and preemption policy held still). Only one
+    class may be the global default: the Priority admission plugin's rule."""
+
     def default(self, obj: dict[str, Any]) -> None:
         obj.setdefault("preemptionPolicy", "PreemptLowerPriority")
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
+        # A missing value is Go's zero, which is a valid priority.
         value = obj.get("value")
-        if not isinstance(value, int) or isinstance(value, bool):
-            return [FieldError("Required", "value")]
+        value = value if isinstance(value, int) and not isinstance(value, bool) else 0
+        errors: list[FieldError] = []
         name = str((obj.get("metadata") or {}).get("name") or "")
         if name.startswith("system-"):
-            error = _system_class_error(name, value, obj.get("globalDefault"))
-            if not error:
-                return []
-            detail = (
-                "priority class names with 'system-' prefix are reserved for system use only. "
-                f"error: {error}"
-            )
-            return [FieldError("Forbidden", "metadata.name", detail)]
-        if value > 1_000_000_000:
-            return [
-                FieldError(
-                    "Forbidden",
-                    "value",
-                    "maximum allowed value of a user defined priority is 1000000000",
+            error = _system_class_error(name, value, bool(obj.get("globalDefault")))
+            if error:
+                detail = (
+                    "priority class names with 'system-' prefix are reserved for system use "
+                    f"only. error: {error}"
                 )
-            ]
-        return []
+                errors.append(FieldError.forbidden("metadata.name", detail))
+        elif value > 1_000_000_000:
+            detail = "maximum allowed value of a user defined priority is 1000000000"
+            errors.append(FieldError.forbidden("value", detail))
+        policy = obj.get("preemptionPolicy")
+        if policy == "":
+            errors.append(FieldError.required("preemptionPolicy"))
+        elif policy is not None and policy not in _PREEMPTION_POLICIES:
+            errors.append(
+                FieldError.not_supported("preemptionPolicy", policy, _PREEMPTION_POLICIES)
+            )
+        return errors
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errors = self.validate(new)
-        if new.get("value") != old.get("value"):
-            errors.append(FieldError("Forbidden", "value", "may not be changed in an update."))
+        if (new.get("value") or 0) != (old.get("value") or 0):
+            errors.append(FieldError.forbidden("value", "may not be changed in an update."))
+        policy = new.get("preemptionPolicy")
+        if policy != old.get("preemptionPolicy"):
+            errors.append(FieldError.invalid("preemptionPolicy", policy, "field is immutable"))
         return errors
 
 
