@@ -8,11 +8,11 @@ nothing but the test writes these objects."""
 from __future__ import annotations
 
 import asyncio
-import base64
 import uuid
 from typing import Any
 
 import pytest
+from kf_csr import request
 from kf_http import Api
 
 MERGE = "application/merge-patch+json"
@@ -29,7 +29,8 @@ def api(storage_api: Api) -> Api:
     return storage_api
 
 
-CSR_REQUEST = base64.b64encode(b"-----BEGIN CERTIFICATE REQUEST-----\n").decode()
+# 1.32 parses the request and its signature, and v1 defaults no usages.
+CSR_SPEC = {"request": request(), "signerName": "example.com/signer", "usages": ["client auth"]}
 
 # (group, version, plural, kind, namespaced, body fields of a minimal valid object)
 KINDS: list[tuple[str, str, str, str, bool, dict[str, Any]]] = [
@@ -154,7 +155,7 @@ KINDS: list[tuple[str, str, str, str, bool, dict[str, Any]]] = [
         "certificatesigningrequests",
         "CertificateSigningRequest",
         False,
-        {"spec": {"request": CSR_REQUEST, "signerName": "example.com/signer"}},
+        {"spec": CSR_SPEC},
     ),
     (
         "discovery.k8s.io",
@@ -636,7 +637,7 @@ async def test_a_csr_approval_writes_only_its_conditions(api: Api) -> None:
         "apiVersion": "certificates.k8s.io/v1",
         "kind": "CertificateSigningRequest",
         "metadata": {"name": name},
-        "spec": {"request": CSR_REQUEST, "signerName": "example.com/signer"},
+        "spec": CSR_SPEC,
     }
     sent = {**body, "spec": {**body["spec"], "username": "someone-else", "groups": ["x"]}}
     created = (await api.post(path, sent)).body

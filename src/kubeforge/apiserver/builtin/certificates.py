@@ -1,4 +1,5 @@
-"""certificates.k8s.io: CertificateSigningRequests (approved or denied through ``/approval``).
+"""certificates.k8s.io: CertificateSigningRequests (approved or denied through ``/approval``,
+issued through ``/status``; validated by ``csr_rules``).
 
 Entry point: ``KINDS``; the rules are ``CertificateSigningRequestStrategy``.
 """
@@ -10,9 +11,11 @@ from datetime import datetime
 from typing import Any
 
 from kubeforge.apiserver.authn.authenticator import UserInfo
+from kubeforge.apiserver.builtin.csr_rules import CsrOptions, csr_errors, csr_update_errors
 from kubeforge.apiserver.builtin.generic import CatalogStrategy, spec_of
 from kubeforge.apiserver.builtin.kind import Kind
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.meta.validation import path_segment_name
 from kubeforge.apiserver.printers.cells import NONE, created, dict_at, name_of
 from kubeforge.apiserver.printers.columns import (
     AGE_COLUMN,
@@ -27,7 +30,12 @@ __all__ = ["KINDS"]
 
 
 class CertificateSigningRequestStrategy(CatalogStrategy):
+    """1.32's CSR strategies: the requestor recorded from the user, no defaults (v1 has
+    none), the rules of ``csr_rules`` by subresource. Any name that is a path segment
+    will do (``ValidateCertificateRequestName`` accepts every name)."""
+
     extra_fields = ("spec.signerName",)
+    name_validator = staticmethod(path_segment_name)
 
     def record_requester(self, obj: dict[str, Any], user: UserInfo) -> None:
         spec = spec_of(obj)
@@ -43,22 +51,25 @@ class CertificateSigningRequestStrategy(CatalogStrategy):
         if user.extra:
             spec["extra"] = {key: list(values) for key, values in user.extra.items()}
 
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        # The main resource changes neither spec nor status (the strategy copies both back).
+        super().prepare_for_update(new, old)
+        if "spec" in old:
+            new["spec"] = old["spec"]
+
     def prepare_for_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         _stamp_conditions(new, old)
 
-    def default(self, obj: dict[str, Any]) -> None:
-        spec = spec_of(obj)
-        if spec is not None and not spec.get("usages"):
-            spec["usages"] = ["digital signature", "key encipherment"]
-
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = spec_of(obj) or {}
-        errors: list[FieldError] = []
-        if not spec.get("request"):
-            errors.append(FieldError("Required", "spec.request"))
-        if not spec.get("signerName"):
-            errors.append(FieldError("Required", "spec.signerName"))
-        return errors
+        return csr_errors(obj, CsrOptions())
+
+    def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return csr_update_errors(new, old, CsrOptions.of(new, old))
+
+    def validate_subresource_update(
+        self, subresource: str, new: dict[str, Any], old: dict[str, Any]
+    ) -> list[FieldError]:
+        return csr_update_errors(new, old, CsrOptions.of(new, old, subresource))
 
 
 def _stamp_conditions(new: dict[str, Any], old: dict[str, Any]) -> None:

@@ -372,7 +372,7 @@ class Engine:
                 name_validator=lambda _: [],
             )
             if subresource in STATUS_LIKE:
-                errors += strategy.validate_status_update(new, old)
+                errors += strategy.validate_subresource_update(subresource, new, old)
             else:
                 errors += strategy.validate_update(new, old)
             options.warn(strategy.take_warnings())

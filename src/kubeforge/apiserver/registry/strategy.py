@@ -184,6 +184,14 @@ class Strategy:
         """A namespace's ``/finalize`` write (``ValidateNamespaceFinalizeUpdate``)."""
         return []
 
+    def validate_subresource_update(
+        self, subresource: str, new: dict[str, Any], old: dict[str, Any]
+    ) -> list[FieldError]:
+        """A status-like write's rules when they differ by subresource (a
+        CertificateSigningRequest's ``/approval`` may add conditions its ``/status`` may
+        not); most kinds: ``validate_status_update``."""
+        return self.validate_status_update(new, old)
+
     converts_by_webhook = False
     """``convert`` may need a webhook awaited (``registry.conversions``)."""
 
