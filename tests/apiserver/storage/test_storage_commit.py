@@ -137,3 +137,24 @@ def test_after_a_refused_write_writes_fail_fast_for_the_retry_pause(tmp_path: Pa
     assert storage.revision == storage.committed == 1
     assert storage.get(_KEY, "default", "large") is None
     storage.close()
+
+
+def test_modified_objects_reload_as_last_written_and_deleted_ones_stay_gone(
+    tmp_path: Path,
+) -> None:
+    storage = Storage(tmp_path / "db")
+    kept = storage.create(_KEY, _configmap("kept"))
+    gone = storage.create(_KEY, _configmap("gone"))
+    for size in (1, 5000, 2):  # in place, then larger than a page, then small again
+        kept = storage.update(_KEY, {**_configmap("kept", size)}, kept)
+    storage.delete(_KEY, {**gone}, gone)
+    again = storage.create(_KEY, _configmap("gone", 3))
+    storage.close()
+
+    reloaded = Storage(tmp_path / "db")
+    assert reloaded.objects(_KEY) == [again, kept]
+    assert reloaded.revision == storage.revision
+    history = reloaded.events_after(0)
+    assert [e.type for e in history] == ["ADDED", "ADDED", *["MODIFIED"] * 3, "DELETED", "ADDED"]
+    assert history[4].previous == history[3].object
+    reloaded.close()
