@@ -7,15 +7,28 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from kubeforge.apiserver.builtin.apps.rolling import (
+    daemonset_strategy_errors,
+    statefulset_strategy_errors,
+)
+from kubeforge.apiserver.builtin.apps.status_rules import (
+    daemonset_status_errors,
+    statefulset_status_errors,
+)
 from kubeforge.apiserver.builtin.apps.workload import (
     SCALE,
     WorkloadStrategy,
     default_rolling_update,
-    rolling_update_errors,
+    int_field,
+    labels_mismatch,
+    selector_errors,
+    selector_usable,
 )
+from kubeforge.apiserver.builtin.govalues import go_label_selector
 from kubeforge.apiserver.builtin.podspec.affinity import dict_items
 from kubeforge.apiserver.builtin.podspec.container_warnings import claim_spec_warnings
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.meta.labelselector import validate_selector
 
 __all__ = ["DaemonSetStrategy", "StatefulSetStrategy"]
 
@@ -52,8 +65,9 @@ class StatefulSetStrategy(WorkloadStrategy):
         _drop_max_unavailable(new, old)
 
     def default_spec(self, spec: dict[str, Any]) -> None:
-        spec.setdefault("podManagementPolicy", "OrderedReady")
-        default_rolling_update(spec, "updateStrategy", {"partition": 0})
+        if not spec.get("podManagementPolicy"):
+            spec["podManagementPolicy"] = "OrderedReady"
+        _default_statefulset_strategy(spec)
         policy = spec.get("persistentVolumeClaimRetentionPolicy")
         if not isinstance(policy, dict):
             policy = spec["persistentVolumeClaimRetentionPolicy"] = {}
@@ -63,28 +77,26 @@ class StatefulSetStrategy(WorkloadStrategy):
         spec.setdefault("revisionHistoryLimit", 10)
 
     def validate_spec(self, spec: dict[str, Any]) -> list[FieldError]:
-        errors: list[FieldError] = []
-        policy = spec.get("podManagementPolicy")
-        if policy not in ("OrderedReady", "Parallel"):
-            errors.append(
-                FieldError(
-                    "Invalid",
-                    "spec.podManagementPolicy",
-                    "must be 'OrderedReady' or 'Parallel'",
-                    policy,
-                )
-            )
-        kind = (spec.get("updateStrategy") or {}).get("type")
-        if kind not in ("RollingUpdate", "OnDelete"):
-            errors.append(
-                FieldError(
-                    "Invalid",
-                    "spec.updateStrategy",
-                    "must be 'RollingUpdate' or 'OnDelete'",
-                    kind,
-                )
-            )
-        return errors
+        """``ValidateStatefulSetSpec``, in its order."""
+        errors = _pod_management_errors(spec.get("podManagementPolicy"))
+        errors += statefulset_strategy_errors(spec.get("updateStrategy"), "spec.updateStrategy")
+        errors += _retention_errors(spec.get("persistentVolumeClaimRetentionPolicy"))
+        errors += int_field(spec.get("replicas"), "spec.replicas")
+        errors += int_field(spec.get("minReadySeconds"), "spec.minReadySeconds")
+        ordinals = spec.get("ordinals")
+        if isinstance(ordinals, dict):
+            errors += int_field(ordinals.get("start"), "spec.ordinals.start")
+        selector = spec.get("selector")
+        errors += selector_errors(selector, "statefulset")
+        template = spec.get("template")
+        template = template if isinstance(template, dict) else {}
+        if not selector_usable(selector):
+            errors.append(FieldError.invalid("spec.selector", go_label_selector(selector), ""))
+            return errors + self.restart_and_deadline_errors(template)
+        return errors + labels_mismatch(selector, template) + self.pod_template_errors(template)
+
+    def status_errors(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return statefulset_status_errors(new, old)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errors = self.validate(new)
@@ -127,18 +139,69 @@ class DaemonSetStrategy(WorkloadStrategy):
         spec.setdefault("revisionHistoryLimit", 10)
 
     def validate_spec(self, spec: dict[str, Any]) -> list[FieldError]:
-        update = spec.get("updateStrategy") or {}
-        kind = update.get("type")
-        if kind not in ("RollingUpdate", "OnDelete"):
-            return [
-                FieldError.not_supported(
-                    "spec.updateStrategy.type", kind, ("OnDelete", "RollingUpdate")
-                )
-            ]
-        if kind != "RollingUpdate":
-            return []
-        rolling = update.get("rollingUpdate") or {}
-        return rolling_update_errors(rolling, "spec.updateStrategy.rollingUpdate")
+        """``ValidateDaemonSetSpec``, in its order: a missing selector is no "Required"
+        but a selector matching no labels."""
+        selector = spec.get("selector")
+        template = spec.get("template")
+        template = template if isinstance(template, dict) else {}
+        errors = validate_selector(selector, "spec.selector", check_values=True)
+        if selector_usable(selector):
+            errors += labels_mismatch(selector, template)
+        if isinstance(selector, dict) and not (
+            selector.get("matchLabels") or selector.get("matchExpressions")
+        ):
+            detail = "empty selector is invalid for daemonset"
+            errors.append(FieldError.invalid("spec.selector", go_label_selector(selector), detail))
+        errors += self.pod_template_errors(template)
+        errors += int_field(spec.get("minReadySeconds"), "spec.minReadySeconds")
+        errors += daemonset_strategy_errors(spec.get("updateStrategy"), "spec.updateStrategy")
+        errors += int_field(spec.get("revisionHistoryLimit"), "spec.revisionHistoryLimit")
+        return errors
+
+    def status_errors(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        return daemonset_status_errors(new, old)
+
+
+_RETENTION = ("Retain", "Delete")
+
+
+def _pod_management_errors(policy: Any) -> list[FieldError]:
+    if not policy:
+        return [FieldError.required("spec.podManagementPolicy")]
+    if policy in ("OrderedReady", "Parallel"):
+        return []
+    detail = "must be 'OrderedReady' or 'Parallel'"
+    return [FieldError.invalid("spec.podManagementPolicy", policy, detail)]
+
+
+def _retention_errors(policy: Any) -> list[FieldError]:
+    """``ValidatePersistentVolumeClaimRetentionPolicy``: each rule Retain or Delete."""
+    if not isinstance(policy, dict):
+        return []
+    at = "spec.persistentVolumeClaimRetentionPolicy"
+    return [
+        FieldError.not_supported(f"{at}.{rule}", policy.get(rule) or "", _RETENTION)
+        for rule in ("whenDeleted", "whenScaled")
+        if policy.get(rule) not in _RETENTION
+    ]
+
+
+def _default_statefulset_strategy(spec: dict[str, Any]) -> None:
+    """``SetDefaults_StatefulSet``'s strategy part: a missing type becomes RollingUpdate with
+    a ``rollingUpdate``; a given RollingUpdate without one keeps none; a partition defaults
+    to 0 where there is a ``rollingUpdate``."""
+    strategy = spec.get("updateStrategy")
+    if not isinstance(strategy, dict):
+        strategy = spec["updateStrategy"] = {}
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+        if not isinstance(strategy.get("rollingUpdate"), dict):
+            strategy["rollingUpdate"] = {}
+    rolling = strategy.get("rollingUpdate")
+    if not isinstance(rolling, dict) or strategy["type"] != "RollingUpdate":
+        return
+    if rolling.get("partition") is None:
+        rolling["partition"] = 0
 
 
 def _claim_template_warnings(obj: dict[str, Any], spec_child: str) -> list[str]:

@@ -14,10 +14,10 @@ Entry points: ``WorkloadStrategy`` (subclassed per kind in ``deployments`` and `
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
+from kubeforge.apiserver.builtin.govalues import go_label_selector, go_string_map
 from kubeforge.apiserver.builtin.podspec.defaults import default_pod_spec
 from kubeforge.apiserver.builtin.podspec.prepare import drop_disabled
 from kubeforge.apiserver.builtin.podspec.template_warnings import (
@@ -38,12 +38,11 @@ __all__ = [
     "default_pod_template",
     "default_rolling_update",
     "int_field",
-    "int_or_percent",
-    "is_zero",
-    "rolling_update_errors",
+    "labels_mismatch",
+    "selector_errors",
+    "selector_usable",
 ]
 
-_PERCENT = re.compile(r"[0-9]+%")
 SCALE = ScalePaths(".spec.replicas", ".status.replicas", ".spec.selector")
 _TEMPLATE = ("spec", "template")
 
@@ -60,63 +59,56 @@ def default_pod_template(template: Any) -> None:
 
 
 def int_field(value: Any, field: str, *, minimum: int = 0) -> list[FieldError]:
-    if value is None:
+    """``ValidateNonnegativeField`` of an optional integer (the decoder refused other types)."""
+    if not isinstance(value, int) or isinstance(value, bool) or value >= minimum:
         return []
-    if not isinstance(value, int) or isinstance(value, bool):
-        return [FieldError("Invalid", field, "must be an integer", value)]
-    if value < minimum:
-        return [FieldError("Invalid", field, f"must be greater than or equal to {minimum}", value)]
-    return []
+    return [FieldError.invalid(field, value, f"must be greater than or equal to {minimum}")]
 
 
 def default_rolling_update(spec: dict[str, Any], field: str, defaults: dict[str, Any]) -> None:
     """``spec[field]`` defaulted to a ``RollingUpdate`` with ``defaults`` in its
-    ``rollingUpdate`` (Deployments' ``strategy``, the sets' ``updateStrategy``)."""
+    ``rollingUpdate`` (Deployments' ``strategy``, DaemonSets' ``updateStrategy``)."""
     strategy = spec.get(field)
     if not isinstance(strategy, dict):
         strategy = spec[field] = {}
-    strategy.setdefault("type", "RollingUpdate")
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
     if strategy["type"] == "RollingUpdate":
         rolling = strategy.get("rollingUpdate")
         if not isinstance(rolling, dict):
             rolling = strategy["rollingUpdate"] = {}
         for key, value in defaults.items():
-            rolling.setdefault(key, value)
+            if rolling.get(key) is None:
+                rolling[key] = value
 
 
-def rolling_update_errors(rolling: dict[str, Any], path: str) -> list[FieldError]:
-    """``maxUnavailable``/``maxSurge`` of a rolling update (Deployments and DaemonSets):
-    each an integer or a percentage, and not both zero."""
-    unavailable, surge = rolling.get("maxUnavailable"), rolling.get("maxSurge")
-    errors = int_or_percent(unavailable, f"{path}.maxUnavailable")
-    errors += int_or_percent(surge, f"{path}.maxSurge")
-    if is_zero(unavailable) and is_zero(surge):
-        message = "may not be 0 when `maxSurge` is 0"
-        errors.append(FieldError("Invalid", f"{path}.maxUnavailable", message, unavailable))
+def selector_errors(selector: Any, word: str) -> list[FieldError]:
+    """A required, valid, non-empty ``spec.selector`` (``word`` names the kind in Go's
+    "empty selector is invalid for ..."; a ReplicaSet's says "deployment")."""
+    if selector is None:
+        return [FieldError.required("spec.selector")]
+    errors = validate_selector(selector, "spec.selector", check_values=True)
+    if isinstance(selector, dict) and not (
+        selector.get("matchLabels") or selector.get("matchExpressions")
+    ):
+        detail = f"empty selector is invalid for {word}"
+        errors.append(FieldError.invalid("spec.selector", go_label_selector(selector), detail))
     return errors
 
 
-def int_or_percent(value: Any, field: str) -> list[FieldError]:
-    """``ValidatePositiveIntOrPercent`` plus ``IsNotMoreThan100Percent``."""
-    if isinstance(value, str):
-        if not _PERCENT.fullmatch(value):
-            return [
-                FieldError(
-                    "Invalid",
-                    field,
-                    "a valid percent string must be a numeric string followed by an ending '%' "
-                    "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')",
-                    value,
-                )
-            ]
-        if int(value[:-1]) > 100:
-            return [FieldError("Invalid", field, "must not be greater than 100%", value)]
+def selector_usable(selector: Any) -> bool:
+    """Whether ``LabelSelectorAsSelector`` takes the selector (a missing one selects nothing)."""
+    return not validate_selector(selector, "", check_values=True)
+
+
+def labels_mismatch(selector: Any, template: dict[str, Any]) -> list[FieldError]:
+    """The template's labels as the selector must match them; a missing selector matches
+    nothing and an empty one everything."""
+    labels = (template.get("metadata") or {}).get("labels")
+    if selector_matches(selector, labels or {}) if selector is not None else False:
         return []
-    return int_field(value, field)
-
-
-def is_zero(value: Any) -> bool:
-    return value in (0, "0%")
+    detail = "`selector` does not match template `labels`"
+    return [FieldError.invalid("spec.template.metadata.labels", go_string_map(labels), detail)]
 
 
 class WorkloadStrategy(Strategy):
@@ -157,68 +149,46 @@ class WorkloadStrategy(Strategy):
 
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         spec = obj.get("spec")
-        if not isinstance(spec, dict):
-            return [FieldError("Required", "spec.selector")]
-        errors = int_field(spec.get("replicas"), "spec.replicas")
-        errors += int_field(spec.get("minReadySeconds"), "spec.minReadySeconds")
-        errors += int_field(spec.get("revisionHistoryLimit"), "spec.revisionHistoryLimit")
-        errors += self._validate_selector_and_template(spec)
-        errors += self.validate_spec(spec)
-        return errors
+        return self.validate_spec(spec if isinstance(spec, dict) else {})
 
     def validate_spec(self, spec: dict[str, Any]) -> list[FieldError]:
-        """Kind-specific rules (strategies, policies)."""
+        """The kind's ``Validate*Spec``, in Go's order."""
         return []
 
-    def _validate_selector_and_template(self, spec: dict[str, Any]) -> list[FieldError]:
+    def replica_set_template_errors(self, spec: dict[str, Any]) -> list[FieldError]:
+        """``ValidatePodTemplateSpecForReplicaSet`` after ``LabelSelectorAsSelector``: a
+        selector it cannot read is "invalid label selector" and the template goes unchecked."""
         selector = spec.get("selector")
+        if not selector_usable(selector):
+            shown = go_label_selector(selector)
+            return [FieldError.invalid("spec.selector", shown, "invalid label selector")]
         template = spec.get("template")
-        errors: list[FieldError] = []
-        if selector is None:
-            errors.append(FieldError("Required", "spec.selector"))
-        else:
-            errors += validate_selector(selector, "spec.selector")
-            if not errors and not (selector.get("matchLabels") or selector.get("matchExpressions")):
-                errors.append(
-                    FieldError(
-                        "Invalid",
-                        "spec.selector",
-                        f"empty selector is invalid for {self.kind.lower()}",
-                        selector,
-                    )
-                )
-        if not isinstance(template, dict):
-            errors.append(FieldError("Required", "spec.template"))
-            return errors
-        labels = (template.get("metadata") or {}).get("labels") or {}
-        if selector is not None and not errors and not selector_matches(selector, labels):
-            errors.append(
-                FieldError(
-                    "Invalid",
-                    "spec.template.metadata.labels",
-                    "`selector` does not match template `labels`",
-                    labels,
-                )
-            )
+        template = template if isinstance(template, dict) else {}
+        return labels_mismatch(selector, template) + self.pod_template_errors(template)
+
+    def pod_template_errors(self, template: dict[str, Any]) -> list[FieldError]:
+        """``ValidatePodTemplateSpec`` then the workload's own restart policy and
+        ``activeDeadlineSeconds`` rules."""
         pod = {"metadata": template.get("metadata") or {}, "spec": template.get("spec")}
-        for error in self._pods.validate(pod):
-            if error.field == "spec.restartPolicy":
-                continue  # replaced by the workload's own rule below
-            errors.append(dataclasses.replace(error, field=f"spec.template.{error.field}"))
-        policy = (template.get("spec") or {}).get("restartPolicy")
+        errors = [
+            dataclasses.replace(error, field=f"spec.template.{error.field}")
+            for error in self._pods.validate(pod)
+            if error.field != "spec.restartPolicy"  # replaced by the workload's own rule below
+        ]
+        return errors + self.restart_and_deadline_errors(template)
+
+    def restart_and_deadline_errors(self, template: dict[str, Any]) -> list[FieldError]:
+        pod_spec = template.get("spec")
+        pod_spec = pod_spec if isinstance(pod_spec, dict) else {}
+        errors: list[FieldError] = []
+        policy = pod_spec.get("restartPolicy")
         if policy not in self.restart_policies:
+            at = "spec.template.spec.restartPolicy"
+            errors.append(FieldError.not_supported(at, policy or "", self.restart_policies))
+        if pod_spec.get("activeDeadlineSeconds") is not None:
+            at = "spec.template.spec.activeDeadlineSeconds"
             errors.append(
-                FieldError.not_supported(
-                    "spec.template.spec.restartPolicy", policy, self.restart_policies
-                )
-            )
-        if (template.get("spec") or {}).get("activeDeadlineSeconds") is not None:
-            errors.append(
-                FieldError(
-                    "Forbidden",
-                    "spec.template.spec.activeDeadlineSeconds",
-                    "activeDeadlineSeconds in ReplicaSet is not Supported",
-                )
+                FieldError.forbidden(at, f"activeDeadlineSeconds in {self.kind} is not Supported")
             )
         return errors
 
@@ -226,10 +196,17 @@ class WorkloadStrategy(Strategy):
         errors = self.validate(new)
         new_selector = (new.get("spec") or {}).get("selector")
         if self.immutable_selector and new_selector != (old.get("spec") or {}).get("selector"):
-            errors.append(
-                FieldError("Invalid", "spec.selector", "field is immutable", new_selector)
-            )
+            shown = go_label_selector(new_selector)
+            errors.append(FieldError.invalid("spec.selector", shown, "field is immutable"))
         return errors
+
+    def validate_status_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """The status strategy's ``ValidateUpdate``: the status alone is checked."""
+        return self.status_errors(new, old)
+
+    def status_errors(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
+        """The kind's ``Validate*StatusUpdate`` (``status_rules``)."""
+        return []
 
     # --- warnings ---------------------------------------------------------------------------
 

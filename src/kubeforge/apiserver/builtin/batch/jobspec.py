@@ -26,7 +26,8 @@ from kubeforge.apiserver.builtin.batch.failurepolicy import (
     success_policy_errors,
 )
 from kubeforge.apiserver.builtin.core.pods_services import PodStrategy
-from kubeforge.apiserver.failures import FieldError, GoValue
+from kubeforge.apiserver.builtin.govalues import go_label_selector, go_string_map
+from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import selector_matches, validate_selector
 from kubeforge.core.names import dns1123_subdomain, regex_error
 
@@ -204,38 +205,3 @@ def job_selector_errors(spec: dict[str, Any], path: str) -> list[FieldError]:
         where = f"{path}.template.metadata.labels"
         errors.append(FieldError.invalid(where, go_string_map(labels), detail))
     return errors
-
-
-def go_string_map(value: Any) -> GoValue:
-    """Go's ``%#v`` of a ``map[string]string`` (keys sorted, as fmt prints maps)."""
-    if value is None:
-        return GoValue("map[string]string(nil)")
-    pairs = sorted((value or {}).items())
-    body = ", ".join(f"{GoValue.quote(str(k))}:{GoValue.quote(str(v))}" for k, v in pairs)
-    return GoValue(f"map[string]string{{{body}}}")
-
-
-def _go_strings(values: Any) -> str:
-    if values is None:
-        return "[]string(nil)"
-    return "[]string{" + ", ".join(GoValue.quote(str(v)) for v in values) + "}"
-
-
-def go_label_selector(selector: Any) -> GoValue | None:
-    """Go's ``%#v`` of a ``metav1.LabelSelector`` (how field errors show a selector)."""
-    if not isinstance(selector, dict):
-        return None
-    expressions = selector.get("matchExpressions")
-    if expressions is None:
-        shown = "[]v1.LabelSelectorRequirement(nil)"
-    else:
-        items = [
-            f"v1.LabelSelectorRequirement{{Key:{GoValue.quote(str(e.get('key') or ''))}, "
-            f"Operator:{GoValue.quote(str(e.get('operator') or ''))}, "
-            f"Values:{_go_strings(e.get('values'))}}}"
-            for e in expressions
-            if isinstance(e, dict)
-        ]
-        shown = "[]v1.LabelSelectorRequirement{" + ", ".join(items) + "}"
-    labels = go_string_map(selector.get("matchLabels")).text
-    return GoValue(f"v1.LabelSelector{{MatchLabels:{labels}, MatchExpressions:{shown}}}")

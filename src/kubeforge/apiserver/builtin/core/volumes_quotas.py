@@ -10,7 +10,11 @@ import time
 from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.apps.deployments import ReplicaSetStrategy
-from kubeforge.apiserver.builtin.apps.workload import default_pod_template
+from kubeforge.apiserver.builtin.apps.workload import (
+    default_pod_template,
+    int_field,
+    labels_mismatch,
+)
 from kubeforge.apiserver.builtin.core.claims import (
     claim_errors,
     claim_status_errors,
@@ -143,21 +147,20 @@ class ReplicationControllerStrategy(ReplicaSetStrategy):
         if not meta.get("labels") and labels:
             meta["labels"] = dict(labels)
 
-    def validate(self, obj: dict[str, Any]) -> list[FieldError]:
-        spec = spec_of(obj) or {}
-        # The label map becomes a LabelSelector so the shared workload checks apply.
-        converted = {**spec, "selector": {"matchLabels": spec.get("selector") or {}}}
-        errors = [
-            e
-            for e in super().validate({**obj, "spec": converted})
-            if e.field != "spec.template.spec.activeDeadlineSeconds"
-        ]
-        return [
-            FieldError("Required", "spec.selector")
-            if e.field == "spec.selector" and "empty selector" in e.detail
-            else e
-            for e in errors
-        ]
+    def validate_spec(self, spec: dict[str, Any]) -> list[FieldError]:
+        """``ValidateReplicationControllerSpec``: a non-empty label-map selector that the
+        template's labels match, and a template (a pointer here: it may be missing)."""
+        errors = int_field(spec.get("minReadySeconds"), "spec.minReadySeconds")
+        selector = spec.get("selector")
+        if not selector:
+            errors.append(FieldError.required("spec.selector"))
+        errors += int_field(spec.get("replicas"), "spec.replicas")
+        template = spec.get("template")
+        if not isinstance(template, dict):
+            return [*errors, FieldError.required("spec.template")]
+        if selector:
+            errors += labels_mismatch({"matchLabels": selector}, template)
+        return errors + self.pod_template_errors(template)
 
 
 class ResourceQuotaStrategy(CatalogStrategy):
