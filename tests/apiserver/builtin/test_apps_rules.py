@@ -362,3 +362,59 @@ async def test_replication_controller_rules(api: Api, namespace: str) -> None:
             "Invalid value: 2: cannot be greater than status.replicas",
         )
     ]
+
+
+async def test_statefulset_spec_rules(api: Api, namespace: str) -> None:
+    sets = path(namespace, "statefulsets")
+    body = workload(
+        "StatefulSet",
+        "s",
+        serviceName="s",
+        updateStrategy={"type": "OnDelete", "rollingUpdate": {"partition": 2}},
+        persistentVolumeClaimRetentionPolicy={"whenDeleted": "Keep"},
+        ordinals={"start": -1},
+    )
+    assert causes(await api.post(sets, body)) == [
+        (
+            "FieldValueInvalid",
+            "spec.updateStrategy.rollingUpdate",
+            "Invalid value: apps.RollingUpdateStatefulSetStrategy{Partition:2, "
+            "MaxUnavailable:(*intstr.IntOrString)(nil)}: "
+            "only allowed for updateStrategy 'RollingUpdate'",
+        ),
+        (
+            "FieldValueNotSupported",
+            "spec.persistentVolumeClaimRetentionPolicy.whenDeleted",
+            'Unsupported value: "Keep": supported values: "Retain", "Delete"',
+        ),
+        (
+            "FieldValueInvalid",
+            "spec.ordinals.start",
+            "Invalid value: -1: must be greater than or equal to 0",
+        ),
+    ]
+    negative = workload(
+        "StatefulSet",
+        "p",
+        serviceName="p",
+        updateStrategy={"type": "RollingUpdate", "rollingUpdate": {"partition": -1}},
+    )
+    assert causes(await api.post(sets, negative)) == [
+        (
+            "FieldValueInvalid",
+            "spec.updateStrategy.rollingUpdate.partition",
+            "Invalid value: -1: must be greater than or equal to 0",
+        )
+    ]
+
+
+async def test_a_statefulset_given_rolling_update_alone_gets_no_rolling_update_block(
+    api: Api, namespace: str
+) -> None:
+    # SetDefaults_StatefulSet adds rollingUpdate only when it defaults the type itself.
+    body = workload("StatefulSet", "s", serviceName="s", updateStrategy={"type": "RollingUpdate"})
+    created = await api.post(path(namespace, "statefulsets"), body)
+    assert created.status == 201, created.body
+    assert created.body["spec"]["updateStrategy"] == {"type": "RollingUpdate"}
+    retention = created.body["spec"]["persistentVolumeClaimRetentionPolicy"]
+    assert retention == {"whenDeleted": "Retain", "whenScaled": "Retain"}
