@@ -418,3 +418,47 @@ async def test_a_statefulset_given_rolling_update_alone_gets_no_rolling_update_b
     assert created.body["spec"]["updateStrategy"] == {"type": "RollingUpdate"}
     retention = created.body["spec"]["persistentVolumeClaimRetentionPolicy"]
     assert retention == {"whenDeleted": "Retain", "whenScaled": "Retain"}
+
+
+async def test_a_daemonset_keeps_its_template_generation_in_the_annotation(
+    api: Api, namespace: str
+) -> None:
+    key = "deprecated.daemonset.template.generation"
+    created = await api.post(path(namespace, "daemonsets"), workload("DaemonSet", "d"))
+    assert created.status == 201, created.body
+    assert created.body["metadata"]["annotations"] == {key: "1"}
+    # A client may not set it: a spec change elsewhere keeps it, a template change moves it.
+    other = {"metadata": {"annotations": {key: "7"}}, "spec": {"minReadySeconds": 5}}
+    kept = await api.patch(path(namespace, "daemonsets", "d"), other, MERGE)
+    assert kept.status == 200, kept.body
+    assert kept.body["metadata"]["annotations"][key] == "1"
+    image = {"spec": {"template": {"metadata": {"labels": {"app": "d", "v": "2"}}}}}
+    moved = await api.patch(path(namespace, "daemonsets", "d"), image, MERGE)
+    assert moved.status == 200, moved.body
+    assert moved.body["metadata"]["annotations"][key] == "2"
+    assert moved.body["metadata"]["generation"] == 3
+
+
+async def test_controller_revision_data_is_required_and_immutable(api: Api, namespace: str) -> None:
+    revisions = path(namespace, "controllerrevisions")
+    bare = {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "r"}}
+    assert causes(await api.post(revisions, {**bare, "revision": -1})) == [
+        ("FieldValueRequired", "data", "Required value: data is mandatory"),
+        ("FieldValueInvalid", "revision", "Invalid value: -1: must be greater than or equal to 0"),
+    ]
+    created = await api.post(revisions, {**bare, "data": {"a": 1}, "revision": 1})
+    assert created.status == 201, created.body
+    reply = await api.patch(path(namespace, "controllerrevisions", "r"), {"data": {"a": 2}}, MERGE)
+    assert causes(reply) == [
+        (
+            "FieldValueInvalid",
+            "data",
+            'Invalid value: runtime.Unknown{TypeMeta:runtime.TypeMeta{APIVersion:"", Kind:""}, '
+            'Raw:[]uint8{0x7b, 0x22, 0x61, 0x22, 0x3a, 0x32, 0x7d}, ContentEncoding:"", '
+            'ContentType:"application/json"}: field is immutable',
+        )
+    ]
+    labels = {"metadata": {"labels": {"controller-revision-hash": "abc"}}, "revision": 2}
+    relabelled = await api.patch(path(namespace, "controllerrevisions", "r"), labels, MERGE)
+    assert relabelled.status == 200, relabelled.body
+    assert relabelled.body["revision"] == 2

@@ -107,7 +107,14 @@ KINDS: list[tuple[str, str, str, str, bool, dict[str, Any]]] = [
         False,
         {"spec": {"group": "example.com", "version": "v1", "groupPriorityMinimum": 100}},
     ),
-    ("apps", "v1", "controllerrevisions", "ControllerRevision", True, {"revision": 1}),
+    (
+        "apps",
+        "v1",
+        "controllerrevisions",
+        "ControllerRevision",
+        True,
+        {"revision": 1, "data": {"a": 1}},
+    ),
     (
         "autoscaling",
         "v2",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from kubeforge.apiserver.builtin.apps import columns
 from kubeforge.apiserver.builtin.apps.deployments import DeploymentStrategy, ReplicaSetStrategy
+from kubeforge.apiserver.builtin.apps.revisions import ControllerRevisionStrategy
 from kubeforge.apiserver.builtin.apps.sets import DaemonSetStrategy, StatefulSetStrategy
 from kubeforge.apiserver.builtin.kind import STATUS, Kind
 
@@ -59,6 +60,12 @@ KINDS = (
         strategy=DaemonSetStrategy,
         printer=columns.DAEMON_SET,
     ),
-    Kind("apps", "v1", "ControllerRevision", "controllerrevisions"),
+    Kind(
+        "apps",
+        "v1",
+        "ControllerRevision",
+        "controllerrevisions",
+        strategy=ControllerRevisionStrategy,
+    ),
 )
 """The apps/v1 kinds."""

@@ -5,6 +5,7 @@ Entry points: ``StatefulSetStrategy``, ``DaemonSetStrategy`` (listed in ``kinds`
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from kubeforge.apiserver.builtin.apps.rolling import (
@@ -128,6 +129,17 @@ class DaemonSetStrategy(WorkloadStrategy):
     }
     name_warning = None  # its pods' names are generated
 
+    def prepare_for_create(self, obj: dict[str, Any]) -> None:
+        super().prepare_for_create(obj)
+        _set_template_generation(obj, max(_template_generation(obj), 1))
+
+    def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
+        # "update is not allowed to set TemplateGeneration": the stored one, moved on by a
+        # template change (so Go's templateGeneration update rules can never fire).
+        super().prepare_for_update(new, old)
+        generation = _template_generation(old) + int(self.template_moved(new, old))
+        _set_template_generation(new, generation)
+
     def template_moved(self, new: dict[str, Any], old: dict[str, Any]) -> bool:
         # Go asks whether the internal templateGeneration moved: the template changed.
         return bool(
@@ -163,6 +175,20 @@ class DaemonSetStrategy(WorkloadStrategy):
 
 
 _RETENTION = ("Retain", "Delete")
+# apps/v1 has no spec.templateGeneration: the conversion keeps it in this annotation.
+_TEMPLATE_GENERATION = "deprecated.daemonset.template.generation"
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _template_generation(obj: dict[str, Any]) -> int:
+    value = (obj["metadata"].get("annotations") or {}).get(_TEMPLATE_GENERATION)
+    # strconv.ParseInt's syntax (Go's conversion refuses any other, not handled here).
+    return int(value) if isinstance(value, str) and _INTEGER.fullmatch(value) else 0
+
+
+def _set_template_generation(obj: dict[str, Any], generation: int) -> None:
+    meta = obj["metadata"]
+    meta["annotations"] = {**(meta.get("annotations") or {}), _TEMPLATE_GENERATION: str(generation)}
 
 
 def _pod_management_errors(policy: Any) -> list[FieldError]:
