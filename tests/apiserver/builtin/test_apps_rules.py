@@ -462,3 +462,31 @@ async def test_controller_revision_data_is_required_and_immutable(api: Api, name
     relabelled = await api.patch(path(namespace, "controllerrevisions", "r"), labels, MERGE)
     assert relabelled.status == 200, relabelled.body
     assert relabelled.body["revision"] == 2
+
+
+async def test_a_statefulset_template_is_checked_for_labels_and_annotations_not_its_pod_spec(
+    api: Api, namespace: str
+) -> None:
+    # ValidatePodTemplateSpecForStatefulSet (1.32) leaves the pod spec to the pods' creation.
+    sets = path(namespace, "statefulsets")
+    loose = workload("StatefulSet", "loose", serviceName="loose")
+    loose["spec"]["template"]["spec"]["containers"][0]["name"] = "Not_A_Name"
+    created = await api.post(sets, loose)
+    assert created.status == 201, created.body
+    # The same template in a Deployment is refused.
+    deployment = workload("Deployment", "loose")
+    deployment["spec"]["template"]["spec"] = loose["spec"]["template"]["spec"]
+    refused = await api.post(path(namespace, "deployments"), deployment)
+    assert [c[1] for c in causes(refused)] == ["spec.template.spec.containers[0].name"]
+    labelled = workload("StatefulSet", "labelled", serviceName="labelled")
+    labelled["spec"]["template"]["metadata"]["labels"]["bad key!"] = "x"
+    labelled["spec"]["template"]["metadata"]["annotations"] = {
+        "controller.kubernetes.io/pod-deletion-cost": "many"
+    }
+    assert [(c[0], c[1]) for c in causes(await api.post(sets, labelled))] == [
+        ("FieldValueInvalid", "spec.template.labels"),
+        (
+            "FieldValueInvalid",
+            "spec.template.annotations[controller.kubernetes.io/pod-deletion-cost]",
+        ),
+    ]

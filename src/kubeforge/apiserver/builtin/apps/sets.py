@@ -24,9 +24,11 @@ from kubeforge.apiserver.builtin.apps.workload import (
     labels_mismatch,
     selector_errors,
     selector_usable,
+    template_meta_errors,
 )
 from kubeforge.apiserver.builtin.govalues import go_label_selector
 from kubeforge.apiserver.builtin.podspec.affinity import dict_items
+from kubeforge.apiserver.builtin.podspec.annotations import pod_annotations
 from kubeforge.apiserver.builtin.podspec.container_warnings import claim_spec_warnings
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import validate_selector
@@ -98,6 +100,18 @@ class StatefulSetStrategy(WorkloadStrategy):
 
     def status_errors(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         return statefulset_status_errors(new, old)
+
+    def pod_template_errors(self, template: dict[str, Any]) -> list[FieldError]:
+        """``ValidatePodTemplateSpecForStatefulSet``: 1.32 checks the template's labels and
+        annotations but not its pod spec (a bad one fails at the pods' own creation)."""
+        meta = template.get("metadata") or {}
+        annotations = meta.get("annotations")
+        errors = template_meta_errors(meta)
+        at = "spec.template.annotations"
+        errors += pod_annotations(
+            annotations if isinstance(annotations, dict) else {}, template.get("spec"), at
+        )
+        return errors + self.restart_and_deadline_errors(template)
 
     def validate_update(self, new: dict[str, Any], old: dict[str, Any]) -> list[FieldError]:
         errors = self.validate(new)

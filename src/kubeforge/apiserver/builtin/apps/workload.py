@@ -28,6 +28,7 @@ from kubeforge.apiserver.builtin.podspec.template_warnings import (
 )
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import selector_matches, validate_selector
+from kubeforge.apiserver.meta.validation import validate_object_meta
 from kubeforge.apiserver.registry.scale import ScalePaths
 from kubeforge.apiserver.registry.served import ServedResource
 from kubeforge.apiserver.registry.strategy import Strategy
@@ -99,6 +100,18 @@ def selector_errors(selector: Any, word: str) -> list[FieldError]:
 def selector_usable(selector: Any) -> bool:
     """Whether ``LabelSelectorAsSelector`` takes the selector (a missing one selects nothing)."""
     return not validate_selector(selector, "", check_values=True)
+
+
+def template_meta_errors(meta: dict[str, Any]) -> list[FieldError]:
+    """``ValidateLabels``/``ValidateAnnotations`` of a pod template's metadata, at
+    ``spec.template.labels`` and ``spec.template.annotations`` (Go's paths: no "metadata")."""
+    # A named, cluster-scoped stand-in: only the labels and annotations can be faulted.
+    only = {"name": "t", "labels": meta.get("labels"), "annotations": meta.get("annotations")}
+    errors = validate_object_meta(only, namespaced=False, name_validator=lambda _: [])
+    return [
+        dataclasses.replace(error, field=error.field.replace("metadata.", "spec.template.", 1))
+        for error in errors
+    ]
 
 
 def labels_mismatch(selector: Any, template: dict[str, Any]) -> list[FieldError]:
