@@ -204,3 +204,35 @@ async def test_legacy_token_tracking_keeps_a_readable_date(fast: Api) -> None:
     assert (await fast.delete(path)).status == 200
     await asyncio.sleep(1.0)  # five passes: a creation is allowed once per 30 minutes
     assert (await fast.get(path)).status == 404
+
+
+async def test_a_restart_keeps_what_is_already_right(
+    kube_apiserver_factory: Callable[..., LocalApiServer],
+) -> None:
+    """A server restarted on its data directory finds its objects and rewrites none of
+    them (only the identity Lease is renewed, holder kept)."""
+    server = kube_apiserver_factory()
+    paths = (
+        SERVICE,
+        ENDPOINTS,
+        SLICE,
+        CLIENT_CA,
+        "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas/exempt",
+        "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/workload-low",
+    )
+    async with await open_api(server) as session:
+        api = Api(server, session)
+        before = {path: (await api.get(path)).body["metadata"] for path in paths}
+        [lease] = (await api.get(LEASES)).body["items"]
+    server.restart()
+    async with await open_api(server) as session:
+        api = Api(server, session)
+        for path, meta in before.items():
+            after = (await api.get(path)).body["metadata"]
+            assert (after["uid"], after["resourceVersion"]) == (
+                meta["uid"],
+                meta["resourceVersion"],
+            ), path
+        [again] = (await api.get(LEASES)).body["items"]
+        assert again["metadata"]["uid"] == lease["metadata"]["uid"]
+        assert again["spec"]["holderIdentity"] == lease["spec"]["holderIdentity"]
