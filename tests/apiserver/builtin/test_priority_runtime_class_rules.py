@@ -164,3 +164,12 @@ async def test_a_runtime_class_keeps_its_handler_and_warns_of_old_labels(own: Ap
     ]
     changed = await own.patch(f"{RUNTIMES}/kata", {"handler": "kata"}, MERGE)
     assert causes(changed) == [("handler", 'Invalid value: "kata": field is immutable')]
+
+
+async def test_a_runtime_class_update_must_name_a_resource_version(own: Api) -> None:
+    created = await own.post(RUNTIMES, runtime_class("gvisor"))
+    assert created.status == 201, created.body
+    unconditional = await own.put(f"{RUNTIMES}/gvisor", runtime_class("gvisor"))
+    assert causes(unconditional) == [
+        ("metadata.resourceVersion", "Invalid value: 0x0: must be specified for an update")
+    ]

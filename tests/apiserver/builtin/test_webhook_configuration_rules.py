@@ -345,3 +345,17 @@ def test_an_update_is_judged_by_what_the_stored_configuration_had() -> None:
     assert WebhookOptions.for_update(fresh, fresh) == WebhookOptions(check_match_conditions=False)
     grown = [*fresh, hook("c.example.com")]
     assert WebhookOptions.for_update(grown, fresh) == WebhookOptions()
+
+
+async def test_an_update_must_name_a_resource_version(api: Api) -> None:
+    created = await api.post(path(), config("wh-rv", hook()))
+    assert created.status == 201, created.body
+    body = config("wh-rv", hook(timeoutSeconds=5))
+    unconditional = await api.put(path(name="wh-rv"), body)
+    assert causes(unconditional) == [
+        ("metadata.resourceVersion", "Invalid value: 0x0: must be specified for an update")
+    ]
+    assert unconditional.body["details"]["kind"] == "validatingwebhookconfigurations"
+    body["metadata"]["resourceVersion"] = created.body["metadata"]["resourceVersion"]
+    assert (await api.put(path(name="wh-rv"), body)).status == 200
+    await api.delete(path(name="wh-rv"))

@@ -43,6 +43,8 @@ def _spec(obj: dict[str, Any]) -> dict[str, Any] | None:
 
 
 class ValidatingAdmissionPolicyStrategy(CatalogStrategy):
+    allow_unconditional_update = False  # an update names the resourceVersion it read
+
     def default(self, obj: dict[str, Any]) -> None:
         spec = obj.setdefault("spec", {})
         if isinstance(spec, dict):
@@ -60,6 +62,8 @@ class ValidatingAdmissionPolicyStrategy(CatalogStrategy):
 
 
 class ValidatingAdmissionPolicyBindingStrategy(CatalogStrategy):
+    allow_unconditional_update = False
+
     def default(self, obj: dict[str, Any]) -> None:
         spec = _spec(obj)
         if spec is not None:

@@ -54,6 +54,7 @@ class WebhookConfigurationStrategy(Strategy):
     a mutating one's); ``generation`` moves when the webhooks change."""
 
     has_generation = True
+    allow_unconditional_update = False  # an update names the resourceVersion it read
     top_level_fields: tuple[str, ...] | None = ("webhooks",)
     mutating = False
 

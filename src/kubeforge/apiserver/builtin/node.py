@@ -72,6 +72,8 @@ def runtime_class_errors(obj: dict[str, Any]) -> list[FieldError]:
 
 
 class RuntimeClassStrategy(CatalogStrategy):
+    allow_unconditional_update = False  # an update names the resourceVersion it read
+
     def validate(self, obj: dict[str, Any]) -> list[FieldError]:
         return runtime_class_errors(obj)
 
