@@ -109,9 +109,11 @@ async def test_a_long_partial_metadata_list_is_streamed(api: Api, many: str) -> 
 
 async def test_a_long_protobuf_list_is_the_whole_list_encoded_at_once(api: Api, many: str) -> None:
     path = f"/api/v1/namespaces/{many}/configmaps"
-    headers, body = await _raw(api, path, accept=PROTOBUF)
-    assert headers["Content-Type"] == PROTOBUF
     listed = orjson.loads((await _raw(api, path))[1])
+    # The same revision for both: any write elsewhere moves a list's resourceVersion.
+    at = {"resourceVersion": listed["metadata"]["resourceVersion"], "resourceVersionMatch": "Exact"}
+    headers, body = await _raw(api, path, accept=PROTOBUF, **at)
+    assert headers["Content-Type"] == PROTOBUF
     assert len(listed["items"]) == COUNT + 1
     # The items went out a chunk at a time; the bytes are those of the whole list.
     assert body == wire.encode(listed)
