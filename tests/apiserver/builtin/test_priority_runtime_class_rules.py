@@ -120,7 +120,7 @@ async def test_a_runtime_class_handler_overhead_and_scheduling(own: Api) -> None
     body = runtime_class(
         "bad-runtime",
         handler="Run_C",
-        overhead={"podFixed": {"cpu": "-1", "memory": "10Mi"}},
+        overhead={"podFixed": {"cpu": "-1", "memory": "10Mi", "pods": "1", "gpu": "1"}},
         scheduling={
             "nodeSelector": {"bad key!": "ok"},
             "tolerations": [
@@ -132,13 +132,17 @@ async def test_a_runtime_class_handler_overhead_and_scheduling(own: Api) -> None
     )
     found = causes(await own.post(RUNTIMES, body))
     assert found[0] == ("handler", f'Invalid value: "Run_C": {LABEL_1123}')
-    assert found[1] == (
-        "overhead.limits[cpu]",
-        'Invalid value: "-1": must be greater than or equal to 0',
-    )
-    assert found[2][0] == "scheduling.nodeSelector"
-    assert found[2][1].startswith('Invalid value: "bad key!": name part must consist of')
-    assert found[3:] == [
+    # Pod-level names: "pods" is a standard resource, "gpu" is not (sorted: Go's map order).
+    assert found[1:3] == [
+        ("overhead.limits[cpu]", 'Invalid value: "-1": must be greater than or equal to 0'),
+        (
+            "overhead.limits[gpu]",
+            'Invalid value: "gpu": must be a standard resource type or fully qualified',
+        ),
+    ]
+    assert found[3][0] == "scheduling.nodeSelector"
+    assert found[3][1].startswith('Invalid value: "bad key!": name part must consist of')
+    assert found[4:] == [
         (
             "scheduling.tolerations[2].operator",
             'Invalid value: "Equal": operator must be Exists when `key` is empty, which means '

@@ -2,7 +2,7 @@
 
 Validated as 1.32's ``ValidateRuntimeClass`` (and, on update, again plus
 ``ValidateRuntimeClassUpdate``): a DNS-label ``handler`` that never changes, an
-``overhead.podFixed`` checked as resource limits (at ``overhead.limits[...]``, as Go
+``overhead.podFixed`` checked as pod-level resource limits (at ``overhead.limits[...]``, as Go
 builds the requirements it reuses), and ``scheduling`` whose node selector holds label
 pairs and whose tolerations are valid and unique. Deprecated node labels in the node
 selector are warned about (``GetWarningsForRuntimeClass``).
@@ -16,7 +16,8 @@ from typing import Any
 
 from kubeforge.apiserver.builtin.generic import CatalogStrategy
 from kubeforge.apiserver.builtin.kind import Kind
-from kubeforge.apiserver.builtin.podspec.resources import container_resources
+from kubeforge.apiserver.builtin.podspec.resource_names import is_hugepages
+from kubeforge.apiserver.builtin.podspec.resources import quantity_errors, resource_name_errors
 from kubeforge.apiserver.builtin.podspec.scheduling import node_selector, toleration_list
 from kubeforge.apiserver.builtin.podspec.warnings import deprecated_node_label
 from kubeforge.apiserver.failures import FieldError, GoValue
@@ -58,12 +59,25 @@ def _tolerations(items: Any, path: str) -> list[FieldError]:
     return errors
 
 
+def _overhead_errors(pod_fixed: Any) -> list[FieldError]:
+    """``ValidateResourceRequirements`` of limits holding ``podFixed`` (pod-level resource
+    names, not containers'); Go walks the map in no order, sorted here."""
+    limits = pod_fixed if isinstance(pod_fixed, dict) else {}
+    errors: list[FieldError] = []
+    for name in sorted(limits):
+        at = f"overhead.limits[{name}]"
+        errors += resource_name_errors(name, at) + quantity_errors(name, limits[name], at)
+    if any(map(is_hugepages, limits)) and not set(limits) & {"cpu", "memory"}:
+        errors.append(FieldError.forbidden("overhead", "HugePages require cpu or memory"))
+    return errors
+
+
 def runtime_class_errors(obj: dict[str, Any]) -> list[FieldError]:
     handler = str(obj.get("handler") or "")
     errors = [FieldError.invalid("handler", handler, m) for m in dns1123_label(handler)]
     overhead = obj.get("overhead")
     if isinstance(overhead, dict):
-        errors += container_resources({"limits": overhead.get("podFixed")}, "overhead")
+        errors += _overhead_errors(overhead.get("podFixed"))
     scheduling = obj.get("scheduling")
     if isinstance(scheduling, dict):
         errors += node_selector(scheduling, "scheduling")
