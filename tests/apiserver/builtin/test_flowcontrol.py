@@ -148,8 +148,8 @@ async def test_flow_schema_validation_in_1_32s_words(api: Api) -> None:
         ("spec.matchingPrecedence", "Invalid value: 1: only the schema named 'exempt' may have matchingPrecedence 1"),  # noqa: E501
         ("spec.distinguisherMethod.type", 'Unsupported value: flowcontrol.FlowDistinguisherMethod{Type:"ByGroup"}: supported values: "ByNamespace", "ByUser"'),  # noqa: E501
         ("spec.rules[0].subjects[0].group", "Forbidden: group is forbidden when subject kind is not 'Group'"),  # noqa: E501
-        ("spec.rules[0].resourceRules[0].verbs", f'Unsupported value: ["get","fly"]: supported values: {verbs}'),  # noqa: E501
-        ("spec.rules[0].resourceRules[0].apiGroups", """Invalid value: ["*","apps"]: if '*' is present, must not specify other api groups"""),  # noqa: E501
+        ("spec.rules[0].resourceRules[0].verbs", f'Unsupported value: []string{{"get", "fly"}}: supported values: {verbs}'),  # noqa: E501
+        ("spec.rules[0].resourceRules[0].apiGroups", """Invalid value: []string{"*", "apps"}: if '*' is present, must not specify other api groups"""),  # noqa: E501
         ("spec.rules[0].resourceRules[0].namespaces", "Required value: resource rules that are not cluster scoped must supply at least one namespace"),  # noqa: E501
         ("spec.rules[0].nonResourceRules[0].nonResourceURLs[0]", 'Invalid value: "healthz": must start with slash'),  # noqa: E501
         ("spec.rules[0].nonResourceRules[0].nonResourceURLs[1]", 'Invalid value: "/a/*/b": wildcard can only do suffix matching'),  # noqa: E501

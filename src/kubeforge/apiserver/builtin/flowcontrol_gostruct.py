@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubeforge.apiserver.builtin.core.service_ips import go_strings
 from kubeforge.apiserver.failures import GoValue
 
 __all__ = ["level_spec_value", "schema_spec_value"]
@@ -23,9 +24,7 @@ def _string(value: Any) -> str:
 
 
 def _strings(values: Any) -> str:
-    if not values:
-        return "[]string(nil)"
-    return "[]string{" + ", ".join(_string(v) for v in values) + "}"
+    return go_strings(values or None).text  # an empty list decodes to a nil slice too
 
 
 def _pointer(kind: str, present: Any) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from kubeforge.apiserver.builtin.core.service_ips import go_strings
 from kubeforge.apiserver.builtin.flowcontrol_bootstrap import MANDATORY_LEVELS, MANDATORY_SCHEMAS
 from kubeforge.apiserver.builtin.flowcontrol_gostruct import level_spec_value, schema_spec_value
 from kubeforge.apiserver.failures import FieldError, GoValue
@@ -212,12 +213,11 @@ def _verb_errors(verbs: list[Any], at: str) -> list[FieldError]:
         return [FieldError.required(at, "verbs must contain at least one value")]
     if "*" in verbs:
         if len(verbs) > 1:
-            return [
-                FieldError.invalid(at, verbs, "if '*' is present, must not specify other verbs")
-            ]
+            detail = "if '*' is present, must not specify other verbs"
+            return [FieldError.invalid(at, go_strings(verbs), detail)]
         return []
     if not set(verbs) <= set(_VERBS):
-        return [FieldError.not_supported(at, verbs, _VERBS)]
+        return [FieldError.not_supported(at, go_strings(verbs), _VERBS)]
     return []
 
 
@@ -225,7 +225,8 @@ def _listed(values: list[Any], at: str, what: str, required: str) -> list[FieldE
     if not values:
         return [FieldError.required(at, required)]
     if len(values) > 1 and "*" in values:
-        return [FieldError.invalid(at, values, f"if '*' is present, must not specify other {what}")]
+        detail = f"if '*' is present, must not specify other {what}"
+        return [FieldError.invalid(at, go_strings(values), detail)]
     return []
 
 
@@ -250,7 +251,7 @@ def _resource_rule_errors(rule: dict[str, Any], at: str) -> list[FieldError]:
     elif "*" in namespaces:
         if len(namespaces) > 1:
             detail = "if '*' is present, must not specify other namespaces"
-            errors.append(FieldError.invalid(where, namespaces, detail))
+            errors.append(FieldError.invalid(where, go_strings(namespaces), detail))
     else:
         for i, namespace in enumerate(namespaces):
             for message in dns1123_label(str(namespace)):
@@ -267,7 +268,7 @@ def _non_resource_rule_errors(rule: dict[str, Any], at: str) -> list[FieldError]
     elif "*" in urls:
         if len(urls) > 1:
             detail = "if '*' is present, must not specify other non-resource URLs"
-            errors.append(FieldError.invalid(where, urls, detail))
+            errors.append(FieldError.invalid(where, go_strings(urls), detail))
     else:
         for i, url in enumerate(urls):
             problem = _url_problem(str(url))
