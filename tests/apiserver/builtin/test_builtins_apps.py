@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 
 import pytest
+from kf_apps import path, workload
 from kf_http import Api
 
 MERGE = "application/merge-patch+json"
@@ -21,27 +21,6 @@ TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 @pytest.fixture
 def api(storage_api: Api) -> Api:
     return storage_api
-
-
-def workload(kind: str, name: str, **spec: Any) -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": kind,
-        "metadata": {"name": name},
-        "spec": {
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "main", "image": "nginx:1.27"}]},
-            },
-            **spec,
-        },
-    }
-
-
-def path(namespace: str, plural: str, name: str = "", sub: str = "") -> str:
-    base = f"/apis/apps/v1/namespaces/{namespace}/{plural}"
-    return "/".join(p for p in (base, name, sub) if p)
 
 
 async def test_a_deployment_gets_the_real_defaults_and_an_empty_status(
