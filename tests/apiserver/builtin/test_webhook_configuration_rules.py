@@ -201,6 +201,20 @@ async def test_a_client_config_is_an_https_url_or_a_service(api: Api) -> None:
     ]
 
 
+async def test_a_missing_service_namespace_is_reported_at_its_name_as_1_32_does(api: Api) -> None:
+    # ValidateWebhookService is declared (namespace, name) and called (name, namespace):
+    # a real 1.32 server blames the other field (kubernetes/kubernetes#141353).
+    body = config(
+        "wh-service-swap",
+        hook("a.example.com", clientConfig={"service": {"name": "hooks"}}),
+        hook("b.example.com", clientConfig={"service": {"namespace": "default"}}),
+    )
+    assert await refused(api, body) == [
+        ("webhooks[0].clientConfig.service.name", "Required value"),
+        ("webhooks[1].clientConfig.service.namespace", "Required value"),
+    ]
+
+
 async def test_side_effects_review_versions_timeouts_and_policies(api: Api) -> None:
     validating = config(
         "wh-fields",

@@ -4,7 +4,9 @@ Kubernetes validates the internal form of the CRD, so the paths are its names:
 ``spec.conversion.webhookClientConfig`` (``spec.conversion.webhook.clientConfig`` in v1)
 and ``spec.conversion.conversionReviewVersions``. Written from apiextensions-apiserver
 v0.32.0 ``pkg/apis/apiextensions/validation/validation.go``
-(``validateCustomResourceConversion``, ``validateConversionReviewVersions``).
+(``validateCustomResourceConversion``, ``validateConversionReviewVersions``); the URL
+and service rules are ``k8s.io/apiserver``'s, shared with admission webhooks
+(``meta.webhook_client``).
 
 Entry point: ``conversion_errors(spec)``.
 """
@@ -14,9 +16,9 @@ from __future__ import annotations
 import base64
 import binascii
 from typing import Any
-from urllib.parse import urlsplit
 
 from kubeforge.apiserver.failures import FieldError, GoValue
+from kubeforge.apiserver.meta.webhook_client import client_config_errors
 from kubeforge.core.names import dns1035_label
 
 __all__ = ["conversion_errors"]
@@ -55,24 +57,7 @@ def conversion_errors(spec: dict[str, Any]) -> list[FieldError]:
 def _client_config_errors(config: Any) -> list[FieldError]:
     if not isinstance(config, dict):
         return [FieldError.required(_CONFIG, "required when strategy is set to Webhook")]
-    url, service = config.get("url"), config.get("service")
-    errors: list[FieldError] = []
-    if (url is None) == (service is None):
-        errors.append(FieldError.required(_CONFIG, "exactly one of url or service is required"))
-    elif url is not None:
-        parts = urlsplit(str(url))
-        if parts.scheme != "https":
-            errors.append(
-                FieldError.invalid(f"{_CONFIG}.url", url, "'https' is the only allowed URL scheme")
-            )
-        elif not parts.hostname:
-            errors.append(FieldError.invalid(f"{_CONFIG}.url", url, "host must be specified"))
-    elif isinstance(service, dict):
-        for key in ("name", "namespace"):
-            if not service.get(key):
-                errors.append(
-                    FieldError.required(f"{_CONFIG}.service.{key}", f"service {key} is required")
-                )
+    errors = client_config_errors(config, _CONFIG)
     bundle = config.get("caBundle")
     if bundle:
         try:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 from kubeforge.apiserver.builtin.admission_rules import (
     go_list,
@@ -26,6 +25,7 @@ from kubeforge.apiserver.builtin.admission_rules import (
     strings,
 )
 from kubeforge.apiserver.failures import FieldError
+from kubeforge.apiserver.meta.webhook_client import client_config_errors
 from kubeforge.core.names import dns1035_label, dns1123_subdomain
 
 __all__ = ["WebhookOptions", "webhook_configuration_errors"]
@@ -36,7 +36,6 @@ _REINVOCATION = ("IfNeeded", "Never")
 _NO_SIDE_EFFECTS = ("None", "NoneOnDryRun")
 _SIDE_EFFECTS = ("None", "NoneOnDryRun", "Some", "Unknown")
 _REVIEW_VERSIONS = ("v1", "v1beta1")
-_URL_FORM = "; desired format: https://host[/path]"
 
 
 @dataclass(frozen=True)
@@ -163,71 +162,4 @@ def _review_version_errors(versions: list[str], path: str, *, required: bool) ->
     if required and not seen & set(_REVIEW_VERSIONS):
         detail = f"must include at least one of {', '.join(_REVIEW_VERSIONS)}"
         errors.append(FieldError.invalid(path, go_list(versions), detail))
-    return errors
-
-
-def client_config_errors(config: Any, path: str) -> list[FieldError]:
-    """A URL or a service, exactly one."""
-    config = config if isinstance(config, dict) else {}
-    url, service = config.get("url"), config.get("service")
-    if (url is None) == (service is None):
-        return [FieldError.required(path, "exactly one of url or service is required")]
-    if url is not None:
-        return webhook_url_errors(str(url), f"{path}.url")
-    service = service if isinstance(service, dict) else {}
-    return _service_errors(service, f"{path}.service")
-
-
-def webhook_url_errors(url: str, path: str) -> list[FieldError]:
-    """``ValidateWebhookURL`` with https forced."""
-    if url.startswith(":"):
-        detail = f'url must be a valid URL: parse "{url}": missing protocol scheme{_URL_FORM}'
-        return [FieldError.required(path, detail)]
-    parts = urlsplit(url)
-    user, _, host = parts.netloc.rpartition("@")
-    errors: list[FieldError] = []
-    if parts.scheme != "https":
-        detail = "'https' is the only allowed URL scheme" + _URL_FORM
-        errors.append(FieldError.invalid(path, parts.scheme, detail))
-    if not host:
-        errors.append(FieldError.invalid(path, host, "host must be specified" + _URL_FORM))
-    if "@" in parts.netloc:
-        detail = "user information is not permitted in the URL"
-        errors.append(FieldError.invalid(path, user, detail))
-    if parts.fragment:
-        detail = "fragments are not permitted in the URL"
-        errors.append(FieldError.invalid(path, parts.fragment, detail))
-    if parts.query:
-        detail = "query parameters are not permitted in the URL"
-        errors.append(FieldError.invalid(path, parts.query, detail))
-    return errors
-
-
-def _service_errors(service: dict[str, Any], path: str) -> list[FieldError]:
-    """``ValidateWebhookService``: name, namespace, port, and a path of DNS segments."""
-    errors: list[FieldError] = []
-    for key in ("name", "namespace"):
-        if not service.get(key):
-            errors.append(FieldError.required(f"{path}.{key}"))
-    port = service.get("port")
-    if isinstance(port, int) and not 1 <= port <= 65535:
-        detail = "port is not valid: must be between 1 and 65535, inclusive"
-        errors.append(FieldError.invalid(f"{path}.port", port, detail))
-    route = service.get("path")
-    if not isinstance(route, str) or route in ("", "/"):
-        return errors
-    if route == "//":
-        return [*errors, FieldError.invalid(f"{path}.path", route, "segment[0] may not be empty")]
-    if not route.startswith("/"):
-        errors.append(FieldError.invalid(f"{path}.path", route, "must start with a '/'"))
-    rest = route[1:]
-    rest = rest[:-1] if rest.endswith("/") else rest
-    for i, step in enumerate(rest.split("/")):
-        if not step:
-            errors.append(
-                FieldError.invalid(f"{path}.path", route, f"segment[{i}] may not be empty")
-            )
-            continue
-        for problem in dns1123_subdomain(step):
-            errors.append(FieldError.invalid(f"{path}.path", route, f"segment[{i}]: {problem}"))
     return errors
