@@ -470,3 +470,21 @@ async def test_a_statefulset_template_is_checked_for_labels_and_annotations_not_
             "spec.template.annotations[controller.kubernetes.io/pod-deletion-cost]",
         ),
     ]
+
+
+async def test_a_template_s_labels_are_validated_where_go_names_them(
+    api: Api, namespace: str
+) -> None:
+    # ValidatePodTemplateSpec checks the labels at spec.template.labels (no "metadata").
+    body = workload("Deployment", "d")
+    body["spec"]["template"]["metadata"]["labels"]["note"] = "not valid!"
+    assert causes(await api.post(path(namespace, "deployments"), body)) == [
+        (
+            "FieldValueInvalid",
+            "spec.template.labels",
+            'Invalid value: "not valid!": a valid label must be an empty string or consist of '
+            "alphanumeric characters, '-', '_' or '.', and must start and end with an "
+            "alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "
+            "for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+        )
+    ]

@@ -182,8 +182,10 @@ class WorkloadStrategy(Strategy):
     def pod_template_errors(self, template: dict[str, Any]) -> list[FieldError]:
         """``ValidatePodTemplateSpec`` then the workload's own restart policy and
         ``activeDeadlineSeconds`` rules."""
-        pod = {"metadata": template.get("metadata") or {}, "spec": template.get("spec")}
-        errors = [
+        meta = template.get("metadata") or {}
+        errors = template_meta_errors(meta)
+        pod = {"metadata": meta, "spec": template.get("spec")}
+        errors += [
             dataclasses.replace(error, field=f"spec.template.{error.field}")
             for error in self._pods.validate(pod)
             if error.field != "spec.restartPolicy"  # replaced by the workload's own rule below
