@@ -488,3 +488,23 @@ async def test_a_template_s_labels_are_validated_where_go_names_them(
             "for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
         )
     ]
+
+
+async def test_a_statefulset_name_is_a_dns_label(api: Api, namespace: str) -> None:
+    body = workload("StatefulSet", "db.main", serviceName="db")
+    body["spec"]["selector"]["matchLabels"] = {"app": "db"}
+    body["spec"]["template"]["metadata"]["labels"] = {"app": "db"}
+    reply = await api.post(path(namespace, "statefulsets"), body)
+    assert causes(reply) == [
+        (
+            "FieldValueInvalid",
+            "metadata.name",
+            'Invalid value: "db.main": a lowercase RFC 1123 label must consist of lower case '
+            "alphanumeric characters or '-', and must start and end with an alphanumeric "
+            "character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+            "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        )
+    ]
+    # A Deployment's may be a subdomain (with a warning, see test_template_warnings).
+    dotted = workload("Deployment", "db.main")
+    assert (await api.post(path(namespace, "deployments"), dotted)).status == 201

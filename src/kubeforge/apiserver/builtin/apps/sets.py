@@ -32,6 +32,7 @@ from kubeforge.apiserver.builtin.podspec.annotations import pod_annotations
 from kubeforge.apiserver.builtin.podspec.container_warnings import claim_spec_warnings
 from kubeforge.apiserver.failures import FieldError
 from kubeforge.apiserver.meta.labelselector import validate_selector
+from kubeforge.core.names import dns1123_label
 
 __all__ = ["DaemonSetStrategy", "StatefulSetStrategy"]
 
@@ -49,6 +50,8 @@ _STATEFULSET_MUTABLE = (
 class StatefulSetStrategy(WorkloadStrategy):
     scale_paths = SCALE
     name_warning = None  # its pods are named <set>-<ordinal>, which validation checks
+    # ValidateStatefulSetName: a DNS label since 1.27, as the name becomes pods' hostnames.
+    name_validator = staticmethod(dns1123_label)
 
     def warnings_on_create(self, obj: dict[str, Any]) -> list[str]:
         return super().warnings_on_create(obj) + _claim_template_warnings(obj, "")
