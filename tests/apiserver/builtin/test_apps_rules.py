@@ -508,3 +508,16 @@ async def test_a_statefulset_name_is_a_dns_label(api: Api, namespace: str) -> No
     # A Deployment's may be a subdomain (with a warning, see test_template_warnings).
     dotted = workload("Deployment", "db.main")
     assert (await api.post(path(namespace, "deployments"), dotted)).status == 201
+
+
+async def test_a_workload_without_a_template_is_refused_for_what_it_lacks(
+    api: Api, namespace: str
+) -> None:
+    # Go defaults the zero template (restartPolicy Always ...), so only the missing
+    # containers and the labels the selector cannot match are faults.
+    body = workload("Deployment", "bare")
+    del body["spec"]["template"]
+    assert [(c[0], c[1]) for c in causes(await api.post(path(namespace, "deployments"), body))] == [
+        ("FieldValueInvalid", "spec.template.metadata.labels"),
+        ("FieldValueRequired", "spec.template.spec.containers"),
+    ]

@@ -141,19 +141,34 @@ class WorkloadStrategy(Strategy):
         super().__init__(served)
         self._pods = PodStrategy(served)
 
+    template_is_pointer = False
+    """Whether the Go spec holds its template by pointer (a ReplicationController's), so a
+    missing one stays missing rather than being defaulted as an empty template."""
+
     def prepare_for_create(self, obj: dict[str, Any]) -> None:
         obj["status"] = dict(self.empty_status)
-        spec = obj.get("spec")
-        if isinstance(spec, dict):
-            self.default_spec(spec)
-            default_pod_template(spec.get("template"))
+        self._default(obj)
 
     def prepare_for_update(self, new: dict[str, Any], old: dict[str, Any]) -> None:
         super().prepare_for_update(new, old)
-        spec = new.get("spec")
-        if isinstance(spec, dict):
-            self.default_spec(spec)
-            default_pod_template(spec.get("template"))
+        self._default(new)
+
+    def _default(self, obj: dict[str, Any]) -> None:
+        """The kind's defaults on its spec and pod template. Go defaults the zero values of
+        a missing spec and template too, so a workload without them is refused for what it
+        lacks (containers, a selector), not for unset defaults such as its restart policy."""
+        if obj.get("spec") is None:
+            obj["spec"] = {}
+        spec = obj["spec"]
+        if not isinstance(spec, dict):
+            return
+        self.default_spec(spec)
+        if spec.get("template") is None and not self.template_is_pointer:
+            spec["template"] = {}
+        template = spec.get("template")
+        if isinstance(template, dict) and template.get("spec") is None:
+            template["spec"] = {}
+        default_pod_template(template)
 
     def default_spec(self, spec: dict[str, Any]) -> None:
         """The kind's own ``SetDefaults_*`` (replicas, strategy, history limit ...)."""

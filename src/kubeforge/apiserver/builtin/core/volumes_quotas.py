@@ -125,6 +125,7 @@ class ReplicationControllerStrategy(ReplicaSetStrategy):
 
     scale_paths = ScalePaths(".spec.replicas", ".status.replicas", ".spec.selector")
     immutable_selector = False
+    template_is_pointer = True
 
     def default_spec(self, spec: dict[str, Any]) -> None:
         spec.setdefault("replicas", 1)
