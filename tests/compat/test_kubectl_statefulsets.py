@@ -82,6 +82,9 @@ def test_a_stateful_set_creates_ordinal_pods_in_order_with_their_claims(kubectl:
     revision = kubectl.json("controllerrevision", status["updateRevision"])
     assert revision["revision"] == 1
     assert revision["metadata"]["ownerReferences"][0]["kind"] == "StatefulSet"
+    printed = kubectl.run("get", "controllerrevision", status["updateRevision"])
+    assert printed.split("\n")[0].split() == ["NAME", "CONTROLLER", "REVISION", "AGE"]
+    assert printed.split("\n")[1].split()[1:3] == ["statefulset.apps/web", "1"]
 
     messages = [e["message"] for e in kubectl.events("StatefulSet", "web")]
     creates = [m for m in messages if m.startswith("create Pod")]

@@ -521,3 +521,30 @@ async def test_a_workload_without_a_template_is_refused_for_what_it_lacks(
         ("FieldValueInvalid", "spec.template.metadata.labels"),
         ("FieldValueRequired", "spec.template.spec.containers"),
     ]
+
+
+async def test_controller_revisions_print_their_controller_and_revision(
+    api: Api, namespace: str
+) -> None:
+    owner = {
+        "apiVersion": "apps/v1",
+        "kind": "StatefulSet",
+        "name": "web",
+        "uid": "00000000-0000-0000-0000-000000000001",
+        "controller": True,
+    }
+    revision = {
+        "apiVersion": "apps/v1",
+        "kind": "ControllerRevision",
+        "metadata": {"name": "web-1", "ownerReferences": [owner]},
+        "data": {},
+        "revision": 3,
+    }
+    assert (await api.post(path(namespace, "controllerrevisions"), revision)).status == 201
+    table = "application/json;as=Table;v=v1;g=meta.k8s.io"
+    reply = await api.request(
+        "GET", path(namespace, "controllerrevisions"), headers={"Accept": table}
+    )
+    names = [c["name"] for c in reply.body["columnDefinitions"]]
+    assert names == ["Name", "Controller", "Revision", "Age"]
+    assert reply.body["rows"][0]["cells"][:3] == ["web-1", "statefulset.apps/web", 3]

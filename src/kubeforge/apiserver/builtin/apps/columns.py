@@ -1,7 +1,8 @@
 """The ``kubectl get`` columns of the apps workloads, as a Kubernetes 1.32 server prints
 them (``pkg/printers/internalversion``); ``kinds`` puts each on its ``Kind`` entry.
 
-Entry points: ``DEPLOYMENT``, ``REPLICA_SET``, ``STATEFUL_SET``, ``DAEMON_SET``.
+Entry points: ``DEPLOYMENT``, ``REPLICA_SET``, ``STATEFUL_SET``, ``DAEMON_SET``,
+``CONTROLLER_REVISION``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from kubeforge.apiserver.printers.cells import (
 )
 from kubeforge.apiserver.printers.columns import AGE_COLUMN, NAME_COLUMN, Printer, column
 
-__all__ = ["DAEMON_SET", "DEPLOYMENT", "REPLICA_SET", "STATEFUL_SET"]
+__all__ = ["CONTROLLER_REVISION", "DAEMON_SET", "DEPLOYMENT", "REPLICA_SET", "STATEFUL_SET"]
 
 
 def _containers(obj: dict[str, Any]) -> tuple[str, str]:
@@ -136,4 +137,36 @@ DAEMON_SET = Printer(
         SELECTOR_COLUMN,
     ),
     _daemonset_row,
+)
+
+
+def _controller_name(obj: dict[str, Any]) -> str:
+    """``formatResourceName`` of the controller owner: ``<kind>.<group>/<name>`` lowered."""
+    for ref in dict_at(obj, "metadata").get("ownerReferences") or ():
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            version = str(ref.get("apiVersion") or "")
+            group = version.split("/")[0] if "/" in version else ""
+            kind = str(ref.get("kind") or "")
+            group_kind = f"{kind}.{group}" if group else kind
+            name = str(ref.get("name") or "")
+            return f"{group_kind.lower()}/{name}" if group_kind else name
+    return "<none>"
+
+
+def _revision_row(obj: dict[str, Any], now: datetime) -> list[Any]:
+    return [name_of(obj), _controller_name(obj), integer(obj.get("revision")), created(obj, now)]
+
+
+CONTROLLER_REVISION = Printer(
+    (
+        NAME_COLUMN,
+        column("Controller", "string", "Controller of the object"),
+        column(
+            "Revision",
+            "string",
+            "Revision indicates the revision of the state represented by Data.",
+        ),
+        AGE_COLUMN,
+    ),
+    _revision_row,
 )

@@ -66,6 +66,7 @@ KINDS = (
         "ControllerRevision",
         "controllerrevisions",
         strategy=ControllerRevisionStrategy,
+        printer=columns.CONTROLLER_REVISION,
     ),
 )
 """The apps/v1 kinds."""
