@@ -262,7 +262,8 @@ def _allowed_reason(binding: dict[str, Any], subject: dict[str, Any]) -> str:
         where = f'ClusterRoleBinding "{meta.get("name")}"'
     who = subject.get("name")
     if subject.get("kind") == "ServiceAccount":
-        who = f"{subject.get('namespace') or meta.get('namespace')}/{who}"
+        # Go's describeSubject: the account's name, then its namespace
+        who = f"{who}/{subject.get('namespace') or meta.get('namespace')}"
     return (
         f'RBAC: allowed by {where} of {ref.get("kind")} "{ref.get("name")}" to '
         f'{subject.get("kind")} "{who}"'
