@@ -59,10 +59,10 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
 
 
-# Pages the WAL grows to before SQLite copies them into the database (its default: 1,000,
-# 4 MB). Every write rewrites the same few pages (the events' tail, the objects' index),
-# and a checkpoint copies each once however often it changed: ten times fewer checkpoints
-# copy far fewer pages, for a WAL of up to 40 MB (truncated when the server stops).
+# Pages the WAL grows to before a COMMIT copies them into the database itself (SQLite's
+# default: 1,000, 4 MB). A file database is checkpointed by ``checkpointer`` off the event
+# loop, so this is only the backstop for a checkpoint thread that falls behind: a WAL of
+# up to 40 MB (truncated when the server stops).
 _CHECKPOINT_PAGES = 10_000
 
 

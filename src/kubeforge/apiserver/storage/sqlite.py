@@ -48,6 +48,7 @@ from typing import Any
 import orjson
 from sortedcontainers import SortedDict
 
+from kubeforge.apiserver.storage.checkpointer import Checkpointer
 from kubeforge.apiserver.storage.datadir import (
     MARK_FILE,
     RevisionMark,
@@ -159,8 +160,11 @@ class Storage:
             on_abort=self._undo,
             retry_pause=retry_pause,
         )
+        self._checkpointer: Checkpointer | None = None
         if path is not None and mark is not None:
             self._check_mark(path, mark, repair)
+            self._checkpointer = Checkpointer(path)
+            self._checkpointer.start()
 
     @property
     def committed(self) -> int:
@@ -231,6 +235,8 @@ class Storage:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('compacted', ?)", (marked + 1,))
 
     def close(self) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
         self._journal.close()
 
     # --- reads -----------------------------------------------------------------------------
