@@ -30,6 +30,7 @@ from kubeforge.apiserver.failures import FieldError, GoValue, StatusError
 from kubeforge.apiserver.meta.validation import validate_meta_update, validate_object_meta
 from kubeforge.apiserver.registry import conversions
 from kubeforge.apiserver.registry.admit import Attempt, BuiltinAdmission
+from kubeforge.apiserver.registry.go_zero import drop_omitted_zeros
 from kubeforge.apiserver.registry.namespace_lifecycle import check_namespace_open
 from kubeforge.apiserver.registry.options import PLAIN, WriteOptions
 from kubeforge.apiserver.registry.patched import patched_object
@@ -219,6 +220,8 @@ class Engine:
         raise error
 
     def _to_storage(self, served: ServedResource, obj: dict[str, Any]) -> dict[str, Any]:
+        if served.representation is None:
+            drop_omitted_zeros(obj)
         converted = served.representation
         if converted is not None:
             return converted.to_stored(obj)
