@@ -152,7 +152,7 @@ def write_results(name: str, payload: Mapping[str, Any], *, quick: bool = False)
     """
     path = results_path(name, quick=quick)
     path.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(payload, indent=2, sort_keys=False) + "\n"
+    text = _without_base_paths(json.dumps(payload, indent=2, sort_keys=False) + "\n")
     path.write_text(text)
     if not quick:
         day = str(payload.get("date", "undated"))[:10]
@@ -160,6 +160,23 @@ def write_results(name: str, payload: Mapping[str, Any], *, quick: bool = False)
         kept.parent.mkdir(parents=True, exist_ok=True)
         kept.write_text(text)
     return path
+
+
+BASE_CHECKOUT = "BASE_CHECKOUT"
+"""What a result file says instead of the local path of the "before" checkout it compared
+against (``--base-src`` / ``$KF_BENCH_BASE``): the commit is in the command's context, and
+a machine's directories mean nothing to a reader."""
+
+
+def _without_base_paths(text: str) -> str:
+    bases = [os.environ.get("KF_BENCH_BASE", "")]
+    args = sys.argv[1:]
+    bases += [args[i + 1] for i, arg in enumerate(args[:-1]) if arg == "--base-src"]
+    bases += [arg.split("=", 1)[1] for arg in args if arg.startswith("--base-src=")]
+    for base in sorted({b.rstrip("/") for b in bases if b}, key=len, reverse=True):
+        checkout = base.removesuffix("/src")
+        text = text.replace(checkout, BASE_CHECKOUT)
+    return text
 
 
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
